@@ -1,0 +1,1 @@
+"""Lowering jaxprs to StableHLO MLIR (installed as stablejax.lowering)."""

@@ -1,0 +1,1 @@
+"""Lowering rules, one module per primitive family."""

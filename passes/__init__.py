@@ -1,0 +1,1 @@
+"""Jaxpr and MLIR rewrite passes (installed as stablejax.passes)."""

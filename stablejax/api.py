@@ -1,0 +1,227 @@
+"""The user-facing transformations: make_jaxpr, jvp, vmap, jacfwd."""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes
+from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr
+from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
+                                 tree_structure, tree_unflatten)
+
+
+def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
+  return (x,) if isinstance(x, int) else tuple(x)
+
+
+def _split_static(args: tuple, static_argnums: tuple[int, ...]) -> tuple[list, list]:
+  """(dynamic args, static args) with static_argnums normalized against len(args)."""
+  n = len(args)
+  static = {i % n if -n <= i < n else i for i in static_argnums}
+  for i in static:
+    if not 0 <= i < n:
+      raise ValueError(f"static_argnums {static_argnums} refers to argument {i}, but only {n} "
+                       "positional arguments were given")
+  return ([a for i, a in enumerate(args) if i not in static],
+          [(i, a) for i, a in enumerate(args) if i in static])
+
+
+def _merge_static(dyn: Sequence, static: Sequence[tuple[int, Any]]) -> list:
+  out, it = [], iter(dyn)
+  static_map = dict(static)
+  for i in range(len(dyn) + len(static)):
+    out.append(static_map[i] if i in static_map else next(it))
+  return out
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()
+               ) -> Callable[..., ClosedJaxpr]:
+  """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr."""
+  static_argnums = _ensure_tuple(static_argnums)
+
+  @functools.wraps(fun)
+  def make(*args, **kwargs) -> ClosedJaxpr:
+    dyn, static = _split_static(args, static_argnums)
+    flat, in_tree = tree_flatten((tuple(dyn), kwargs))
+
+    def f(*a, **k):
+      return fun(*_merge_static(a, static), **k)
+
+    flat_f, _ = flatten_fun(f, in_tree)
+    return pe.trace_to_closed_jaxpr(flat_f, [core.get_aval(x) for x in flat])
+
+  return make
+
+
+# ----------------------------------------------------------------------------------------------
+# jvp and jacfwd
+
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+  """Evaluate `fun` at `primals` and its derivative applied to `tangents` (pytrees)."""
+  if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+    raise TypeError("jvp: primal and tangent arguments must be tuples or lists, got "
+                    f"{type(primals).__name__} and {type(tangents).__name__}")
+  primals_flat, in_tree = tree_flatten((tuple(primals), {}))
+  tangents_flat, tangent_tree = tree_flatten((tuple(tangents), {}))
+  if in_tree != tangent_tree:
+    raise TypeError(f"jvp: primal and tangent arguments must have the same tree structure, "
+                    f"got {in_tree.children[0]} and {tangent_tree.children[0]}")
+  flat_f, out_tree = flatten_fun(fun, in_tree)
+  primals_out, tangents_out = ad.jvp_flat(flat_f, primals_flat, tangents_flat)
+  return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+
+
+def _std_basis(flat_primals: Sequence) -> tuple[list, int]:
+  """One batch of unit tangents per input element: the identity, split and reshaped."""
+  sizes = [core.get_aval(x).size for x in flat_primals]
+  total = sum(sizes)
+  eye = np.eye(total, dtype=dtypes.default_float())
+  out, start = [], 0
+  for x, size in zip(flat_primals, sizes):
+    aval = core.get_aval(x)
+    _check_differentiable_input(aval, "jacfwd")
+    out.append(eye[:, start:start + size].reshape((total,) + aval.shape).astype(aval.dtype))
+    start += size
+  return out, total
+
+
+def _check_differentiable_input(aval: core.ShapedArray, name: str) -> None:
+  if not dtypes.is_inexact(aval.dtype):
+    raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
+                    "integer-valued inputs, use vmap or convert them to float first.")
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+  """The Jacobian of `fun` with respect to `argnums`, by forward mode (vmap of jvp)."""
+  int_argnums = isinstance(argnums, int)
+  argnums_t = _ensure_tuple(argnums)
+
+  @functools.wraps(fun)
+  def jacfun(*args):
+    dyn = [args[i] for i in argnums_t]
+    dyn_flat, dyn_tree = tree_flatten(tuple(dyn))
+    basis, total = _std_basis(dyn_flat)
+
+    def pushfwd(*tangent_flat):
+      def f_of_dyn(*dyn_args):
+        full = list(args)
+        for i, a in zip(argnums_t, dyn_args):
+          full[i] = a
+        return fun(*full)
+      tangents = tree_unflatten(dyn_tree, tangent_flat)
+      return jvp(f_of_dyn, tuple(dyn), tuple(tangents))[1]
+
+    jac = vmap(pushfwd, in_axes=0, out_axes=-1)(*basis)
+    # Split the trailing (input) axis per input and restore each input's shape.
+    dyn_avals = [core.get_aval(x) for x in dyn_flat]
+
+    def split(leaf):
+      pieces, start = [], 0
+      for aval in dyn_avals:
+        piece = _slice_last(leaf, start, start + aval.size)
+        pieces.append(piece.reshape(leaf.shape[:-1] + aval.shape))
+        start += aval.size
+      tree = tree_unflatten(dyn_tree, pieces)
+      return tree[0] if int_argnums else tree
+
+    return tree_map(split, jac)
+
+  return jacfun
+
+
+def _slice_last(x: Any, start: int, stop: int) -> Any:
+  return x[..., start:stop]
+
+
+# ----------------------------------------------------------------------------------------------
+# vmap
+
+def _arg_names(fun: Callable, n: int) -> list[str]:
+  try:
+    params = list(inspect.signature(fun).parameters)
+  except (TypeError, ValueError):
+    params = []
+  return [f"argument '{params[i]}'" if i < len(params) else f"argument {i}" for i in range(n)]
+
+
+def _flatten_axes(what: str, axes: Any, tree_value: Any) -> list:
+  try:
+    return broadcast_prefix(axes, tree_value, is_leaf=lambda x: x is None)
+  except ValueError as e:
+    raise ValueError(f"vmap {what} specification must be a tree prefix of the corresponding "
+                     f"value, got specification {axes} for value tree "
+                     f"{tree_structure(tree_value)}: {e}") from None
+
+
+def _check_axis_spec(what: str, ax: Any) -> None:
+  if ax is not None and not isinstance(ax, (int, np.integer)):
+    raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {ax!r} of type {type(ax).__name__}")
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None
+         ) -> Callable:
+  """Vectorize `fun` over axis `in_axes` of its arguments, stacking results at `out_axes`."""
+  if isinstance(in_axes, list):
+    in_axes = tuple(in_axes)
+
+  @functools.wraps(fun)
+  def batched(*args):
+    if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+      raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                       f"to the positional arguments passed to the function, but got "
+                       f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+    names = _arg_names(fun, len(args))
+    flat, in_tree = tree_flatten(args)
+    axes_per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    in_dims, leaf_names = [], []
+    for i, (arg, ax) in enumerate(zip(args, axes_per_arg)):
+      leaves = tree_flatten(arg)[0]
+      dims = _flatten_axes(f"in_axes ({names[i]})", ax, arg)
+      in_dims.extend(dims)
+      leaf_names.extend([names[i]] * len(leaves))
+    size = _mapped_size(flat, in_dims, leaf_names, axis_size)
+    flat_f, out_tree = flatten_fun(fun, tree_structure((args, {})))
+
+    def out_dims(n_out: int) -> list:
+      for ax in tree_flatten(out_axes, is_leaf=lambda x: x is None)[0]:
+        _check_axis_spec("out_axes", ax)
+      return _flatten_axes("out_axes", out_axes, tree_unflatten(out_tree(), [0] * n_out))
+
+    outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, flat)
+    return tree_unflatten(out_tree(), outs)
+
+  return batched
+
+
+def _mapped_size(flat: Sequence, in_dims: list, names: Sequence[str], axis_size: int | None
+                 ) -> int:
+  sizes = {}
+  for i, (x, d) in enumerate(zip(flat, in_dims)):
+    _check_axis_spec("in_axes", d)
+    if d is None:
+      continue
+    aval = core.get_aval(x)
+    if not -aval.ndim <= d < aval.ndim:
+      raise ValueError(f"vmap was requested to map its {names[i]} along axis {d}, which "
+                       f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
+                       f"but is only {aval.ndim} (its shape is {aval.shape})")
+    in_dims[i] = d % aval.ndim
+    sizes[i] = aval.shape[in_dims[i]]
+  if not sizes:
+    if axis_size is None:
+      raise ValueError("vmap must have at least one non-None value in in_axes, or be given "
+                       "axis_size")
+    return axis_size
+  distinct = set(sizes.values())
+  if len(distinct) > 1 or axis_size is not None and distinct != {axis_size}:
+    lines = [f"  {names[i]} of type {core.get_aval(flat[i]).str_short()} has size {s} along "
+             f"axis {in_dims[i]}" for i, s in sizes.items()]
+    raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" +
+                     "\n".join(lines))
+  return distinct.pop()

@@ -1,0 +1,164 @@
+"""dtypes as in JAX: 32-bit defaults, weak types for Python scalars, and JAX's promotion lattice."""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from stablejax.config import config
+
+# The tangent dtype of integer and boolean values (JAX's float0: a zero-width type).
+float0 = np.dtype([("float0", np.void, 0)])
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+_x64_to_x32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+_supported = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+              float16, float32, float64, complex64, complex128}
+
+_short_names = {
+    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+    float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128",
+    float0: "float0",
+}
+
+
+def short_name(dtype: np.dtype) -> str:
+  """`f32`, `i32`, `bool`, ... as JAX prints types."""
+  return _short_names.get(dtype, str(dtype))
+
+
+def is_float(dtype) -> bool:
+  return np.issubdtype(dtype, np.floating)
+
+
+def is_complex(dtype) -> bool:
+  return np.issubdtype(dtype, np.complexfloating)
+
+
+def is_inexact(dtype) -> bool:
+  return np.issubdtype(dtype, np.inexact)
+
+
+def is_integer(dtype) -> bool:
+  return np.issubdtype(dtype, np.integer)
+
+
+def is_bool(dtype) -> bool:
+  return dtype == bool_
+
+
+def canonicalize(dtype) -> np.dtype:
+  """The dtype stablejax computes in: 64-bit types narrow to 32 bits unless x64 is enabled."""
+  dtype = np.dtype(dtype)
+  if not config.enable_x64:
+    dtype = _x64_to_x32.get(dtype, dtype)
+  if dtype not in _supported and dtype != float0:
+    raise TypeError(f"dtype {dtype} is not supported by stablejax")
+  return dtype
+
+
+def default_int() -> np.dtype:
+  return int64 if config.enable_x64 else int32
+
+
+def default_float() -> np.dtype:
+  return float64 if config.enable_x64 else float32
+
+
+def default_complex() -> np.dtype:
+  return complex128 if config.enable_x64 else complex64
+
+
+def python_scalar_dtype(x: Any) -> np.dtype:
+  """The (weak) dtype of a Python scalar: bool, int, float or complex."""
+  if isinstance(x, bool):
+    return bool_
+  if isinstance(x, int):
+    return default_int()
+  if isinstance(x, float):
+    return default_float()
+  if isinstance(x, complex):
+    return default_complex()
+  raise TypeError(f"not a Python scalar: {x!r}")
+
+
+def is_python_scalar(x: Any) -> bool:
+  return type(x) in (bool, int, float, complex)
+
+
+# JAX's type promotion lattice. Weak types are the starred nodes: a Python int is `i*`, a float
+# `f*`, a complex `c*`; they sit below every concrete type of their kind.
+_I, _F, _C = "i*", "f*", "c*"
+_lattice = {
+    bool_: [_I], _I: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
+    uint32: [int64, uint64], uint64: [_F], int8: [int16], int16: [int32], int32: [int64],
+    int64: [_F], _F: [_C, float16], float16: [float32], float32: [float64, complex64],
+    float64: [complex128], _C: [complex64], complex64: [complex128], complex128: [],
+}
+
+
+def _upper_sets():
+  ups: dict = {}
+
+  def up(node):
+    if node not in ups:
+      out = {node}
+      for parent in _lattice[node]:
+        out |= up(parent)
+      ups[node] = frozenset(out)
+    return ups[node]
+
+  for node in _lattice:
+    up(node)
+  return ups
+
+
+_UPPER = _upper_sets()
+_weak_node = {"i": _I, "u": _I, "f": _F, "c": _C, "b": bool_}
+_weak_default = {_I: default_int, _F: default_float, _C: default_complex}
+
+
+def _node(dtype: np.dtype, weak: bool):
+  return _weak_node[dtype.kind] if weak else dtype
+
+
+@functools.lru_cache(maxsize=None)
+def _join(nodes: tuple):
+  common = functools.reduce(frozenset.intersection, (_UPPER[n] for n in nodes))
+  # The least upper bound is the common upper bound below all the others.
+  (lub,) = [n for n in common if common <= _UPPER[n]]
+  return lub
+
+
+def result_type(*dtypes_and_weak: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+  """Promote `(dtype, weak_type)` pairs as JAX does; returns the result's `(dtype, weak_type)`."""
+  nodes = tuple({_node(d, w) for d, w in dtypes_and_weak})
+  lub = nodes[0] if len(nodes) == 1 else _join(tuple(sorted(nodes, key=str)))
+  if isinstance(lub, str):
+    return canonicalize(_weak_default[lub]()), True
+  return canonicalize(lub), False
+
+
+def dtype_of(x: Any) -> np.dtype:
+  """The canonical dtype of a Python scalar, numpy value or stablejax value."""
+  if is_python_scalar(x):
+    return python_scalar_dtype(x)
+  dt = getattr(x, "dtype", None)
+  if dt is None:
+    dt = np.result_type(x)
+  return canonicalize(dt)
+
+
+def finfo(dtype):
+  return np.finfo(dtype)
+
+
+def iinfo(dtype):
+  return np.iinfo(dtype)

@@ -1,0 +1,239 @@
+"""Forward-mode automatic differentiation (JVP), symbolic zeros, and the rule tables for reverse
+mode (transposition)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes
+from stablejax.core import ShapedArray, Trace, Tracer
+
+# primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
+primitive_jvps: dict[core.Primitive, Callable] = {}
+# primitive -> rule(cotangent, *args, **params) -> cotangents for each arg (None for no cotangent)
+primitive_transposes: dict[core.Primitive, Callable] = {}
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+  """The type of a tangent: the same for inexact values, float0 for integers and booleans."""
+  if dtypes.is_inexact(aval.dtype):
+    return aval
+  return ShapedArray(aval.shape, dtypes.float0)
+
+
+class Zero:
+  """A symbolic zero tangent or cotangent of type `aval`: costs nothing until instantiated."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  @staticmethod
+  def from_primal_value(x: Any) -> Zero:
+    return Zero(tangent_aval(core.get_aval(x)))
+
+  def __repr__(self) -> str:
+    return f"Zero({self.aval.str_short()})"
+
+
+def zeros_like_aval(aval: ShapedArray) -> Any:
+  """A zero array of type `aval` (a broadcast scalar, so it stays cheap under tracing)."""
+  if aval.dtype == dtypes.float0:
+    return np.zeros(aval.shape, dtypes.float0)
+  scalar = np.zeros((), aval.dtype)
+  if not aval.shape:
+    return scalar
+  from stablejax import lax
+  return lax.broadcast_in_dim(scalar, aval.shape, ())
+
+
+def instantiate_zeros(t: Any) -> Any:
+  return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+class UndefinedPrimal:
+  """A linear input of a jaxpr being transposed: its value is unknown, only its type."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x: Any) -> bool:
+  return type(x) is UndefinedPrimal
+
+
+# add_any: the addition of tangents and cotangents (JAX prints it as `add_any`).
+add_jaxvals_p = core.Primitive("add_any")
+
+
+def add_tangents(x: Any, y: Any) -> Any:
+  if type(x) is Zero:
+    return y
+  if type(y) is Zero:
+    return x
+  return add_jaxvals_p.bind(x, y)
+
+
+def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+  if x.shape != y.shape or x.dtype != y.dtype:
+    raise TypeError(f"add_any requires equal types, got {x.str_short()} and {y.str_short()}")
+  return x.update(weak_type=x.weak_type and y.weak_type)
+
+
+add_jaxvals_p.def_abstract_eval(_add_any_abstract_eval)
+add_jaxvals_p.def_impl(lambda x, y: np.add(np.asarray(x), np.asarray(y)))
+
+
+def _add_any_jvp(primals, tangents):
+  return add_jaxvals_p.bind(*primals), add_tangents(*tangents)
+
+
+primitive_jvps[add_jaxvals_p] = _add_any_jvp
+primitive_transposes[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule helpers, as in JAX
+
+def defjvp(primitive: core.Primitive, *jvp_rules: Callable | None) -> None:
+  """Define the JVP of `primitive` by one rule per argument: `rule(tangent, *primals, **params)`
+  gives that argument's contribution to the output tangent; None marks a non-differentiable
+  argument."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: _standard_jvp(
+      jvp_rules, primitive, primals, tangents, **params)
+
+
+def _standard_jvp(jvp_rules, primitive, primals, tangents, **params):
+  primal_out = primitive.bind(*primals, **params)
+  tangent_out = None
+  for rule, t in zip(jvp_rules, tangents):
+    if rule is not None and type(t) is not Zero:
+      contribution = rule(t, *primals, **params)
+      tangent_out = contribution if tangent_out is None else add_tangents(tangent_out,
+                                                                          contribution)
+  if tangent_out is None:
+    tangent_out = Zero.from_primal_value(primal_out)
+  return primal_out, tangent_out
+
+
+def defjvp_zero(primitive: core.Primitive) -> None:
+  """The output of `primitive` has a zero tangent (comparisons, integer ops, ...)."""
+  def jvp(primals, tangents, **params):
+    out = primitive.bind(*primals, **params)
+    if primitive.multiple_results:
+      return out, [Zero.from_primal_value(o) for o in out]
+    return out, Zero.from_primal_value(out)
+  primitive_jvps[primitive] = jvp
+
+
+def _linear_jvp(primitive, primals, tangents, **params):
+  out = primitive.bind(*primals, **params)
+  if all(type(t) is Zero for t in tangents):
+    return out, Zero.from_primal_value(out)
+  return out, primitive.bind(*map(instantiate_zeros, tangents), **params)
+
+
+def deflinear(primitive: core.Primitive, transpose_rule: Callable) -> None:
+  """`primitive` is linear in all its arguments: its JVP applies it to the tangents, and
+  `transpose_rule(ct, **params)` gives the cotangents of its arguments."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: _linear_jvp(
+      primitive, primals, tangents, **params)
+  primitive_transposes[primitive] = lambda ct, *args, **params: transpose_rule(ct, **params)
+
+
+def deflinear2(primitive: core.Primitive, transpose_rule: Callable) -> None:
+  """Like `deflinear`, with `transpose_rule(ct, *args, **params)` also seeing the arguments."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: _linear_jvp(
+      primitive, primals, tangents, **params)
+  primitive_transposes[primitive] = transpose_rule
+
+
+# ----------------------------------------------------------------------------------------------
+# The JVP trace
+
+class JVPTracer(Tracer):
+  __slots__ = ("primal", "tangent")
+
+  def __init__(self, trace: JVPTrace, primal: Any, tangent: Any):
+    self._trace = trace
+    self.primal = primal
+    self.tangent = tangent
+
+  @property
+  def aval(self) -> ShapedArray:
+    return core.get_aval(self.primal)
+
+  def to_concrete_value(self):
+    p = self.primal
+    return p.to_concrete_value() if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+  def primal_tangent(self, x: Any) -> tuple[Any, Any]:
+    if type(x) is JVPTracer and x._trace is self:
+      return x.primal, x.tangent
+    return x, Zero.from_primal_value(x)
+
+  def process_primitive(self, primitive, args, params):
+    primals, tangents = [], []
+    for x in args:
+      p, t = self.primal_tangent(x)
+      primals.append(p)
+      tangents.append(t)
+    with core.set_current_trace(self.parent):
+      if all(type(t) is Zero for t in tangents):
+        out = primitive.bind(*primals, **params)
+        if primitive.multiple_results:
+          return [JVPTracer(self, o, Zero.from_primal_value(o)) for o in out]
+        return JVPTracer(self, out, Zero.from_primal_value(out))
+      rule = primitive_jvps.get(primitive)
+      if rule is None:
+        raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented "
+                                  "(register one in ad.primitive_jvps)")
+      primal_out, tangent_out = rule(primals, tangents, **params)
+    if primitive.multiple_results:
+      return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+    return JVPTracer(self, primal_out, tangent_out)
+
+
+def _check_tangent(primal: Any, tangent: Any, i: int) -> None:
+  p_aval = core.get_aval(primal)
+  if type(tangent) is Zero:
+    return
+  t_aval = core.get_aval(tangent)
+  expected = tangent_aval(p_aval)
+  if t_aval.shape != p_aval.shape:
+    raise ValueError(f"jvp: primal and tangent arguments must have equal shapes; argument {i} "
+                     f"has primal {p_aval.str_short()} and tangent {t_aval.str_short()}")
+  if expected.dtype == dtypes.float0:
+    return  # integer primals: any tangent is treated as zero
+  if t_aval.dtype != expected.dtype:
+    raise TypeError(f"jvp: primal and tangent arguments must have equal dtypes; argument {i} "
+                    f"has primal {p_aval.str_short()} and tangent {t_aval.str_short()}")
+
+
+def jvp_flat(f: Callable[..., Sequence], primals: Sequence, tangents: Sequence,
+             instantiate: bool = True) -> tuple[list, list]:
+  """Push `tangents` forward through flat-in, flat-out `f`."""
+  for i, (p, t) in enumerate(zip(primals, tangents)):
+    _check_tangent(p, t, i)
+  parent = core.current_trace()
+  trace = JVPTrace(parent)
+  tracers = [JVPTracer(trace, p, t if tangent_aval(core.get_aval(p)).dtype != dtypes.float0
+                       else Zero.from_primal_value(p)) for p, t in zip(primals, tangents)]
+  try:
+    with core.set_current_trace(trace):
+      outs = f(*tracers)
+    primals_out, tangents_out = [], []
+    for o in outs:
+      p, t = trace.primal_tangent(o)
+      primals_out.append(p)
+      tangents_out.append(instantiate_zeros(t) if instantiate else t)
+  finally:
+    trace.invalidate()
+  return primals_out, tangents_out

@@ -1,0 +1,170 @@
+"""Batching (vmap): tracers carry a value with an optional batch axis."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from stablejax import core
+from stablejax.core import ShapedArray, Trace, Tracer
+
+not_mapped = None
+
+# primitive -> rule(batched_args, batch_dims, **params) -> (out, out_dim)  (lists for
+# multiple results); a batch dim is an int or `not_mapped`.
+primitive_batchers: dict[core.Primitive, Callable] = {}
+
+
+def _lax():
+  from stablejax import lax
+  return lax
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+  """Move axis `src` of `x` to position `dst` (with a transpose, or not at all)."""
+  if src == dst:
+    return x
+  ndim = core.get_aval(x).ndim
+  perm = [i for i in range(ndim) if i != src]
+  perm.insert(dst, src)
+  return _lax().transpose(x, tuple(perm))
+
+
+def broadcast(x: Any, size: int, axis: int) -> Any:
+  """Insert a new axis of length `size` at `axis`, repeating `x` along it."""
+  aval = core.get_aval(x)
+  shape = list(aval.shape)
+  shape.insert(axis, size)
+  dims = tuple(i if i < axis else i + 1 for i in range(aval.ndim))
+  return _lax().broadcast_in_dim(x, tuple(shape), dims)
+
+
+def matchaxis(size: int, src: int | None, dst: int, x: Any) -> Any:
+  """Put the batch axis of `x` (currently `src`, possibly not mapped) at `dst`."""
+  if src is not_mapped:
+    return broadcast(x, size, dst)
+  return moveaxis(x, src, dst)
+
+
+def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
+  return matchaxis(size, bdim, 0, x)
+
+
+def axis_size_of(args: Sequence, dims: Sequence) -> int:
+  for x, d in zip(args, dims):
+    if d is not not_mapped:
+      return core.get_aval(x).shape[d]
+  raise ValueError("no batched argument")
+
+
+def vectorized_batcher(prim: core.Primitive, args, dims, **params):
+  """Elementwise unary primitives: apply to the batched value, keep its batch axis."""
+  (x,), (d,) = args, dims
+  return prim.bind(x, **params), d
+
+
+def defvectorized(prim: core.Primitive) -> None:
+  primitive_batchers[prim] = lambda args, dims, **params: vectorized_batcher(
+      prim, args, dims, **params)
+
+
+def broadcast_batcher(prim: core.Primitive, args, dims, **params):
+  """Elementwise n-ary primitives (which broadcast rank-0 and size-1 axes): move every batch
+  axis to the front, giving unbatched operands of nonzero rank a leading size-1 axis."""
+  ndims = [core.get_aval(x).ndim - (d is not not_mapped) for x, d in zip(args, dims)]
+  if len(set(dims)) == 1 and len(set(ndims)) == 1:
+    return prim.bind(*args, **params), dims[0]
+  out_args = []
+  for x, d, nd in zip(args, dims, ndims):
+    if d is not_mapped:
+      out_args.append(x if nd == 0 else broadcast(x, 1, 0))
+    else:
+      x = moveaxis(x, d, 0)
+      if nd == 0 and max(ndims) > 0:  # a batched scalar must line up with the others' axes
+        x = _lax().broadcast_in_dim(x, (core.get_aval(x).shape[0],) + (1,) * max(ndims), (0,))
+      out_args.append(x)
+  return prim.bind(*out_args, **params), 0
+
+
+def defbroadcasting(prim: core.Primitive) -> None:
+  primitive_batchers[prim] = lambda args, dims, **params: broadcast_batcher(
+      prim, args, dims, **params)
+
+
+# ----------------------------------------------------------------------------------------------
+# The batching trace
+
+def mapped_aval(aval: ShapedArray, axis: int) -> ShapedArray:
+  shape = list(aval.shape)
+  del shape[axis]
+  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+class BatchTracer(Tracer):
+  __slots__ = ("val", "batch_dim")
+
+  def __init__(self, trace: BatchTrace, val: Any, batch_dim: int | None):
+    self._trace = trace
+    self.val = val
+    self.batch_dim = batch_dim
+
+  @property
+  def aval(self) -> ShapedArray:
+    aval = core.get_aval(self.val)
+    return aval if self.batch_dim is not_mapped else mapped_aval(aval, self.batch_dim)
+
+
+class BatchTrace(Trace):
+  def __init__(self, parent: Trace, axis_size: int):
+    super().__init__(parent)
+    self.axis_size = axis_size
+
+  def val_dim(self, x: Any) -> tuple[Any, int | None]:
+    if type(x) is BatchTracer and x._trace is self:
+      return x.val, x.batch_dim
+    return x, not_mapped
+
+  def process_primitive(self, primitive, args, params):
+    vals, dims = [], []
+    for x in args:
+      v, d = self.val_dim(x)
+      vals.append(v)
+      dims.append(d)
+    with core.set_current_trace(self.parent):
+      if all(d is not_mapped for d in dims):
+        return primitive.bind(*vals, **params)
+      rule = primitive_batchers.get(primitive)
+      if rule is None:
+        raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented "
+                                  "(register one in batching.primitive_batchers)")
+      out, out_dim = rule(vals, dims, **params)
+    if primitive.multiple_results:
+      return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+    return BatchTracer(self, out, out_dim)
+
+
+def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int | None],
+              out_dims: Sequence[int | None] | Callable[[int], Sequence], args: Sequence) -> list:
+  """Map flat-in, flat-out `f` over axis `in_dims[i]` of each argument (None: not mapped),
+  putting the mapped axis of each output at `out_dims[i]`. `out_dims` may be a function of the
+  number of outputs, for when that is only known after tracing."""
+  parent = core.current_trace()
+  trace = BatchTrace(parent, axis_size)
+  tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+  try:
+    with core.set_current_trace(trace):
+      outs = f(*tracers)
+    if callable(out_dims):
+      out_dims = out_dims(len(outs))
+    results = []
+    for i, (o, dst) in enumerate(zip(outs, out_dims)):
+      val, src = trace.val_dim(o)
+      if dst is not not_mapped and dst < 0:
+        dst += core.get_aval(val).ndim + (src is not_mapped)
+      if dst is not_mapped:
+        if src is not not_mapped:
+          raise ValueError(f"vmap has mapped output {i} but out_axes is None for it")
+        results.append(val)
+      else:
+        results.append(matchaxis(axis_size, src, dst, val))
+  finally:
+    trace.invalidate()
+  return results

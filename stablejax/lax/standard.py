@@ -1,0 +1,115 @@
+"""Helpers that define a primitive's abstract evaluation and eager evaluation from small rules.
+
+Every built-in primitive evaluates eagerly through `eager_impl`, which checks types with the
+abstract evaluation rule and runs the primitive's numpy reference (`stablejax.lax_reference`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes
+from stablejax.core import ShapedArray
+from stablejax.lax_reference import impls as reference_impls
+
+# Every primitive defined through these helpers, so later stages can find them all.
+builtin_primitives: list[core.Primitive] = []
+
+
+def eager_impl(prim: core.Primitive, *args: Any, **params: Any) -> Any:
+  """Evaluate `prim` on concrete values with its numpy reference, in the dtypes JAX would use."""
+  avals = [core.get_aval(x) for x in args]
+  out_avals = prim.out_avals(avals, params)
+  ins = [np.asarray(x, a.dtype) for x, a in zip(args, avals)]
+  out = reference_impls[prim.name](*ins, **params)
+  outs = out if prim.multiple_results else [out]
+  outs = [np.asarray(o, a.dtype).reshape(a.shape) for o, a in zip(outs, out_avals)]
+  return outs if prim.multiple_results else outs[0]
+
+
+def standard_primitive(name: str, abstract_eval: Callable[..., ShapedArray | list],
+                       multiple_results: bool = False) -> core.Primitive:
+  """A primitive with the given abstract evaluation rule and the standard eager impl."""
+  prim = core.Primitive(name)
+  prim.multiple_results = multiple_results
+  prim.def_abstract_eval(abstract_eval)
+  prim.def_impl(lambda *args, **params: eager_impl(prim, *args, **params))
+  builtin_primitives.append(prim)
+  return prim
+
+
+# ----------------------------------------------------------------------------------------------
+# dtype classes accepted by primitives
+
+def _kinds(*kinds: str) -> Callable[[np.dtype], bool]:
+  return lambda dt: dt.kind in kinds
+
+
+float_dtypes = _kinds("f", "c")           # inexact: float and complex
+real_float_dtypes = _kinds("f")
+numeric_dtypes = _kinds("i", "u", "f", "c")
+real_numeric_dtypes = _kinds("i", "u", "f")
+int_dtypes = _kinds("i", "u")
+bool_or_int_dtypes = _kinds("b", "i", "u")
+any_dtype = _kinds("b", "i", "u", "f", "c")
+
+_class_names = {float_dtypes: "floating-point", real_float_dtypes: "real floating-point",
+                numeric_dtypes: "numeric", real_numeric_dtypes: "real numeric",
+                int_dtypes: "integer", bool_or_int_dtypes: "boolean or integer",
+                any_dtype: "array"}
+
+
+def check_dtype(name: str, accepted: Callable[[np.dtype], bool], aval: ShapedArray,
+                what: str = "operand") -> None:
+  if not accepted(aval.dtype):
+    raise TypeError(f"{name} does not accept dtype {aval.dtype} ({what} of type "
+                    f"{aval.str_short()}); it accepts {_class_names[accepted]} types")
+
+
+def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
+  """The result shape of an elementwise op: operands have equal rank or rank 0, and each axis
+  has one size (or size 1, which broadcasts), as in JAX's lax."""
+  shapes = [a.shape for a in avals if a.ndim]
+  if not shapes:
+    return ()
+  if len({len(s) for s in shapes}) != 1:
+    raise TypeError(f"{name} got arrays of different rank: "
+                    f"{', '.join(a.str_short() for a in avals)}")
+  out = []
+  for sizes in zip(*shapes):
+    big = {d for d in sizes if d != 1}
+    if len(big) > 1:
+      raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                      f"{', '.join(str(a.shape) for a in avals)}")
+    out.append(big.pop() if big else 1)
+  return tuple(out)
+
+
+def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=None
+                         ) -> Callable[..., ShapedArray]:
+  """Abstract eval for an elementwise op whose operands share one dtype. `accepted[i]` is the
+  dtype class of operand i; `result_dtype(dtype)` maps the operand dtype to the result's."""
+  def abstract_eval(*avals: ShapedArray) -> ShapedArray:
+    if len(avals) != len(accepted):
+      raise TypeError(f"{name} takes {len(accepted)} operands, got {len(avals)}")
+    for i, (aval, ok) in enumerate(zip(avals, accepted)):
+      check_dtype(name, ok, aval, f"operand {i}")
+    dts = {a.dtype for a in avals}
+    if len(dts) > 1:
+      raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                      f"{', '.join(str(a.dtype) for a in avals)} (stablejax.numpy.{name} "
+                      "promotes dtypes automatically)")
+    dtype = avals[0].dtype
+    out_dtype = dtype if result_dtype is None else result_dtype(dtype)
+    weak = all(a.weak_type for a in avals) and out_dtype == dtype
+    return ShapedArray(broadcasting_shape(name, *avals), out_dtype, weak)
+  return abstract_eval
+
+
+def unop(name: str, accepted: Callable, result_dtype=None) -> core.Primitive:
+  return standard_primitive(name, naryop_abstract_eval(name, [accepted], result_dtype))
+
+
+def binop(name: str, accepted: Callable, result_dtype=None) -> core.Primitive:
+  return standard_primitive(name, naryop_abstract_eval(name, [accepted, accepted], result_dtype))

@@ -1,0 +1,67 @@
+"""Small list helpers used across the library."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+def safe_zip(*args: Sequence) -> list[tuple]:
+  n = len(args[0])
+  for arg in args[1:]:
+    if len(arg) != n:
+      raise ValueError(f"length mismatch: {[len(a) for a in args]}")
+  return list(zip(*args))
+
+
+def safe_map(f: Callable, *args: Sequence) -> list:
+  n = len(args[0])
+  for arg in args[1:]:
+    if len(arg) != n:
+      raise ValueError(f"length mismatch: {[len(a) for a in args]}")
+  return list(map(f, *args))
+
+
+def unzip2(pairs: Iterable[tuple[Any, Any]]) -> tuple[list, list]:
+  xs, ys = [], []
+  for x, y in pairs:
+    xs.append(x)
+    ys.append(y)
+  return xs, ys
+
+
+def split_list(lst: Sequence[T], sizes: Sequence[int]) -> list[list[T]]:
+  """Split `lst` into consecutive pieces of the given sizes, plus the rest."""
+  out, start = [], 0
+  for n in sizes:
+    out.append(list(lst[start:start + n]))
+    start += n
+  out.append(list(lst[start:]))
+  return out
+
+
+def partition_list(bs: Sequence[bool], lst: Sequence[T]) -> tuple[list[T], list[T]]:
+  """Elements where `bs` is False, then those where it is True."""
+  falses, trues = [], []
+  for b, x in safe_zip(bs, lst):
+    (trues if b else falses).append(x)
+  return falses, trues
+
+
+def merge_lists(bs: Sequence[bool], falses: Sequence[T], trues: Sequence[T]) -> list[T]:
+  """Inverse of `partition_list`."""
+  it_f, it_t = iter(falses), iter(trues)
+  return [next(it_t) if b else next(it_f) for b in bs]
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+  if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    raise ValueError(f"axis {axis} is out of bounds for an array of rank {ndim}")
+  return axis % ndim if ndim else 0
+
+
+def prod(xs: Iterable[int]) -> int:
+  out = 1
+  for x in xs:
+    out *= int(x)
+  return out
