@@ -1,0 +1,87 @@
+"""Helpers for testing transformations numerically: finite differences, batching against a
+Python loop, random inputs."""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import config
+
+
+@contextlib.contextmanager
+def x64(enabled: bool = True):
+  """Temporarily set `enable_x64`."""
+  prev = config.enable_x64
+  config.update("enable_x64", enabled)
+  try:
+    yield
+  finally:
+    config.update("enable_x64", prev)
+
+
+def rand(rng: np.random.Generator, shape: Sequence[int], dtype=np.float32) -> np.ndarray:
+  """Random values of `dtype`: normals for floats, small integers for ints, coin flips for bools."""
+  dtype = np.dtype(dtype)
+  if dtype == np.bool_:
+    return rng.random(shape) < 0.5
+  if dtype.kind in "iu":
+    lo = 0 if dtype.kind == "u" else -5
+    return rng.integers(lo, 6, size=shape).astype(dtype)
+  if dtype.kind == "c":
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+  return rng.standard_normal(shape).astype(dtype)
+
+
+def _tol(dtype, rtol, atol):
+  default = 1e-5 if np.dtype(dtype) in (np.float64, np.complex128) else 2e-3
+  return (default if rtol is None else rtol), (default if atol is None else atol)
+
+
+def check_close(actual: Any, expected: Any, rtol: float | None = None,
+                atol: float | None = None) -> None:
+  """Assert numerical closeness with dtype-aware default tolerances (pytrees allowed)."""
+  from stablejax.tree_util import tree_flatten
+  a_leaves, a_tree = tree_flatten(actual)
+  e_leaves, e_tree = tree_flatten(expected)
+  if a_tree != e_tree:
+    raise AssertionError(f"tree structures differ: {a_tree} vs {e_tree}")
+  for a, e in zip(a_leaves, e_leaves):
+    a, e = np.asarray(a), np.asarray(e)
+    if a.shape != e.shape:
+      raise AssertionError(f"shapes differ: {a.shape} vs {e.shape}")
+    r, t = _tol(a.dtype, rtol, atol)
+    np.testing.assert_allclose(a.astype(np.result_type(a, np.float32)),
+                               e.astype(np.result_type(e, np.float32)), rtol=r, atol=t)
+
+
+def numerical_jvp(f: Callable, primals: Sequence, tangents: Sequence, eps: float = 1e-4) -> Any:
+  """Central finite difference of `f` at `primals` in direction `tangents`."""
+  from stablejax.tree_util import tree_map
+  plus = f(*[np.asarray(p) + eps * np.asarray(t) for p, t in zip(primals, tangents)])
+  minus = f(*[np.asarray(p) - eps * np.asarray(t) for p, t in zip(primals, tangents)])
+  return tree_map(lambda a, b: (np.asarray(a) - np.asarray(b)) / (2 * eps), plus, minus)
+
+
+def check_jvp(f: Callable, primals: Sequence, eps: float = 1e-4, rtol: float = 1e-3,
+              atol: float = 1e-3, seed: int = 0) -> None:
+  """Compare `jvp(f)` with central finite differences along a random tangent (use float64
+  inputs under `x64()` for tight tolerances)."""
+  from stablejax.api import jvp
+  rng = np.random.default_rng(seed)
+  tangents = [rand(rng, np.shape(p), np.asarray(p).dtype) for p in primals]
+  _, t_out = jvp(f, tuple(primals), tuple(tangents))
+  check_close(t_out, numerical_jvp(f, primals, tangents, eps), rtol=rtol, atol=atol)
+
+
+def check_vmap(f: Callable, args: Sequence, in_axes: Sequence[int | None],
+               rtol: float | None = None, atol: float | None = None) -> None:
+  """Compare `vmap(f, in_axes)` with a Python loop over the mapped axis, stacking at axis 0."""
+  from stablejax.api import vmap
+  from stablejax.tree_util import tree_map
+  size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+  looped = [f(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
+                for a, ax in zip(args, in_axes)]) for i in range(size)]
+  expected = tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *looped)
+  check_close(vmap(f, in_axes=tuple(in_axes))(*args), expected, rtol=rtol, atol=atol)
