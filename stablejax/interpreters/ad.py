@@ -2,6 +2,7 @@
 mode (transposition)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -237,3 +238,38 @@ def jvp_flat(f: Callable[..., Sequence], primals: Sequence, tangents: Sequence,
   finally:
     trace.invalidate()
   return primals_out, tangents_out
+
+
+# ----------------------------------------------------------------------------------------------
+# JVP of a whole jaxpr (for higher-order primitives such as jit)
+
+def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
+              instantiate: bool | Sequence[bool]) -> tuple[core.ClosedJaxpr, list[bool]]:
+  """A jaxpr computing `(*primals_out, *nonzero_tangents_out)` from
+  `(*primals, *nonzero_tangents)`, and which output tangents are nonzero."""
+  if isinstance(instantiate, bool):
+    instantiate = (instantiate,) * len(closed.out_avals)
+  return _jvp_jaxpr_cached(closed, tuple(nonzeros), tuple(instantiate))
+
+
+@functools.lru_cache(maxsize=4096)
+def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
+  from stablejax.interpreters import partial_eval as pe
+  n = len(closed.in_avals)
+  out_nonzeros: list[bool] = []
+
+  def f(*args):
+    primals, nz_tangents = args[:n], iter(args[n:])
+    tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
+                for nz, a in zip(nonzeros, closed.in_avals)]
+    primals_out, tangents_out = jvp_flat(
+        lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents,
+        instantiate=False)
+    tangents_out = [instantiate_zeros(t) if inst else t
+                    for t, inst in zip(tangents_out, instantiate)]
+    out_nonzeros[:] = [type(t) is not Zero for t in tangents_out]
+    return list(primals_out) + [t for t in tangents_out if type(t) is not Zero]
+
+  tangent_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros) if nz]
+  jaxpr = pe.trace_to_closed_jaxpr(f, list(closed.in_avals) + tangent_avals)
+  return jaxpr, out_nonzeros

@@ -1,6 +1,7 @@
 """Batching (vmap): tracers carry a value with an optional batch axis."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 from stablejax import core
@@ -168,3 +169,52 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
   finally:
     trace.invalidate()
   return results
+
+
+# ----------------------------------------------------------------------------------------------
+# Batching a whole jaxpr (for higher-order primitives such as jit)
+
+def batch_jaxpr(closed: core.ClosedJaxpr, axis_size: int, in_dims: Sequence[int | None],
+                instantiate: bool | Sequence[bool] = False
+                ) -> tuple[core.ClosedJaxpr, list[int | None]]:
+  """A jaxpr over the batched inputs (batch axis where `in_dims` says, unbatched inputs as
+  they were) whose batched outputs have their batch axis at 0; and each output's batch dim."""
+  if isinstance(instantiate, bool):
+    instantiate = (instantiate,) * len(closed.out_avals)
+  return _batch_jaxpr_cached(closed, axis_size, tuple(in_dims), tuple(instantiate))
+
+
+@functools.lru_cache(maxsize=4096)
+def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate):
+  from stablejax.interpreters import partial_eval as pe
+  out_dims: list[int | None] = []
+
+  def f(*args):
+    trace = BatchTrace(core.current_trace(), axis_size)
+    tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+    try:
+      with core.set_current_trace(trace):
+        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
+      results = []
+      out_dims.clear()
+      for o, inst in zip(outs, instantiate):
+        val, d = trace.val_dim(o)
+        if d is not_mapped and not inst:
+          out_dims.append(not_mapped)
+          results.append(val)
+        else:
+          out_dims.append(0)
+          results.append(matchaxis(axis_size, d, 0, val))
+      return results
+    finally:
+      trace.invalidate()
+
+  in_avals = [a if d is not_mapped else _unmapped_aval(a, axis_size, d)
+              for a, d in zip(closed.in_avals, in_dims)]
+  return pe.trace_to_closed_jaxpr(f, in_avals), out_dims
+
+
+def _unmapped_aval(aval: ShapedArray, size: int, axis: int) -> ShapedArray:
+  shape = list(aval.shape)
+  shape.insert(axis, size)
+  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
