@@ -83,7 +83,6 @@ def _std_basis(flat_primals: Sequence) -> tuple[list, int]:
   out, start = [], 0
   for x, size in zip(flat_primals, sizes):
     aval = core.get_aval(x)
-    _check_differentiable_input(aval, "jacfwd")
     out.append(eye[:, start:start + size].reshape((total,) + aval.shape).astype(aval.dtype))
     start += size
   return out, total
@@ -105,6 +104,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
   def jacfun(*args):
     dyn = [args[i] for i in argnums_t]
     dyn_flat, dyn_tree = tree_flatten(tuple(dyn))
+    for leaf in dyn_flat:
+      _check_differentiable_input(core.get_aval(leaf), "jacfwd")
     basis, total = _std_basis(dyn_flat)
 
     def pushfwd(*tangent_flat):
@@ -225,3 +226,172 @@ def _mapped_size(flat: Sequence, in_dims: list, names: Sequence[str], axis_size:
     raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" +
                      "\n".join(lines))
   return distinct.pop()
+
+
+# ----------------------------------------------------------------------------------------------
+# Reverse mode
+
+def linearize(fun: Callable, *primals) -> tuple[Any, Callable]:
+  """`fun(*primals)` and its linear approximation at `primals`, as a function of tangents."""
+  primals_flat, in_tree = tree_flatten((primals, {}))
+  flat_f, out_tree = flatten_fun(fun, in_tree)
+  primals_out, lin = ad.linearize_flat(flat_f, primals_flat)
+  in_avals = [ad.tangent_aval(core.get_aval(p)) for p in primals_flat]
+
+  def f_jvp(*tangents):
+    tangents_flat, tree = tree_flatten((tangents, {}))
+    if tree != in_tree:
+      raise TypeError(f"linearized function takes tangents of structure {in_tree.children[0]}, "
+                      f"got {tree.children[0]}")
+    _check_cotangents("linearized function", tangents_flat, in_avals)
+    return tree_unflatten(out_tree(), core.eval_jaxpr(lin.jaxpr, lin.consts, *tangents_flat))
+
+  return tree_unflatten(out_tree(), primals_out), f_jvp
+
+
+def _check_cotangents(what: str, values: Sequence, avals: Sequence[core.ShapedArray]) -> None:
+  for i, (x, aval) in enumerate(zip(values, avals)):
+    got = core.get_aval(x)
+    if got.shape != aval.shape:
+      raise ValueError(f"{what}: argument {i} should have shape {aval.shape} (type "
+                       f"{aval.str_short()}), got {got.str_short()}")
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
+  """`fun(*primals)` and the function mapping output cotangents to input cotangents."""
+  primals_flat, in_tree = tree_flatten((primals, {}))
+  aux_store: list = []
+
+  def fun_main(*args):
+    out = fun(*args)
+    if has_aux:
+      if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError("a function with has_aux=True must return a pair (output, aux)")
+      out, aux = out
+      aux_store.append(aux)
+    return out
+
+  flat_f, out_tree = flatten_fun(fun_main, in_tree)
+  primals_out, lin = ad.linearize_flat(flat_f, primals_flat)
+  out_avals = [ad.tangent_aval(core.get_aval(p)) for p in primals_out]
+  in_avals = [ad.tangent_aval(core.get_aval(p)) for p in primals_flat]
+
+  def f_vjp(ct):
+    cts_flat, tree = tree_flatten(ct)
+    if tree != out_tree():
+      raise TypeError(f"vjp function takes a cotangent of structure {out_tree()}, got {tree}")
+    _check_cotangents("vjp function", cts_flat, out_avals)
+    undefined = [ad.UndefinedPrimal(a) for a in in_avals]
+    cts_in = ad.backward_pass(lin.jaxpr, lin.consts, undefined, cts_flat)
+    cts_in = [ad.instantiate_zeros(ct) for ct in cts_in]
+    return tree_unflatten(in_tree, cts_in)[0]
+
+  out = tree_unflatten(out_tree(), primals_out)
+  return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+
+
+def _check_grad_input(x: Any, i: int) -> None:
+  aval = core.get_aval(x)
+  if not dtypes.is_inexact(aval.dtype):
+    raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but argument {i} has dtype {aval.dtype.name}. "
+                    "Convert integer inputs to float (e.g. x.astype(jnp.float32)) or use vjp.")
+
+
+def _check_scalar_output(y: Any, name: str) -> None:
+  aval = core.get_aval(y)
+  if aval.shape != ():
+    raise TypeError(f"{name} is only defined for scalar-output functions. Output had shape "
+                    f"{aval.shape}; reduce it (e.g. with .sum()) or use vjp/jacrev.")
+  if not dtypes.is_float(aval.dtype):
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {aval.dtype.name}")
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
+                   ) -> Callable:
+  """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
+  int_argnums = isinstance(argnums, int)
+  argnums_t = _ensure_tuple(argnums)
+
+  @functools.wraps(fun)
+  def value_and_grad_f(*args, **kwargs):
+    for i in argnums_t:
+      if not -len(args) <= i < len(args):
+        raise ValueError(f"argnums {argnums} refers to argument {i}, but only {len(args)} "
+                         "positional arguments were given")
+    dyn = tuple(args[i] for i in argnums_t)
+    for i, leaf in enumerate(tree_flatten(dyn)[0]):
+      _check_grad_input(leaf, i)
+
+    def f_of_dyn(*dyn_args):
+      full = list(args)
+      for i, a in zip(argnums_t, dyn_args):
+        full[i] = a
+      return fun(*full, **kwargs)
+
+    if has_aux:
+      out, f_vjp, aux = vjp(f_of_dyn, *dyn, has_aux=True)
+    else:
+      out, f_vjp = vjp(f_of_dyn, *dyn)
+    _check_scalar_output(out, "grad")
+    grads = f_vjp(np.ones((), core.get_aval(out).dtype))
+    grads = grads[0] if int_argnums else grads
+    return ((out, aux), grads) if has_aux else (out, grads)
+
+  return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+  """The gradient of scalar-valued `fun` with respect to `args[argnums]`."""
+  vg = value_and_grad(fun, argnums, has_aux)
+
+  @functools.wraps(fun)
+  def grad_f(*args, **kwargs):
+    if has_aux:
+      (_, aux), g = vg(*args, **kwargs)
+      return g, aux
+    return vg(*args, **kwargs)[1]
+
+  return grad_f
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+  """The Jacobian of `fun` with respect to `argnums`, by reverse mode (vmap of vjp)."""
+  int_argnums = isinstance(argnums, int)
+  argnums_t = _ensure_tuple(argnums)
+
+  @functools.wraps(fun)
+  def jacfun(*args):
+    dyn = tuple(args[i] for i in argnums_t)
+    dyn_flat, dyn_tree = tree_flatten(dyn)
+    for i, leaf in enumerate(dyn_flat):
+      _check_differentiable_input(core.get_aval(leaf), "jacrev")
+
+    def f_of_dyn(*dyn_args):
+      full = list(args)
+      for i, a in zip(argnums_t, dyn_args):
+        full[i] = a
+      return fun(*full)
+
+    y, f_vjp = vjp(f_of_dyn, *dyn)
+    y_flat, y_tree = tree_flatten(y)
+    basis, _ = _std_basis(y_flat)
+    cts = vmap(lambda *b: f_vjp(tree_unflatten(y_tree, b)))(*basis)
+    cts_flat = tree_flatten(cts)[0]  # leaves: (total_out,) + in_shape
+    rows, start = [], 0
+    for leaf in y_flat:
+      out_aval = core.get_aval(leaf)
+      pieces = [ct[start:start + out_aval.size].reshape(out_aval.shape + core.get_aval(x).shape)
+                for ct, x in zip(cts_flat, dyn_flat)]
+      tree = tree_unflatten(dyn_tree, pieces)
+      rows.append(tree[0] if int_argnums else tree)
+      start += out_aval.size
+    return tree_unflatten(y_tree, rows)
+
+  return jacfun
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+  """The Hessian of scalar-valued `fun`: forward over reverse."""
+  return jacfwd(jacrev(fun, argnums), argnums)

@@ -273,3 +273,95 @@ def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
   tangent_avals = [tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros) if nz]
   jaxpr = pe.trace_to_closed_jaxpr(f, list(closed.in_avals) + tangent_avals)
   return jaxpr, out_nonzeros
+
+
+# ----------------------------------------------------------------------------------------------
+# Reverse mode: linearize (JVP + partial evaluation) and transposition
+
+def linearize_flat(f: Callable[..., Sequence], primals: Sequence
+                   ) -> tuple[list, core.ClosedJaxpr]:
+  """Evaluate flat `f` at `primals` and stage its JVP's linear part: a jaxpr from input
+  tangents to output tangents whose consts are the residuals."""
+  from stablejax.interpreters import partial_eval as pe
+  trace = pe.PartialEvalTrace(core.current_trace())
+  tangents = [trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
+  try:
+    with core.set_current_trace(trace):
+      primals_out, tangents_out = jvp_flat(f, primals, tangents)
+    jaxpr, residuals = trace.to_jaxpr(tangents_out)
+  finally:
+    trace.invalidate()
+  return primals_out, core.ClosedJaxpr(jaxpr, residuals)
+
+
+def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts_out: Sequence
+                  ) -> list:
+  """Transpose `jaxpr` with respect to its `UndefinedPrimal` arguments: given cotangents of
+  its outputs, return cotangents (possibly `Zero`) of every argument (None for defined ones).
+  Equations with no undefined input are evaluated forward first."""
+  env: dict = {}
+
+  def read(x):
+    return x.val if type(x) is core.Literal else env[x]
+
+  for v, x in zip(jaxpr.constvars, consts):
+    env[v] = x
+  for v, x in zip(jaxpr.invars, args):
+    env[v] = x
+  linear_eqns = []
+  for eqn in jaxpr.eqns:
+    ins = [read(x) for x in eqn.invars]
+    if any(type(x) is UndefinedPrimal for x in ins):
+      linear_eqns.append(eqn)
+      for v in eqn.outvars:
+        env[v] = UndefinedPrimal(v.aval)
+      continue
+    outs = eqn.primitive.bind(*ins, **eqn.params)
+    for v, x in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
+      env[v] = x
+
+  ct_env: dict = {}
+
+  def add_ct(v, ct):
+    if type(v) is core.Var and type(ct) is not Zero and ct is not None:
+      ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+
+  for v, ct in zip(jaxpr.outvars, cts_out):
+    add_ct(v, ct)
+  for eqn in reversed(linear_eqns):
+    cts = [ct_env.pop(v) if v in ct_env else Zero(v.aval) for v in eqn.outvars]
+    if all(type(ct) is Zero for ct in cts):
+      continue
+    rule = primitive_transposes.get(eqn.primitive)
+    if rule is None:
+      raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                f"'{eqn.primitive.name}' not implemented")
+    ins = [read(x) for x in eqn.invars]
+    cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
+    for v, x, ct in zip(eqn.invars, ins, cts_in):
+      if type(x) is UndefinedPrimal:
+        add_ct(v, ct)
+  return [ct_env.get(v, Zero(v.aval)) if type(x) is UndefinedPrimal else None
+          for v, x in zip(jaxpr.invars, args)]
+
+
+def transpose_jaxpr(closed: core.ClosedJaxpr, linear: Sequence[bool]) -> core.ClosedJaxpr:
+  """A jaxpr taking `(*nonlinear_args, *output_cotangents)` to the (instantiated) cotangents
+  of the linear arguments."""
+  return _transpose_jaxpr_cached(closed, tuple(linear))
+
+
+@functools.lru_cache(maxsize=4096)
+def _transpose_jaxpr_cached(closed, linear):
+  from stablejax.interpreters import partial_eval as pe
+  n_nonlinear = linear.count(False)
+
+  def f(*args):
+    nonlinear, cts = iter(args[:n_nonlinear]), args[n_nonlinear:]
+    primals = [UndefinedPrimal(a) if lin else next(nonlinear)
+               for a, lin in zip(closed.in_avals, linear)]
+    cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
+    return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
+
+  nonlinear_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
+  return pe.trace_to_closed_jaxpr(f, nonlinear_avals + list(closed.out_avals))

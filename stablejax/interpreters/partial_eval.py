@@ -1,6 +1,7 @@
 """Building jaxprs by tracing (the jaxpr trace; omnistaging: every bind is staged)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -92,3 +93,73 @@ def trace_to_closed_jaxpr(fun: Callable[..., Sequence], in_avals: Sequence[Shape
 def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
   """Turn the constvars of `jaxpr` into leading invars."""
   return jaxpr.replace(constvars=[], invars=jaxpr.constvars + jaxpr.invars)
+
+
+# ----------------------------------------------------------------------------------------------
+# Partial evaluation: evaluate what is known now, stage what depends on unknowns
+
+# primitive -> rule(trace, args, params) -> outputs, for primitives whose known part should be
+# split off rather than staged whole (higher-order primitives such as jit and control flow).
+partial_eval_rules: dict[core.Primitive, Callable] = {}
+
+
+class PartialEvalTrace(DynamicJaxprTrace):
+  """Known values are plain values (or tracers of an enclosing trace) and are computed at
+  once by the parent trace; unknown values are tracers of this trace, and every primitive
+  applied to one is staged into this trace's jaxpr, its known inputs becoming constvars (the
+  residuals)."""
+
+  def is_unknown(self, x: Any) -> bool:
+    return type(x) is DynamicJaxprTracer and x._trace is self
+
+  def process_primitive(self, primitive, args, params):
+    if not any(self.is_unknown(x) for x in args):
+      with core.set_current_trace(self.parent):
+        return primitive.bind(*args, **params)
+    rule = partial_eval_rules.get(primitive)
+    if rule is not None:
+      return rule(self, args, params)
+    return self.stage(primitive, args, params)
+
+  def stage(self, primitive: core.Primitive, args: Sequence, params: dict) -> Any:
+    """Stage `primitive` as an equation of the unknown jaxpr."""
+    return DynamicJaxprTrace.process_primitive(self, primitive, args, params)
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
+                       instantiate: bool | Sequence[bool]
+                       ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+  """Split `closed` into a known jaxpr (known inputs -> known outputs + residuals) and an
+  unknown jaxpr (residuals + unknown inputs -> unknown outputs). Returns both, which outputs
+  are unknown, and the number of residuals. Outputs with `instantiate` set are unknown."""
+  if isinstance(instantiate, bool):
+    instantiate = (instantiate,) * len(closed.out_avals)
+  return _partial_eval_jaxpr_cached(closed, tuple(unknowns), tuple(instantiate))
+
+
+@functools.lru_cache(maxsize=4096)
+def _partial_eval_jaxpr_cached(closed, unknowns, instantiate):
+  out_unknowns: list[bool] = []
+  staged: list = []
+
+  def known_fun(*known_args):
+    trace = PartialEvalTrace(core.current_trace())
+    known_it = iter(known_args)
+    args = [trace.new_arg(a) if u else next(known_it)
+            for a, u in zip(closed.in_avals, unknowns)]
+    try:
+      with core.set_current_trace(trace):
+        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+      out_unknowns[:] = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+      jaxpr, residuals = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
+    finally:
+      trace.invalidate()
+    staged[:] = [jaxpr]
+    return [o for o, u in zip(outs, out_unknowns) if not u] + residuals
+
+  known_avals = [a for a, u in zip(closed.in_avals, unknowns) if not u]
+  known = trace_to_closed_jaxpr(known_fun, known_avals)
+  (unknown_jaxpr,) = staged
+  num_res = len(unknown_jaxpr.constvars)
+  unknown = ClosedJaxpr(convert_constvars_jaxpr(unknown_jaxpr), [])
+  return known, unknown, list(out_unknowns), num_res

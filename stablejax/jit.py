@@ -1,0 +1,241 @@
+"""`jit`: a higher-order primitive whose param is the traced jaxpr, and the user-facing wrapper
+that traces once per signature and caches the compiled executable."""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from stablejax import config, core, pretty_print
+from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr
+from stablejax.tree_util import flatten_fun, tree_flatten, tree_unflatten
+
+jit_p = core.Primitive("jit")
+jit_p.multiple_results = True
+
+
+def _jit_abstract_eval(*avals: core.ShapedArray, jaxpr: ClosedJaxpr, name: str):
+  expected = jaxpr.in_avals
+  if len(avals) != len(expected) or any(
+      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
+    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but its jaxpr "
+                    f"takes {[a.str_short() for a in expected]}")
+  return jaxpr.out_avals
+
+
+def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+  from stablejax import dispatch
+  return dispatch.jaxpr_executable(jaxpr, name)(*args)
+
+
+jit_p.def_abstract_eval(_jit_abstract_eval)
+jit_p.def_impl(_jit_impl)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+  nonzeros = [type(t) is not ad.Zero for t in tangents]
+  jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+  outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
+                    jaxpr=jvp_jaxpr, name=f"jvp({name})")
+  n = len(jaxpr.out_avals)
+  primals_out, nz_tangents_out = outs[:n], iter(outs[n:])
+  tangents_out = [next(nz_tangents_out) if nz else ad.Zero.from_primal_value(p)
+                  for p, nz in zip(primals_out, out_nonzeros)]
+  return primals_out, tangents_out
+
+
+ad.primitive_jvps[jit_p] = _jit_jvp
+
+
+def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
+  size = batching.axis_size_of(args, dims)
+  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
+  return jit_p.bind(*args, jaxpr=batched, name=f"vmap({name})"), out_dims
+
+
+batching.primitive_batchers[jit_p] = _jit_batch
+
+
+def _jit_partial_eval(trace: pe.PartialEvalTrace, args, params):
+  """Run the known part of the body now (as its own jit) and stage the unknown part."""
+  jaxpr, name = params["jaxpr"], params["name"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
+  with core.set_current_trace(trace.parent):
+    known_outs = jit_p.bind(*[x for x, u in zip(args, unknowns) if not u], jaxpr=known,
+                            name=name)
+  n_known = len(known_outs) - num_res
+  residuals = known_outs[n_known:]
+  unknown_outs = trace.stage(jit_p, residuals + [x for x, u in zip(args, unknowns) if u],
+                             dict(jaxpr=unknown, name=name))
+  known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
+  return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+  linear = [ad.is_undefined_primal(x) for x in args]
+  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear)
+  outs = iter(jit_p.bind(*[x for x, lin in zip(args, linear) if not lin],
+                         *[ad.instantiate_zeros(ct) for ct in cts],
+                         jaxpr=ct_jaxpr, name=f"transpose({name})"))
+  return [next(outs) if lin else None for lin in linear]
+
+
+ad.primitive_transposes[jit_p] = _jit_transpose
+
+
+pretty_print.register_call_primitive(jit_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# The user-facing wrapper
+
+def _fun_name(fun: Callable) -> str:
+  return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+class _Traced:
+  """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
+  over (passed as leading arguments), and the output tree."""
+  __slots__ = ("jaxpr", "closed_over", "out_tree", "executable")
+
+  def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, out_tree):
+    self.jaxpr = jaxpr
+    self.closed_over = closed_over
+    self.out_tree = out_tree
+    self.executable = None
+
+
+def _close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
+  """Constvars bound to tracers of an enclosing trace become leading invars."""
+  is_tracer = [isinstance(c, core.Tracer) for c in consts]
+  if not any(is_tracer):
+    return ClosedJaxpr(jaxpr, consts), []
+  traced_vars = [v for v, t in zip(jaxpr.constvars, is_tracer) if t]
+  jaxpr = jaxpr.replace(constvars=[v for v, t in zip(jaxpr.constvars, is_tracer) if not t],
+                        invars=traced_vars + jaxpr.invars)
+  return (ClosedJaxpr(jaxpr, [c for c, t in zip(consts, is_tracer) if not t]),
+          [c for c, t in zip(consts, is_tracer) if t])
+
+
+class Jitted:
+  """A jitted function: call it, or `.lower(*args)` it for the ahead-of-time API."""
+
+  def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+    self.fun = fun
+    self.name = _fun_name(fun)
+    self.static_argnums = tuple(static_argnums)
+    self.static_argnames = tuple(static_argnames)
+    self._signature = _signature_or_none(fun)
+    self._cache: dict = {}
+    functools.update_wrapper(self, fun)
+
+  def __repr__(self) -> str:
+    return f"<jitted function {self.name}>"
+
+  def __get__(self, obj, objtype=None):
+    return self if obj is None else functools.partial(self, obj)
+
+  def _split_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
+    """(dynamic args, dynamic kwargs, hashable static key)."""
+    static_nums = _normalize_argnums(self.static_argnums, len(args), self.name)
+    static_names = set(self.static_argnames)
+    if self._signature is not None and (static_nums or static_names):
+      names = list(self._signature.parameters)
+      static_names |= {names[i] for i in static_nums if i < len(names)}
+      static_nums |= {i for i, n in enumerate(names[:len(args)]) if n in static_names}
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+    static = (tuple((i, args[i]) for i in sorted(static_nums)),
+              tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names)))
+    try:
+      hash(static)
+    except TypeError as e:
+      raise TypeError(f"jit of {self.name}: static arguments must be hashable: {e}") from None
+    return dyn_args, dyn_kwargs, static
+
+  def _trace(self, args: tuple, kwargs: dict) -> tuple[_Traced, list]:
+    """The cached trace for these arguments' signature, and the flat dynamic arguments."""
+    dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
+    flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    avals = tuple(core.get_aval(x) for x in flat)
+    key = (in_tree, avals, static, config.enable_x64)
+    traced = self._cache.get(key)
+    if traced is None:
+      traced = self._cache[key] = self._trace_new(in_tree, avals, static)
+    return traced, flat
+
+  def _trace_new(self, in_tree, avals, static) -> _Traced:
+    static_pos, static_kw = static
+
+    def fun(*dyn, **dyn_kw):
+      full, it = [], iter(dyn)
+      pos = dict(static_pos)
+      for i in range(len(dyn) + len(pos)):
+        full.append(pos[i] if i in pos else next(it))
+      return self.fun(*full, **dyn_kw, **dict(static_kw))
+
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals)
+    closed, closed_over = _close_over_tracers(jaxpr, consts)
+    return _Traced(closed, closed_over, out_tree())
+
+  def __call__(self, *args, **kwargs):
+    traced, flat = self._trace(args, kwargs)
+    if core.current_trace() is core.eval_trace and not traced.closed_over:
+      if traced.executable is None:
+        from stablejax import dispatch
+        traced.executable = dispatch.jaxpr_executable(traced.jaxpr, self.name)
+      outs = traced.executable(*flat)
+    else:
+      outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
+    return tree_unflatten(traced.out_tree, outs)
+
+  def trace(self, *args, **kwargs) -> ClosedJaxpr:
+    """The jaxpr this function stages for these arguments."""
+    return self._trace(args, kwargs)[0].jaxpr
+
+  def lower(self, *args, platform: str | None = None, **kwargs):
+    """Lower for these arguments to a StableHLO module (the ahead-of-time API)."""
+    from stablejax.stages import Lowered
+    traced, _ = self._trace(args, kwargs)
+    if traced.closed_over:
+      raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
+                      "values; pass them as arguments")
+    return Lowered(traced.jaxpr, self.name, traced.out_tree, platform)
+
+
+def _signature_or_none(fun: Callable):
+  try:
+    return inspect.signature(fun)
+  except (TypeError, ValueError):
+    return None
+
+
+def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[int]:
+  out = set()
+  for i in argnums:
+    j = i + nargs if i < 0 else i
+    if not 0 <= j < nargs:
+      raise ValueError(f"jit of {name}: static_argnums {argnums} refers to argument {i}, but "
+                       f"only {nargs} positional arguments were given")
+    out.add(j)
+  return out
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Jitted | Callable[[Callable], Jitted]:
+  """Stage `fun` out as one compiled program, traced once per argument signature."""
+  if isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+  if isinstance(static_argnames, str):
+    static_argnames = (static_argnames,)
+  if fun is None:
+    return lambda f: Jitted(f, static_argnums, static_argnames)
+  if not callable(fun):
+    raise TypeError(f"jit expects a callable, got {fun!r}")
+  return Jitted(fun, static_argnums, static_argnames)
