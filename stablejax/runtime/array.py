@@ -1,0 +1,125 @@
+"""`Array`: the user-visible value, a buffer on one device with its abstract value.
+
+Operators, indexing and methods such as `.reshape` are installed by `stablejax.numpy.array_methods`.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Iterator
+
+import numpy as np
+
+from stablejax import core
+from stablejax.runtime import pjrt
+
+
+class Array:
+  """A value living on a device; `aval` is its core.ShapedArray (including weak_type)."""
+  __slots__ = ("_buf", "aval", "_npy", "__weakref__")
+  __array_priority__ = 100
+  __hash__ = None  # like JAX: arrays are mutable-looking values, not hashable
+
+  def __init__(self, buf: pjrt.Buffer, aval: core.ShapedArray):
+    self._buf = buf
+    self.aval = aval
+    self._npy = None
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+  ndim = property(lambda self: self.aval.ndim)
+  size = property(lambda self: self.aval.size)
+  weak_type = property(lambda self: self.aval.weak_type)
+
+  @property
+  def device(self) -> pjrt.Device:
+    return pjrt.buffer_device(self._buf)
+
+  def devices(self) -> set:
+    """The set of devices holding this array (one)."""
+    return {self.device}
+
+  def _value(self) -> np.ndarray:
+    """The value as a read-only numpy array, read back once."""
+    if self._npy is None:
+      self._npy = pjrt.to_numpy(self._buf)
+    return self._npy
+
+  def __array__(self, dtype=None, copy=None) -> np.ndarray:
+    value = self._value()
+    if copy:
+      return np.array(value, dtype)
+    return value if dtype is None else np.asarray(value, dtype)
+
+  def block_until_ready(self) -> Array:
+    """Wait until the value is computed; returns self."""
+    self._buf.block_until_ready()
+    return self
+
+  def copy(self) -> Array:
+    """A copy in a new buffer on the same device."""
+    return Array(pjrt.copy_to(self._buf, self.device), self.aval)
+
+  def item(self) -> Any:
+    return self._value().item()
+
+  def tolist(self) -> Any:
+    return self._value().tolist()
+
+  def __len__(self) -> int:
+    if not self.shape:
+      raise TypeError("len() of unsized object (a rank-0 array)")
+    return self.shape[0]
+
+  def __iter__(self) -> Iterator[Array]:
+    if not self.shape:
+      raise TypeError("iteration over a rank-0 array")
+    aval, device = self.aval.update(shape=self.shape[1:]), self.device
+    return (Array(pjrt.put(row, aval, device), aval) for row in self._value())
+
+  def __bool__(self) -> bool:
+    return bool(self._value())
+
+  def __int__(self) -> int:
+    return int(self._value())
+
+  def __float__(self) -> float:
+    return float(self._value())
+
+  def __complex__(self) -> complex:
+    return complex(self._value())
+
+  def __index__(self) -> int:
+    if not np.issubdtype(self.dtype, np.integer):
+      raise TypeError(f"only integer arrays can be used as an index, got dtype {self.dtype}")
+    return operator.index(self._value().item())
+
+  def __repr__(self) -> str:
+    prefix = "Array("
+    dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+    line_width = np.get_printoptions()["linewidth"]
+    if self.size == 0:
+      s = f"[], shape={self.shape}"
+    else:
+      s = np.array2string(self._value(), prefix=prefix, suffix=",", separator=", ",
+                          max_line_width=line_width)
+    last_line_len = len(s) - s.rfind("\n") + 1
+    sep = " " * len(prefix) if last_line_len + len(dtype_str) + 2 > line_width else " "
+    return f"{prefix}{s},{sep}{dtype_str})"
+
+  def __str__(self) -> str:
+    return str(self._value())
+
+
+_new = object.__new__
+
+
+def from_buffer(buf: pjrt.Buffer) -> Array:
+  """Wrap a buffer whose `aval` jaxlib already holds (the result path of an execution)."""
+  a = _new(Array)
+  a._buf = buf
+  a.aval = buf.aval
+  a._npy = None
+  return a
+
+
+core.aval_handlers[Array] = operator.attrgetter("aval")

@@ -1,0 +1,290 @@
+"""The one module that touches jaxlib's PJRT internals: clients, buffers, compilation, execution.
+
+Supported: jaxlib 0.10.x (CPU; Python 3.11) and 0.11.x (CPU, and CUDA through `jax-cuda13-plugin`).
+API differences are detected by feature where jaxlib allows it. Nothing here imports `jax`.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib
+import importlib.util
+import os
+import pathlib
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from jaxlib import _jax, xla_client
+
+SUPPORTED_JAXLIB = ">=0.10.2,<0.12"
+
+Device = _jax.Device
+Buffer = _jax.ArrayImpl
+JaxRuntimeError = _jax.JaxRuntimeError
+
+# Platforms stablejax knows; "gpu" is accepted as another name for "cuda".
+PLATFORMS = ("cpu", "cuda")
+_ALIASES = {"gpu": "cuda"}
+
+
+class CompileError(RuntimeError):
+  """XLA rejected a module."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Shardings: jaxlib wants a SingleDeviceSharding that answers these callbacks.
+
+class _Sharding(_jax.SingleDeviceSharding):
+  """The sharding of an array that lives whole on one device."""
+
+  def _to_xla_hlo_sharding(self, ndim: int) -> xla_client.HloSharding:
+    return xla_client.HloSharding.replicate()
+
+  @property
+  def _device_assignment(self) -> tuple:
+    return (self._device,)
+
+  @property
+  def memory_kind(self) -> str | None:
+    return self._memory_kind
+
+  is_fully_addressable = True
+  is_fully_replicated = True
+
+  def shard_shape(self, shape: tuple) -> tuple:
+    return shape
+
+
+_shardings: dict[Device, _Sharding] = {}
+
+
+def sharding(device: Device) -> _Sharding:
+  """The (cached) single-device sharding of `device`."""
+  s = _shardings.get(device)
+  if s is None:
+    s = _shardings[device] = _Sharding(device)
+  return s
+
+
+# ----------------------------------------------------------------------------------------------
+# Clients
+
+_clients: dict[str, Any] = {}
+_client_errors: dict[str, str] = {}
+
+
+def _make_cpu_client() -> Any:
+  n = os.environ.get("STABLEJAX_NUM_CPU_DEVICES")
+  return xla_client.make_cpu_client(num_devices=int(n) if n else None)
+
+
+def _cuda_plugin_library() -> str:
+  """The CUDA PJRT plugin library of jax-cuda13-plugin (or 12), found without importing jax."""
+  spec = importlib.util.find_spec("jax_plugins")
+  roots = list(spec.submodule_search_locations) if spec else []
+  for root in roots:
+    for sub in ("xla_cuda13", "xla_cuda12", "cuda"):
+      path = pathlib.Path(root, sub, "xla_cuda_plugin.so")
+      if path.exists():
+        return str(path)
+  raise RuntimeError("no CUDA PJRT plugin found (install jax-cuda13-plugin; looked for jax_plugins/"
+                     f"xla_cuda13/xla_cuda_plugin.so under {roots or 'no jax_plugins'})")
+
+
+def _preload_nvidia_libraries() -> None:
+  """Load the CUDA libraries pip installs under `nvidia/`, so the plugin finds these copies."""
+  spec = importlib.util.find_spec("nvidia")
+  for root in (spec.submodule_search_locations if spec else ()):
+    for lib in sorted(pathlib.Path(root).glob("*/lib/lib*.so*")):
+      try:
+        ctypes.cdll.LoadLibrary(str(lib))
+      except OSError:
+        pass  # best effort: the plugin's own search path may still find it
+
+
+def _register_cuda_custom_calls(c_api: Any) -> None:
+  """Let `register_custom_call_target(..., platform="CUDA")` reach the plugin (as jax does)."""
+  for pkg in ("jax_cuda13_plugin", "jax_cuda12_plugin"):
+    try:
+      ext = importlib.import_module(f"{pkg}.cuda_plugin_extension")
+    except ImportError:
+      continue
+    xla_client.register_custom_call_handler(
+        "CUDA", functools.partial(ext.register_custom_call_target, c_api))
+    return
+
+
+def _make_cuda_client() -> Any:
+  if not xla_client.pjrt_plugin_loaded("cuda"):  # jax may have loaded it in this process
+    _preload_nvidia_libraries()
+    c_api = xla_client.load_pjrt_plugin_dynamically("cuda", _cuda_plugin_library())
+    _register_cuda_custom_calls(c_api)
+  if not xla_client.pjrt_plugin_initialized("cuda"):
+    xla_client.initialize_pjrt_plugin("cuda")
+  options = dict(xla_client.generate_pjrt_gpu_plugin_options())
+  # Don't grab 75% of GPU memory up front (a jax client in the same process would then fail).
+  options.setdefault("preallocate", os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "") in
+                     ("1", "true", "True"))
+  return xla_client.make_c_api_client("cuda", options)
+
+
+_factories: dict[str, Callable[[], Any]] = {"cpu": _make_cpu_client, "cuda": _make_cuda_client}
+
+
+def canonical_platform(platform: str) -> str:
+  """`platform` lower-cased with aliases resolved; an error names the known platforms."""
+  name = _ALIASES.get(platform.lower(), platform.lower())
+  if name not in _factories:
+    raise ValueError(f"unknown platform {platform!r}; stablejax knows {list(PLATFORMS)} "
+                     f"(available here: {available_platforms()})")
+  return name
+
+
+def client(platform: str) -> Any:
+  """The PJRT client of `platform` ('cpu', 'cuda'), created once; a clear error if unavailable."""
+  name = canonical_platform(platform)
+  c = _clients.get(name)
+  if c is not None:
+    return c
+  if name not in _client_errors:
+    try:
+      _clients[name] = c = _factories[name]()
+      return c
+    except Exception as e:  # noqa: BLE001 -- any failure means "platform not available"
+      _client_errors[name] = f"{type(e).__name__}: {e}"
+  raise RuntimeError(f"platform {name!r} is not available ({_client_errors[name]}); "
+                     f"available platforms: {available_platforms()}")
+
+
+def available_platforms() -> list[str]:
+  """The platforms whose client can be created here (tries each once)."""
+  out = []
+  for name in PLATFORMS:
+    if name not in _clients and name not in _client_errors:
+      try:
+        client(name)
+      except RuntimeError:
+        pass
+    if name in _clients:
+      out.append(name)
+  return out
+
+
+def default_platform() -> str:
+  """`STABLEJAX_PLATFORM` if set, else 'cuda' when a GPU is usable, else 'cpu'."""
+  env = os.environ.get("STABLEJAX_PLATFORM")
+  if env:
+    return canonical_platform(env)
+  return "cuda" if "cuda" in available_platforms() else "cpu"
+
+
+def devices(platform: str | None = None) -> list[Device]:
+  """The devices of `platform` (default: the default platform)."""
+  return client(platform or default_platform()).devices()
+
+
+def default_device() -> Device:
+  """The first device of the default platform."""
+  return devices()[0]
+
+
+def platform_of(device: Device) -> str:
+  """'cpu' or 'cuda' for a device (jaxlib calls CUDA devices 'gpu')."""
+  return _ALIASES.get(device.platform, device.platform)
+
+
+# ----------------------------------------------------------------------------------------------
+# Buffers
+
+_PUT_KW = ({"enable_x64": True} if "enable_x64" in (_jax.batched_device_put.__doc__ or "") else {})
+_COPY = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
+  """Copy a numpy array to `device` as a buffer of type `aval` (a core.ShapedArray)."""
+  x = np.asarray(x, aval.dtype)
+  return _jax.batched_device_put(aval, sharding(device), [x], [device], True, False, _COPY,
+                                 **_PUT_KW)
+
+
+def copy_to(buf: Buffer, device: Device) -> Buffer:
+  """A copy of `buf` on `device` (any client)."""
+  (out,) = _jax.batched_copy_array_to_devices_with_sharding(
+      [buf], [_jax.DeviceList((device,))], [sharding(device)],
+      [_jax.ArrayCopySemantics.ALWAYS_COPY])
+  return out
+
+
+def buffer_device(buf: Buffer) -> Device:
+  """The device holding `buf`."""
+  return buf._sharding._device
+
+
+def to_numpy(buf: Buffer) -> np.ndarray:
+  """The value of `buf` as a read-only numpy array (a zero-copy view on CPU)."""
+  if buffer_device(buf).platform == "cpu":
+    return np.asarray(buf)  # the buffer protocol waits for the value; it is defined for CPU only
+  # Other platforms copy to host; jaxlib itself imports jax.core here if jax is installed.
+  value = buf._single_device_array_to_np_array_did_copy()[0]
+  value.flags.writeable = False
+  return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Compilation and execution
+
+def _program_shapes(exe: Any) -> tuple[list, list]:
+  """(parameter shapes, result shapes) of a compiled program as (shape, dtype) pairs."""
+  module = exe.hlo_modules()[0]
+  ps = xla_client.XlaComputation(module.as_serialized_hlo_module_proto()).program_shape()
+  result = ps.result_shape()
+  results = result.tuple_shapes() if result.is_tuple() else [result]
+  as_pairs = lambda shapes: [(tuple(s.dimensions()), s.numpy_dtype()) for s in shapes]
+  return as_pairs(ps.parameter_shapes()), as_pairs(results)
+
+
+class Compiled:
+  """A loaded executable on one device, with XLA's optimized HLO and cost analysis."""
+
+  def __init__(self, exe: Any, device: Device):
+    self.exe = exe
+    self.device = device
+    self.in_shapes, self.out_shapes = _program_shapes(exe)
+
+  def as_text(self) -> str:
+    """XLA's optimized HLO."""
+    return self.exe.hlo_modules()[0].to_string()
+
+  def cost_analysis(self) -> dict:
+    """What XLA reports: flops, bytes accessed, ..."""
+    return dict(self.exe.cost_analysis())
+
+  def result_handlers(self, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]) -> list:
+    """Handlers making each output buffer (typed by `out_avals`) and passing it to `wrap`."""
+    sh = sharding(self.device)
+    return [_jax.array_result_handler(a, sh, True, _skip_checks=True).wrap(wrap) for a in out_avals]
+
+
+class Launcher:
+  """Calling runs `_execute` on the `_buf` of each argument; the cached-dispatch fast path."""
+  __slots__ = ("_execute", "_handlers")
+
+  def __init__(self, compiled: Compiled, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]):
+    self._execute = compiled.exe.execute_sharded
+    self._handlers = compiled.result_handlers(out_avals, wrap)
+
+  def __call__(self, *args: Any) -> list:
+    return self._execute([a._buf for a in args]).consume_with_handlers(self._handlers)
+
+
+def compile(module: str | bytes, device: Device) -> Compiled:
+  """Compile StableHLO (MLIR text or bytecode) for `device`."""
+  if not isinstance(module, (str, bytes)):
+    raise TypeError(f"compile expects MLIR text or bytecode, got {type(module).__name__}")
+  options = xla_client.CompileOptions()
+  options.device_assignment = xla_client.DeviceAssignment.create(np.array([[device.id]], np.int32))
+  try:
+    exe = device.client.compile_and_load(module, _jax.DeviceList((device,)), options)
+  except JaxRuntimeError as e:
+    raise CompileError(f"XLA could not compile the module for {device}: {e}") from None
+  return Compiled(exe, device)
