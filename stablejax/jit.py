@@ -101,11 +101,12 @@ def _fun_name(fun: Callable) -> str:
 class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
-  __slots__ = ("jaxpr", "closed_over", "out_tree", "executable")
+  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "executable")
 
-  def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, out_tree):
+  def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree):
     self.jaxpr = jaxpr
     self.closed_over = closed_over
+    self.in_tree = in_tree
     self.out_tree = out_tree
     self.executable = None
 
@@ -182,7 +183,7 @@ class Jitted:
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals)
     closed, closed_over = _close_over_tracers(jaxpr, consts)
-    return _Traced(closed, closed_over, out_tree())
+    return _Traced(closed, closed_over, in_tree, out_tree())
 
   def __call__(self, *args, **kwargs):
     traced, flat = self._trace(args, kwargs)
@@ -206,7 +207,7 @@ class Jitted:
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
                       "values; pass them as arguments")
-    return Lowered(traced.jaxpr, self.name, traced.out_tree, platform)
+    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform)
 
 
 def _signature_or_none(fun: Callable):

@@ -1,0 +1,78 @@
+"""Running on a device: compile a jaxpr (or a single primitive) once, cache the executable,
+and call it. Eager application of every built-in primitive goes through `apply_primitive`."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from stablejax import core, runtime
+from stablejax.interpreters import ad, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr
+from stablejax.lax.standard import builtin_primitives
+from stablejax.runtime import Array
+
+
+def _device_of(args: Sequence[Any]) -> runtime.Device:
+  for x in args:
+    if type(x) is Array:
+      return x.device
+  return runtime.default_device()
+
+
+class JaxprExecutable:
+  """A compiled jaxpr: call it on Arrays, numpy values or Python scalars."""
+  __slots__ = ("executable", "device")
+
+  def __init__(self, executable: runtime.Executable):
+    self.executable = executable
+    self.device = executable.device
+
+  def __call__(self, *args: Any) -> list[Array]:
+    device = self.device
+    return self.executable(*[x if type(x) is Array and x.device == device
+                             else runtime.device_put(x, device) for x in args])
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_jaxpr(closed: ClosedJaxpr, name: str, device: runtime.Device) -> JaxprExecutable:
+  from stablejax import lowering
+  module = lowering.lower_jaxpr(closed, name, runtime.pjrt.platform_of(device))
+  return JaxprExecutable(runtime.compile_module(str(module), device, closed.out_avals))
+
+
+def jaxpr_executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None
+                     ) -> JaxprExecutable:
+  """The cached executable computing `closed` on `device` (default: the default device)."""
+  return _compile_jaxpr(closed, name, device or runtime.default_device())
+
+
+_primitive_cache: dict = {}
+
+
+def _primitive_jaxpr(prim: core.Primitive, avals: tuple, params: dict) -> ClosedJaxpr:
+  def f(*args):
+    out = prim.bind(*args, **params)
+    return out if prim.multiple_results else [out]
+  return pe.trace_to_closed_jaxpr(f, avals)
+
+
+def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
+  """Evaluate `prim` eagerly: compiled once per (primitive, params, avals, device)."""
+  avals = tuple(core.get_aval(x) for x in args)
+  device = _device_of(args)
+  key = (prim, avals, tuple(params.items()), device)
+  exe = _primitive_cache.get(key)
+  if exe is None:
+    exe = _primitive_cache[key] = jaxpr_executable(_primitive_jaxpr(prim, avals, params),
+                                                   prim.name, device)
+  outs = exe(*args)
+  return outs if prim.multiple_results else outs[0]
+
+
+def use_device_impl(prim: core.Primitive) -> None:
+  """Make eager application of `prim` compile and run it on the device."""
+  prim.def_impl(functools.partial(apply_primitive, prim))
+
+
+for _prim in builtin_primitives + [ad.add_jaxvals_p]:
+  use_device_impl(_prim)
