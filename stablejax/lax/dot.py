@@ -1,0 +1,203 @@
+"""Contractions: dot_general (XLA's DotGeneral) and dot, with their rules."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.interpreters.batching import not_mapped
+from stablejax.lax.standard import standard_primitive
+from stablejax.lax.structural import aval_of, zero_ct_aware
+
+__all__ = ["dot", "dot_general"]
+
+DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
+                         tuple[tuple[int, ...], tuple[int, ...]]]
+
+
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: Any = None) -> Any:
+  """Contract `lhs` with `rhs`: dimension_numbers = ((lhs_contract, rhs_contract),
+  (lhs_batch, rhs_batch)). The result has the batch axes, then the free axes of lhs, then
+  those of rhs. `precision` is accepted for compatibility and ignored."""
+  del precision
+  preferred = None if preferred_element_type is None else dtypes.canonicalize(
+      preferred_element_type)
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=_canonical_dims(dimension_numbers),
+                            preferred_element_type=preferred)
+
+
+def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
+  """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs`."""
+  l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+  if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
+    raise TypeError(f"Incompatible shapes for dot: got {l_shape} and {r_shape} (dot takes "
+                    "vectors and matrices; use dot_general for other ranks)")
+  return dot_general(lhs, rhs, (((len(l_shape) - 1,), (0,)), ((), ())), precision,
+                     preferred_element_type)
+
+
+def _canonical_dims(dimension_numbers: Any) -> DimensionNumbers:
+  try:
+    (lc, rc), (lb, rb) = dimension_numbers
+    return ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+  except (TypeError, ValueError):
+    raise TypeError(f"dot_general dimension_numbers must be ((lhs_contracting, "
+                    f"rhs_contracting), (lhs_batch, rhs_batch)) of integer sequences, got "
+                    f"{dimension_numbers!r}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Abstract evaluation
+
+def _check_side(side: str, aval: ShapedArray, contract: tuple, batch: tuple) -> None:
+  for what, dims in (("contracting", contract), ("batch", batch)):
+    if any(not 0 <= d < aval.ndim for d in dims) or len(set(dims)) != len(dims):
+      raise TypeError(f"dot_general requires {side} {what} dimensions {dims} to be distinct "
+                      f"axes in [0, {aval.ndim}) of the {side} operand {aval.str_short()}")
+  if set(contract) & set(batch):
+    raise TypeError(f"dot_general requires {side} batch dimensions {batch} and contracting "
+                    f"dimensions {contract} to be disjoint ({side} operand {aval.str_short()})")
+
+
+def _check_pairs(what: str, lhs: ShapedArray, rhs: ShapedArray, l_dims: tuple, r_dims: tuple
+                 ) -> None:
+  l_sizes = tuple(lhs.shape[d] for d in l_dims)
+  r_sizes = tuple(rhs.shape[d] for d in r_dims)
+  if l_sizes != r_sizes:
+    raise TypeError(f"dot_general requires {what} dimensions of equal sizes, got lhs dims "
+                    f"{l_dims} of sizes {l_sizes} ({lhs.str_short()}) and rhs dims {r_dims} of "
+                    f"sizes {r_sizes} ({rhs.str_short()})")
+
+
+def _free_dims(ndim: int, *removed: Sequence[int]) -> list[int]:
+  gone = {d for dims in removed for d in dims}
+  return [d for d in range(ndim) if d not in gone]
+
+
+def _precision_key(dtype: np.dtype) -> tuple:
+  """XLA's order of "higher precision" types (primitive_util.h's HigherPrecisionType)."""
+  real = np.zeros((), dtype).real.dtype
+  info = np.finfo(real) if real.kind == "f" else None
+  return (dtype.kind == "c", info.maxexp if info else -1, info.nmant if info else -1,
+          1 if real.kind == "b" else real.itemsize * 8, real.kind != "u")
+
+
+def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred) -> np.dtype:
+  l_key, r_key = _precision_key(lhs.dtype), _precision_key(rhs.dtype)
+  if l_key == r_key and lhs.dtype != rhs.dtype:
+    raise TypeError(f"dot_general argument type error: {lhs.str_short()}, {rhs.str_short()}")
+  dtype = lhs.dtype if l_key >= r_key else rhs.dtype
+  if preferred is None or preferred == dtype:
+    return dtype
+  if dtypes.is_inexact(preferred) != dtypes.is_inexact(dtype):
+    raise TypeError(f"dot_general: preferred_element_type {preferred} and the operands' type "
+                    f"{dtype} must both be floating point or both be integral")
+  if not dtypes.is_float(dtype) and preferred.itemsize < dtype.itemsize:
+    raise TypeError(f"dot_general: preferred_element_type must not be narrower than the "
+                    f"original type, got {preferred} for a result of type {dtype}")
+  return preferred
+
+
+def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
+                               preferred_element_type):
+  (lc, rc), (lb, rb) = dimension_numbers
+  if len(lb) != len(rb) or len(lc) != len(rc):
+    raise TypeError(f"dot_general requires as many lhs as rhs batch dimensions and contracting "
+                    f"dimensions, got dimension_numbers {dimension_numbers}")
+  _check_side("lhs", lhs, lc, lb)
+  _check_side("rhs", rhs, rc, rb)
+  _check_pairs("batch", lhs, rhs, lb, rb)
+  _check_pairs("contracting", lhs, rhs, lc, rc)
+  shape = (tuple(lhs.shape[d] for d in lb) +
+           tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)) +
+           tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
+  weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+  return ShapedArray(shape, _result_dtype(lhs, rhs, preferred_element_type), weak)
+
+
+dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval)
+
+
+# ----------------------------------------------------------------------------------------------
+# JVP and transposition (it is bilinear)
+
+ad.defjvp(dot_general_p,
+          lambda t, lhs, rhs, **params: dot_general_p.bind(t, rhs, **params),
+          lambda t, lhs, rhs, **params: dot_general_p.bind(lhs, t, **params))
+
+
+def _consecutive(*lengths: int) -> list[tuple[int, ...]]:
+  out, start = [], 0
+  for n in lengths:
+    out.append(tuple(range(start, start + n)))
+    start += n
+  return out
+
+
+def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, preferred_element_type,
+                   swap_ans: bool = False):
+  """The cotangent of the lhs: contract ct with y over y's free axes, then put x's axes back
+  in order (JAX's _dot_general_transpose_lhs)."""
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  x_kept = _free_dims(x_aval.ndim, x_contract, x_batch)
+  y_kept = _free_dims(aval_of(y).ndim, y_contract, y_batch)
+  if swap_ans:
+    ans_batch, ans_y, _ = _consecutive(len(x_batch), len(y_kept), len(x_kept))
+  else:
+    ans_batch, _, ans_y = _consecutive(len(x_batch), len(x_kept), len(y_kept))
+  dims = ((ans_y, tuple(y_kept)), (ans_batch, y_batch))
+  x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+  unsorted = list(x_batch) + x_kept + x_contract_by_y
+  out = dot_general(ct, y, dims, preferred_element_type=preferred_element_type)
+  x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
+  if core.get_aval(x_bar).dtype != x_aval.dtype:
+    x_bar = lax.convert_element_type(x_bar, x_aval.dtype)
+  return x_bar
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element_type):
+  if ad.is_undefined_primal(lhs) and ad.is_undefined_primal(rhs):
+    raise TypeError("dot_general transpose: only one operand may be linear (it is bilinear)")
+  (lc, rc), (lb, rb) = dimension_numbers
+  if ad.is_undefined_primal(lhs):
+    return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, preferred_element_type), None]
+  swapped = ((rc, lc), (rb, lb))
+  return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, preferred_element_type,
+                               swap_ans=True)]
+
+
+ad.primitive_transposes[dot_general_p] = zero_ct_aware(_dot_general_transpose)
+
+
+# ----------------------------------------------------------------------------------------------
+# Batching
+
+def _plus1(dims: Sequence[int]) -> tuple[int, ...]:
+  return tuple(d + 1 for d in dims)
+
+
+def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_type):
+  """Both batched: a new leading batch dimension. One batched: its batch axis becomes a free
+  axis of that side, which lands after the batch axes (lhs) or after the lhs free axes (rhs)."""
+  (lhs, rhs), (ld, rd) = args, dims
+  (lc, rc), (lb, rb) = dimension_numbers
+  params = dict(preferred_element_type=preferred_element_type)
+  if ld is not not_mapped and rd is not not_mapped:
+    lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
+    dn = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb)))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), 0
+  if ld is not not_mapped:
+    lhs = batching.moveaxis(lhs, ld, 0)
+    dn = ((_plus1(lc), rc), (_plus1(lb), rb))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb)
+  rhs = batching.moveaxis(rhs, rd, 0)
+  dn = ((lc, _plus1(rc)), (lb, _plus1(rb)))
+  lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb) + lhs_free
+
+
+batching.primitive_batchers[dot_general_p] = _dot_general_batcher

@@ -1,0 +1,200 @@
+"""Reductions (sum, prod, max, min over axes), argmax/argmin and cumsum, with their rules."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.lax.standard import any_dtype, check_dtype, numeric_dtypes, standard_primitive
+from stablejax.lax.structural import canonical_axes, check_axes, deflinear, shift_axes
+from stablejax.util import canonicalize_axis
+
+__all__ = ["argmax", "argmin", "cumsum", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum"]
+
+
+def _reduction_abstract_eval(name: str, accepted):
+  def abstract_eval(x: ShapedArray, *, axes):
+    check_dtype(name, accepted, x)
+    check_axes(name, axes, x)
+    return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i not in axes), x.dtype,
+                       x.weak_type)
+  return abstract_eval
+
+
+def _reduction(name: str, accepted) -> core.Primitive:
+  prim = standard_primitive(name, _reduction_abstract_eval(name, accepted))
+  batching.primitive_batchers[prim] = lambda args, dims, **params: _reduction_batcher(
+      prim, args, dims, **params)
+  return prim
+
+
+def _reduction_batcher(prim: core.Primitive, args, dims, *, axes, **params):
+  """Renumber the reduced axes around the batch axis; the batch axis moves left past them."""
+  (x,), (d,) = args, dims
+  return prim.bind(x, axes=shift_axes(axes, d), **params), d - sum(a < d for a in axes)
+
+
+reduce_sum_p = _reduction("reduce_sum", numeric_dtypes)
+reduce_prod_p = _reduction("reduce_prod", numeric_dtypes)
+reduce_max_p = _reduction("reduce_max", any_dtype)
+reduce_min_p = _reduction("reduce_min", any_dtype)
+
+
+def _bind_reduction(prim: core.Primitive, operand: Any, axes: Sequence[int]) -> Any:
+  return prim.bind(operand, axes=canonical_axes(prim.name, axes, core.get_aval(operand).ndim))
+
+
+def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
+  """Sum over `axes`."""
+  return _bind_reduction(reduce_sum_p, operand, axes)
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+  """Product over `axes`."""
+  return _bind_reduction(reduce_prod_p, operand, axes)
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+  """Maximum over `axes`."""
+  return _bind_reduction(reduce_max_p, operand, axes)
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+  """Minimum over `axes`."""
+  return _bind_reduction(reduce_min_p, operand, axes)
+
+
+def _kept_dims(ndim: int, axes: Sequence[int]) -> tuple[int, ...]:
+  return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _reduce_sum_transpose(ct, operand, *, axes):
+  shape = operand.aval.shape
+  return [lax.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
+
+
+deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+def _chooser_jvp(prim: core.Primitive):
+  """JAX's rule for max/min: the tangent averaged over the locations of the extremum (ties
+  share it equally)."""
+  def jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    ans = prim.bind(x, axes=axes)
+    shape = core.get_aval(x).shape
+    at_ans = lax.eq(x, lax.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes)))
+    location = lax.convert_element_type(at_ans, core.get_aval(t).dtype)
+    counts = reduce_sum(location, axes)
+    return ans, lax.div(reduce_sum(lax.mul(t, location), axes), counts)
+  return jvp
+
+
+ad.primitive_jvps[reduce_max_p] = _chooser_jvp(reduce_max_p)
+ad.primitive_jvps[reduce_min_p] = _chooser_jvp(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+  """JAX's rule: the JVP of a balanced tree of pairwise products (exact where elements are 0)."""
+  (x,), (t,) = primals, tangents
+  shape = core.get_aval(x).shape
+  kept = _kept_dims(len(shape), axes)
+  n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+  flat_shape = (n,) + tuple(shape[i] for i in kept)
+  to_rows = lambda v: lax.reshape(v, flat_shape, tuple(axes) + kept)  # noqa: E731
+  (out,), (t_out,) = ad.jvp_flat(lambda v: [_product_tree(v)], [to_rows(x)], [to_rows(t)])
+  return out, t_out
+
+
+def _product_tree(x: Any) -> Any:
+  """The product over axis 0 by repeatedly multiplying the two halves (padding with 1)."""
+  aval = core.get_aval(x)
+  one = np.ones((), aval.dtype)
+  while core.get_aval(x).shape[0] > 1:
+    n = core.get_aval(x).shape[0]
+    half = (n + 1) // 2
+    lo, hi = lax.slice_in_dim(x, 0, half), lax.slice_in_dim(x, half, n)
+    if n % 2:
+      hi = lax.pad(hi, one, [(0, 1, 0)] + [(0, 0, 0)] * (aval.ndim - 1))
+    x = lax.mul(lo, hi)
+  if core.get_aval(x).shape[0] == 0:
+    return lax.full(aval.shape[1:], one)
+  return lax.squeeze(x, (0,))
+
+
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
+
+
+# ----------------------------------------------------------------------------------------------
+# argmax and argmin
+
+def _argminmax_abstract_eval(name: str):
+  def abstract_eval(x: ShapedArray, *, axes, index_dtype):
+    if dtypes.is_complex(x.dtype):
+      raise TypeError(f"{name} does not accept complex operands, got {x.str_short()}")
+    if len(axes) != 1:
+      raise ValueError(f"{name}: axes must hold exactly one axis, got {axes}")
+    check_axes(name, axes, x)
+    if x.shape[axes[0]] == 0:
+      raise ValueError(f"{name} requires a non-empty reduced axis, got operand {x.str_short()} "
+                       f"and axes {axes}")
+    if np.dtype(index_dtype).kind not in "iu":
+      raise TypeError(f"{name}: index_dtype must be an integer type, got {index_dtype}")
+    return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i != axes[0]), index_dtype)
+  return abstract_eval
+
+
+def _argminmax(name: str) -> core.Primitive:
+  prim = standard_primitive(name, _argminmax_abstract_eval(name))
+  ad.defjvp_zero(prim)
+  batching.primitive_batchers[prim] = lambda args, dims, **params: _reduction_batcher(
+      prim, args, dims, **params)
+  return prim
+
+
+argmax_p = _argminmax("argmax")
+argmin_p = _argminmax("argmin")
+
+
+def _bind_argminmax(prim: core.Primitive, operand: Any, axis: int, index_dtype: Any) -> Any:
+  ndim = core.get_aval(operand).ndim
+  return prim.bind(operand, axes=canonical_axes(prim.name, (axis,), ndim),
+                   index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+  """The index of the (first) maximum along `axis`."""
+  return _bind_argminmax(argmax_p, operand, axis, index_dtype)
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+  """The index of the (first) minimum along `axis`."""
+  return _bind_argminmax(argmin_p, operand, axis, index_dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# cumsum
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+  """Inclusive running sum along `axis` (from the end if `reverse`)."""
+  axis = canonicalize_axis(axis, core.get_aval(operand).ndim)
+  return cumsum_p.bind(operand, axis=axis, reverse=bool(reverse))
+
+
+def _cumsum_abstract_eval(x: ShapedArray, *, axis, reverse):
+  check_dtype("cumsum", numeric_dtypes, x)
+  check_axes("cumsum", (axis,), x, "axis")
+  return x
+
+
+def _cumsum_batcher(args, dims, *, axis, reverse):
+  (x,), (d,) = args, dims
+  return cumsum_p.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+
+
+cumsum_p = standard_primitive("cumsum", _cumsum_abstract_eval)
+deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
+batching.primitive_batchers[cumsum_p] = _cumsum_batcher
