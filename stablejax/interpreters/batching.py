@@ -6,6 +6,7 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
+from stablejax.interpreters import ad
 
 not_mapped = None
 
@@ -88,6 +89,18 @@ def broadcast_batcher(prim: core.Primitive, args, dims, **params):
 def defbroadcasting(prim: core.Primitive) -> None:
   primitive_batchers[prim] = lambda args, dims, **params: broadcast_batcher(
       prim, args, dims, **params)
+
+
+def _add_any_batcher(args, dims):
+  """add_any needs equal types: both operands get the batch axis at the front."""
+  (x, y), (dx, dy) = args, dims
+  if dx == dy:
+    return ad.add_jaxvals_p.bind(x, y), dx
+  size = axis_size_of(args, dims)
+  return ad.add_jaxvals_p.bind(bdim_at_front(x, dx, size), bdim_at_front(y, dy, size)), 0
+
+
+primitive_batchers[ad.add_jaxvals_p] = _add_any_batcher
 
 
 # ----------------------------------------------------------------------------------------------

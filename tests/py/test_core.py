@@ -115,7 +115,7 @@ def test_jvp_of_vmap():
 def test_vmap_of_vmap():
   x = np.arange(6, dtype=np.float32).reshape(2, 3)
   y = np.arange(3, dtype=np.float32)
-  out = sj.vmap(sj.vmap(lambda a, b: a * b, in_axes=(0, None)), in_axes=(1, None))(x, y)
+  out = sj.vmap(sj.vmap(lambda a, b: a * b, in_axes=(0, None)), in_axes=(1, 0))(x, y)
   check_close(out, (x * y).T)
 
 

@@ -1,0 +1,22 @@
+"""lit configuration: every `.py` file here is a test run as `%PYTHON file | FileCheck file`."""
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "stablejax"  # noqa: F821  (lit provides `config`)
+config.test_format = lit.formats.ShTest(execute_external=True)  # noqa: F821
+config.suffixes = [".py"]  # noqa: F821
+config.excludes = ["lit.cfg.py", "lit_util.py"]  # noqa: F821
+config.test_source_root = os.path.dirname(__file__)  # noqa: F821
+config.test_exec_root = os.path.join(os.path.dirname(__file__), "Output")  # noqa: F821
+
+_bin = os.path.dirname(sys.executable)
+_filecheck = shutil.which("filecheck", path=_bin + os.pathsep + os.environ.get("PATH", ""))
+if _filecheck is None:
+  raise RuntimeError("lit: the `filecheck` command was not found (pip install filecheck)")
+config.substitutions.append(("%PYTHON", sys.executable))  # noqa: F821
+config.substitutions.append(("FileCheck", _filecheck))  # noqa: F821
+config.environment["PYTHONPATH"] = os.pathsep.join(  # noqa: F821
+    [config.test_source_root, os.environ.get("PYTHONPATH", "")])  # noqa: F821

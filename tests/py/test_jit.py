@@ -1,0 +1,178 @@
+"""jit: the Autodidax part 3 examples, caching, static arguments, composition, the AOT API."""
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as jnp
+from stablejax import lax
+from stablejax.test_util import check_close
+
+
+def test_tracing_happens_once_per_signature(x64, capsys):
+  @sj.jit
+  def f(x, y):
+    print('tracing!')
+    return lax.sin(x) * lax.cos(y)
+  z = f(3., 4.)
+  assert capsys.readouterr().out == "tracing!\n"
+  assert str(z) == "-0.09224219304455371"
+  z = f(4., 5.)
+  assert capsys.readouterr().out == ""
+  assert str(z) == "-0.21467624978306993"
+  f(np.ones(3), np.ones(3))  # a new signature traces again
+  assert capsys.readouterr().out == "tracing!\n"
+
+
+def test_jit_of_reduction():
+  @sj.jit
+  def f(x):
+    return lax.reduce_sum(x, axes=(0,))
+  check_close(f(np.array([1., 2., 3.])), 6.0)
+
+
+def deriv(f):
+  return lambda x: sj.jvp(f, (x,), (1.,))[1]
+
+
+def f_autodidax(x):
+  y = lax.sin(x) * 2.
+  z = - y + x
+  return z
+
+
+def test_jit_of_deriv_of_deriv(x64):
+  assert str(deriv(deriv(f_autodidax))(3.)) == "0.2822400161197344"
+  assert str(sj.jit(deriv(deriv(f_autodidax)))(3.)) == "0.2822400161197344"
+
+
+def test_jvp_of_jit_does_not_retrace(x64, capsys):
+  @sj.jit
+  def f(x):
+    print('tracing!')
+    return f_autodidax(x)
+  y, ydot = sj.jvp(f, (3.,), (1.,))
+  assert capsys.readouterr().out == "tracing!\n"
+  assert (str(y), str(ydot)) == ("2.7177599838802657", "2.979984993200891")
+  sj.jvp(f, (3.,), (1.,))
+  assert capsys.readouterr().out == ""
+
+
+def test_vmap_of_jit(x64):
+  ys = sj.vmap(sj.jit(f_autodidax), (0,))(np.arange(3.))
+  check_close(ys, np.array([0., -0.68294197, 0.18140515]), rtol=1e-7)
+
+
+def test_jit_is_a_higher_order_primitive_in_jaxprs():
+  inner = sj.jit(lambda x: x * 2.0)
+  text = str(sj.make_jaxpr(lambda x: inner(x) + 1.0)(1.0))
+  assert "jit[" in text and "name=<lambda>" in text and "jaxpr={ lambda" in text
+
+
+def test_jvp_and_vmap_of_jit_keep_the_body_staged():
+  inner = sj.jit(lambda x: jnp.sin(x) * 2.0)
+  jvp_text = str(sj.make_jaxpr(lambda x: sj.jvp(inner, (x,), (1.0,)))(1.0))
+  assert "name=jvp(<lambda>)" in jvp_text
+  vmap_text = str(sj.make_jaxpr(sj.vmap(inner))(np.ones(3, np.float32)))
+  assert "name=vmap(<lambda>)" in vmap_text
+
+
+def test_jit_of_jit_nested_call():
+  @sj.jit
+  def inner(x):
+    return x * 3.0
+
+  @sj.jit
+  def outer(x):
+    return inner(x) + inner(x + 1.0)
+  check_close(outer(np.float32(2.0)), 15.0)
+  text = outer.lower(np.float32(2.0)).as_text()
+  assert text.count("func.func private @inner") == 1
+  assert text.count("call @inner") == 2
+
+
+def test_closure_over_outer_tracer():
+  # Understanding Jaxprs' func12: the closed-over `arg` becomes an argument of the inner jit.
+  def func12(arg):
+    @sj.jit
+    def inner(x):
+      return x + arg * jnp.ones(1)
+    return arg + inner(arg - 2.)
+  check_close(func12(1.0), np.array([1.0]))
+  check_close(sj.jit(func12)(1.0), np.array([1.0]))
+
+
+def test_static_argnums_and_argnames(capsys):
+  @sj.jit
+  def plain(x):
+    return x
+  def f(x, n, *, scale):
+    print("trace")
+    return x * n * scale
+  g = sj.jit(f, static_argnums=1, static_argnames="scale")
+  check_close(g(np.float32(2.0), 3, scale=2.0), 12.0)
+  check_close(g(np.float32(5.0), 3, scale=2.0), 30.0)
+  assert capsys.readouterr().out == "trace\n"
+  check_close(g(np.float32(2.0), 4, scale=2.0), 16.0)
+  assert capsys.readouterr().out == "trace\n"
+  with pytest.raises(TypeError, match="hashable"):
+    sj.jit(lambda x, l: x, static_argnums=1)(1.0, [1, 2])
+  with pytest.raises(ValueError, match="static_argnums"):
+    sj.jit(lambda x: x, static_argnums=3)(1.0)
+
+
+def test_python_control_flow_under_jit_is_a_clear_error():
+  with pytest.raises(sj.core.ConcretizationTypeError, match="lax.cond"):
+    sj.jit(lambda x: x if x > 0 else -x)(1.0)
+
+
+def test_weak_type_is_part_of_the_signature(capsys):
+  @sj.jit
+  def f(x):
+    print("trace")
+    return x * 2
+  assert f(1.0).weak_type
+  assert not f(np.float32(1.0)).weak_type
+  assert capsys.readouterr().out == "trace\ntrace\n"
+
+
+def test_pytree_arguments_and_results():
+  @sj.jit
+  def f(d, t):
+    return {"sum": d["a"] + t[0], "prod": d["b"] * t[1]}
+  out = f({"a": np.ones(2, np.float32), "b": np.float32(3.0)}, (np.float32(1.0), 2.0))
+  check_close(out, {"sum": np.full(2, 2.0), "prod": 6.0})
+
+
+def test_aot_lower_compile():
+  def f(x, y):
+    return jnp.sin(x) @ y
+  x, y = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+  lowered = sj.jit(f).lower(x, y)
+  text = lowered.as_text()
+  assert text.startswith("module @jit_f attributes {mhlo.num_partitions = 1 : i32, "
+                         "mhlo.num_replicas = 1 : i32}")
+  assert "func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>)" in text
+  assert "stablehlo.dot_general" in text
+  assert str(lowered.compiler_ir()) == text
+  compiled = lowered.compile()
+  check_close(compiled(x, y), np.sin(x) @ y)
+  assert "HloModule" in compiled.as_text()
+  cost = compiled.cost_analysis()
+  assert cost.get("flops", 0) > 0
+  with pytest.raises(TypeError, match="compiled for"):
+    compiled(np.ones((3, 3), np.float32), y)
+
+
+def test_debug_info_carries_user_source_lines():
+  def f(x):
+    return jnp.sin(x) * 2.0  # this line should appear in the locations
+  text = sj.jit(f).lower(np.ones(3, np.float32)).as_text(debug_info=True)
+  assert "test_jit.py" in text and "loc(" in text
+  assert "test_jit.py" not in sj.jit(f).lower(np.ones(3, np.float32)).as_text()
+
+
+def test_results_are_device_arrays():
+  out = sj.jit(lambda x: x + 1.0)(np.ones(3, np.float32))
+  assert isinstance(out, sj.Array)
+  assert out.shape == (3,) and out.dtype == np.float32
+  check_close(sj.jit(lambda x: x * 2.0)(out), np.full(3, 4.0))
