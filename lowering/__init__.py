@@ -1,1 +1,22 @@
 """Lowering jaxprs to StableHLO MLIR (installed as stablejax.lowering)."""
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo, func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax.lowering.context import (
+    aval_to_ir_type, dtype_to_ir_type, ir_constant, make_ir_context)
+from stablejax.lowering.ffi import custom_call, ir_attribute
+from stablejax.lowering.module import (
+    LoweringRuleContext, ModuleContext, call_jaxpr, jaxpr_subcomp, lower_fun, lower_jaxpr,
+    verify_module)
+from stablejax.lowering.registry import LoweringError, register_lowering
+
+# The rules register themselves on import; they import the names above, so they come last.
+from stablejax.lowering.rules import call, dot, elementwise, reductions, structural  # noqa: E402,F401
+
+__all__ = [
+    "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",
+    "chlo", "custom_call", "dtype_to_ir_type", "func", "hlo", "ir", "ir_attribute",
+    "ir_constant", "jaxpr_subcomp", "lower_fun", "lower_jaxpr", "make_ir_context",
+    "register_lowering", "verify_module",
+]

@@ -1,0 +1,125 @@
+"""The MLIR context (one per thread, reused), IR types of avals, and constants."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax import core, dtypes
+
+_dtype_to_ir_type_fns: dict[np.dtype, Any] = {
+    dtypes.bool_: lambda c: ir.IntegerType.get_signless(1, c),
+    dtypes.float0: lambda c: ir.IntegerType.get_signless(1, c),
+    dtypes.int8: lambda c: ir.IntegerType.get_signless(8, c),
+    dtypes.int16: lambda c: ir.IntegerType.get_signless(16, c),
+    dtypes.int32: lambda c: ir.IntegerType.get_signless(32, c),
+    dtypes.int64: lambda c: ir.IntegerType.get_signless(64, c),
+    dtypes.uint8: lambda c: ir.IntegerType.get_unsigned(8, c),
+    dtypes.uint16: lambda c: ir.IntegerType.get_unsigned(16, c),
+    dtypes.uint32: lambda c: ir.IntegerType.get_unsigned(32, c),
+    dtypes.uint64: lambda c: ir.IntegerType.get_unsigned(64, c),
+    dtypes.float16: lambda c: ir.F16Type.get(c),
+    dtypes.float32: lambda c: ir.F32Type.get(c),
+    dtypes.float64: lambda c: ir.F64Type.get(c),
+    dtypes.complex64: lambda c: ir.ComplexType.get(ir.F32Type.get(c)),
+    dtypes.complex128: lambda c: ir.ComplexType.get(ir.F64Type.get(c)),
+}
+
+
+def _make_context() -> ir.Context:
+  """A context with the upstream dialects, StableHLO and CHLO loaded (DESIGN §9)."""
+  ctx = ir.Context()
+  registry = ir.DialectRegistry()
+  _jax_mlir_ext.register_dialects(registry)
+  ctx.append_dialect_registry(registry)
+  ctx.load_all_available_dialects()
+  hlo.register_dialect(ctx)
+  chlo.register_dialect(ctx)
+  return ctx
+
+
+class _ThreadState(threading.local):
+  """This thread's MLIR context and the IR types already built in it."""
+
+  def __init__(self):
+    self.context: ir.Context | None = None
+    self.element_types: dict[np.dtype, ir.Type] = {}
+    self.tensor_types: dict[tuple, ir.RankedTensorType] = {}
+
+
+_state = _ThreadState()
+
+
+def make_ir_context() -> ir.Context:
+  """This thread's MLIR context, created on first use and reused (creating one is slow)."""
+  ctx = _state.context
+  if ctx is None:
+    ctx = _state.context = _make_context()
+  return ctx
+
+
+def dtype_to_ir_type(dtype: np.dtype) -> ir.Type:
+  """The MLIR element type of `dtype` (bool is i1, unsigned ints are `ui<n>`)."""
+  t = _state.element_types.get(dtype)
+  if t is None:
+    fn = _dtype_to_ir_type_fns.get(np.dtype(dtype))
+    if fn is None:
+      raise TypeError(f"dtype {dtype} has no MLIR element type in stablejax")
+    t = _state.element_types[dtype] = fn(make_ir_context())
+  return t
+
+
+def aval_to_ir_type(aval: core.ShapedArray) -> ir.RankedTensorType:
+  """The ranked tensor type of an aval, e.g. f32[2,3] -> tensor<2x3xf32>."""
+  key = (aval.shape, aval.dtype)
+  t = _state.tensor_types.get(key)
+  if t is None:
+    element_type = dtype_to_ir_type(aval.dtype)
+    t = _state.tensor_types[key] = ir.RankedTensorType.get(
+        aval.shape, element_type, loc=ir.Location.unknown(make_ir_context()))
+  return t
+
+
+def shaped_ir_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
+  return aval_to_ir_type(core.ShapedArray(shape, dtype))
+
+
+def dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
+  """A DenseElementsAttr holding numpy array `x` (any dtype stablejax supports)."""
+  data = x if x.flags.c_contiguous else np.ascontiguousarray(x)  # (this makes rank 0 rank 1)
+  return ir.DenseElementsAttr.get(data, type=dtype_to_ir_type(x.dtype), shape=x.shape)
+
+
+def _as_array(value: Any, dtype: Any) -> np.ndarray:
+  dtype = dtypes.dtype_of(value) if dtype is None else np.dtype(dtype)
+  if dtype == dtypes.float0:  # zero-width tangents are false booleans in HLO (as in JAX)
+    return np.zeros(np.shape(value), np.bool_)
+  return np.asarray(value, dtype)
+
+
+def ir_constant(value: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> ir.Value:
+  """A `stablehlo.constant` holding `value`. A scalar with a `shape` becomes a scalar constant
+  and a `broadcast_in_dim`; so does an array with zero strides (from `np.broadcast_to`)."""
+  x = _as_array(value, dtype)
+  if shape is not None and tuple(shape) != x.shape:
+    if x.ndim:
+      raise ValueError(f"ir_constant: cannot broadcast a constant of shape {x.shape} to "
+                       f"shape {tuple(shape)}; only scalars broadcast")
+    return broadcast_to(hlo.constant(dense_attr(x)), (), tuple(shape), x.dtype)
+  if x.size > 1 and 0 in x.strides:
+    kept = tuple(i for i, s in enumerate(x.strides) if s != 0)
+    small = np.asarray(x[tuple(slice(None) if i in kept else 0 for i in range(x.ndim))])
+    return broadcast_to(hlo.constant(dense_attr(small)), kept, x.shape, x.dtype)
+  return hlo.constant(dense_attr(x))
+
+
+def broadcast_to(value: ir.Value, dims: Sequence[int], shape: Sequence[int], dtype: np.dtype
+                 ) -> ir.Value:
+  """`stablehlo.broadcast_in_dim` of `value` to `shape`, operand axis i going to dims[i]."""
+  return hlo.broadcast_in_dim(shaped_ir_type(shape, dtype), value, list(dims))

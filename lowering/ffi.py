@@ -1,0 +1,91 @@
+"""`stablehlo.custom_call`, built as JAX builds it for the typed XLA FFI."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax.lowering.context import dense_attr, dtype_to_ir_type
+
+TYPED_FFI_API_VERSION = 4
+
+
+def ir_attribute(value: Any) -> ir.Attribute:
+  """An MLIR attribute for a backend-config value: Python and numpy scalars, strings, numpy
+  arrays (dense elements) and attributes as they are."""
+  if isinstance(value, ir.Attribute):
+    return value
+  if isinstance(value, str):
+    return ir.StringAttr.get(value)
+  if isinstance(value, (bool, np.bool_)):
+    return ir.BoolAttr.get(bool(value))
+  if isinstance(value, int):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+  if isinstance(value, float):
+    return ir.FloatAttr.get(ir.F64Type.get(), value)
+  if isinstance(value, np.generic) and value.dtype.kind in "iu":
+    return ir.IntegerAttr.get(dtype_to_ir_type(value.dtype), int(value))
+  if isinstance(value, np.generic) and value.dtype.kind == "f":
+    return ir.FloatAttr.get(dtype_to_ir_type(value.dtype), float(value))
+  if isinstance(value, np.ndarray):
+    return dense_attr(value)
+  raise TypeError(f"cannot make an MLIR attribute of {value!r} ({type(value).__name__})")
+
+
+def _layouts(layouts: Sequence[Sequence[int]]) -> ir.ArrayAttr:
+  index = ir.IndexType.get()
+  return ir.ArrayAttr.get([
+      ir.DenseIntElementsAttr.get(np.asarray(layout, np.int64), type=index)
+      for layout in layouts])
+
+
+def _row_major(types: Sequence[ir.Type]) -> list[tuple[int, ...]]:
+  return [tuple(reversed(range(ir.RankedTensorType(t).rank))) for t in types]
+
+
+def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Value],
+                backend_config: Mapping[str, Any] | str | None = None,
+                has_side_effect: bool = False, api_version: int = TYPED_FFI_API_VERSION,
+                operand_layouts: Sequence[Sequence[int]] | None = None,
+                result_layouts: Sequence[Sequence[int]] | None = None,
+                called_computations: Sequence[str] = ()) -> list[ir.Value]:
+  """A `stablehlo.custom_call @target`. With the typed FFI (api_version 4, the default) the
+  backend config is a dictionary of attributes, emitted as JAX does: `backend_config = ""` and
+  `mhlo.backend_config = {...}`, with row-major layouts unless given. Layouts are minor-to-major
+  dimension orders. Older API versions take a string backend config."""
+  operands = list(operands)
+  result_types = list(result_types)
+  typed_ffi = api_version >= TYPED_FFI_API_VERSION
+  if typed_ffi and isinstance(backend_config, (str, bytes)):
+    raise TypeError(f"custom_call @{target}: the typed FFI (api_version {api_version}) takes a "
+                    "dictionary backend_config, not a string")
+  if not typed_ffi and isinstance(backend_config, Mapping):
+    raise TypeError(f"custom_call @{target}: a dictionary backend_config needs the typed FFI "
+                    f"(api_version {TYPED_FFI_API_VERSION}), got api_version {api_version}")
+  if typed_ffi:
+    operand_layouts = _row_major([v.type for v in operands]) if operand_layouts is None \
+        else operand_layouts
+    result_layouts = _row_major(result_types) if result_layouts is None else result_layouts
+  attributes = {
+      "call_target_name": ir.StringAttr.get(target),
+      "has_side_effect": ir.BoolAttr.get(has_side_effect),
+      "backend_config": ir.StringAttr.get("" if typed_ffi else backend_config or ""),
+      # The typed FFI is selected by the dictionary in `mhlo.backend_config` (JAX writes 1 here).
+      "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                        1 if typed_ffi else api_version),
+      "called_computations": ir.ArrayAttr.get(
+          [ir.FlatSymbolRefAttr.get(name) for name in called_computations]),
+  }
+  if operand_layouts is not None:
+    attributes["operand_layouts"] = _layouts(operand_layouts)
+  if result_layouts is not None:
+    attributes["result_layouts"] = _layouts(result_layouts)
+  op = hlo.CustomCallOp.build_generic(results=result_types, operands=operands,
+                                      attributes=attributes)
+  if typed_ffi:
+    op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {k: ir_attribute(v) for k, v in (backend_config or {}).items()})
+  return list(op.results)

@@ -1,0 +1,27 @@
+"""Lowering rule of dot_general: `stablehlo.dot_general` with dot dimension numbers."""
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax.lowering.context import aval_to_ir_type
+from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.rules import register_lax
+
+
+def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
+                      dimension_numbers, preferred_element_type) -> ir.Value:
+  (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+  out_aval = ctx.avals_out[0]
+  lhs_aval, rhs_aval = ctx.avals_in
+  if lhs_aval.dtype != rhs_aval.dtype:  # StableHLO wants one operand type: use the result's
+    lhs = hlo.convert(aval_to_ir_type(lhs_aval.update(dtype=out_aval.dtype)), lhs)
+    rhs = hlo.convert(aval_to_ir_type(rhs_aval.update(dtype=out_aval.dtype)), rhs)
+  dnums = hlo.DotDimensionNumbers.get(
+      lhs_batching_dimensions=list(lhs_batch), rhs_batching_dimensions=list(rhs_batch),
+      lhs_contracting_dimensions=list(lhs_contract),
+      rhs_contracting_dimensions=list(rhs_contract))
+  return hlo.dot_general(aval_to_ir_type(out_aval), lhs, rhs, dnums)
+
+
+register_lax("dot_general_p", _dot_general_rule)

@@ -1,0 +1,124 @@
+"""Lowering rules of the reductions: `stablehlo.reduce` with a one-op region, argmax/argmin
+as a variadic reduce (as JAX), and cumulative sums as `stablehlo.reduce_window` (as JAX on
+CPU)."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
+from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.rules import register_lax
+from stablejax.lowering.rules.elementwise import compare
+
+
+def _lowest(dtype: np.dtype):
+  if dtype == np.bool_:
+    return False
+  return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype):
+  if dtype == np.bool_:
+    return True
+  return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+
+
+# lax primitive -> (the op combining two values, the identity of that op for a dtype)
+REDUCTIONS = {
+    "reduce_sum_p": (hlo.AddOp, lambda dtype: 0),
+    "reduce_prod_p": (hlo.MulOp, lambda dtype: 1),
+    "reduce_max_p": (hlo.MaxOp, _lowest),
+    "reduce_min_p": (hlo.MinOp, _highest),
+}
+CUMULATIVE = {"cumsum_p": REDUCTIONS["reduce_sum_p"]}
+
+
+def _scalar_types(values: Sequence[ir.Value]) -> list[ir.Type]:
+  return [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type) for v in values]
+
+
+def _fill_region(region: ir.Region, init_values: Sequence[ir.Value],
+                 reducer: Callable[..., Sequence[ir.Value]]) -> None:
+  """The reducer body: scalar block arguments (accumulators..., values...) to a return."""
+  types = _scalar_types(init_values)
+  block = region.blocks.append(*types, *types)
+  with ir.InsertionPoint(block):
+    hlo.return_(list(reducer(*block.arguments)))
+
+
+def reduce(operands: Sequence[ir.Value], init_values: Sequence[ir.Value], axes: Sequence[int],
+           result_types: Sequence[ir.Type], reducer: Callable[..., Sequence[ir.Value]]
+           ) -> list[ir.Value]:
+  """`stablehlo.reduce` of `operands` over `axes`, combining scalars with `reducer`."""
+  op = hlo.ReduceOp(list(result_types), list(operands), list(init_values), list(axes))
+  _fill_region(op.regions[0], init_values, reducer)
+  return list(op.results)
+
+
+def _reduce_rule(op_class: type, identity: Callable) -> Callable:
+  def rule(ctx: LoweringRuleContext, x: ir.Value, *, axes) -> ir.Value:
+    dtype = ctx.avals_in[0].dtype
+    init = ir_constant(identity(dtype), dtype=dtype)
+    return reduce([x], [init], axes, [aval_to_ir_type(ctx.avals_out[0])],
+                  lambda a, b: [op_class(a, b).result])[0]
+  return rule
+
+
+def _argminmax_rule(direction: str, identity: Callable) -> Callable:
+  """Reduce (value, index) pairs: take the other pair when its value is better or NaN, and on
+  equal values the smaller index (JAX's argmax/argmin reducer)."""
+  def rule(ctx: LoweringRuleContext, x: ir.Value, *, axes, index_dtype) -> ir.Value:
+    aval = ctx.avals_in[0]
+    (axis,) = axes
+    index_dtype = np.dtype(index_dtype)
+    indices = hlo.iota(shaped_ir_type(aval.shape, index_dtype), axis)
+    inits = [ir_constant(identity(aval.dtype), dtype=aval.dtype),
+             ir_constant(0, dtype=index_dtype)]
+
+    def reducer(op_val, op_idx, acc_val, acc_idx):
+      pick_val = compare(op_val, acc_val, direction, aval.dtype)
+      if aval.dtype.kind in "fc":
+        pick_val = hlo.or_(pick_val, compare(op_val, op_val, "NE", aval.dtype))
+      tie = hlo.and_(compare(op_val, acc_val, "EQ", aval.dtype),
+                     compare(op_idx, acc_idx, "LT", index_dtype))
+      pick_idx = hlo.or_(pick_val, tie)
+      return [hlo.select(pick_val, op_val, acc_val), hlo.select(pick_idx, op_idx, acc_idx)]
+
+    out_shape = ctx.avals_out[0].shape
+    result_types = [shaped_ir_type(out_shape, aval.dtype), shaped_ir_type(out_shape, index_dtype)]
+    return reduce([x, indices], inits, axes, result_types, reducer)[1]
+  return rule
+
+
+def _cumulative_rule(op_class: type, identity: Callable) -> Callable:
+  """A window as long as the axis, padded before it (after it when reversed), slid by 1."""
+  def rule(ctx: LoweringRuleContext, x: ir.Value, *, axis: int, reverse: bool) -> ir.Value:
+    aval = ctx.avals_in[0]
+    n = aval.shape[axis]
+    if n <= 1:
+      return x
+    ones = [1] * aval.ndim
+    window = list(ones)
+    window[axis] = n
+    padding = np.zeros((aval.ndim, 2), np.int64)
+    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    init = ir_constant(identity(aval.dtype), dtype=aval.dtype)
+    op = hlo.ReduceWindowOp([aval_to_ir_type(aval)], [x], [init], window, window_strides=ones,
+                            base_dilations=ones, window_dilations=ones,
+                            padding=ir.DenseIntElementsAttr.get(padding))
+    _fill_region(op.regions[0], [init], lambda a, b: [op_class(a, b).result])
+    return op.result
+  return rule
+
+
+for _name, (_op, _identity) in REDUCTIONS.items():
+  register_lax(_name, _reduce_rule(_op, _identity))
+for _name, (_op, _identity) in CUMULATIVE.items():
+  register_lax(_name, _cumulative_rule(_op, _identity))
+register_lax("argmax_p", _argminmax_rule("GT", _lowest))
+register_lax("argmin_p", _argminmax_rule("LT", _highest))

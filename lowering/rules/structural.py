@@ -1,0 +1,90 @@
+"""Lowering rules of the structural primitives: broadcasting, reshaping, transposition,
+slicing, padding, concatenation and iota."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
+from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.rules import register_lax
+
+
+def _out_type(ctx: LoweringRuleContext) -> ir.Type:
+  return aval_to_ir_type(ctx.avals_out[0])
+
+
+def _broadcast_in_dim_rule(ctx: LoweringRuleContext, x: ir.Value, *, shape,
+                           broadcast_dimensions) -> ir.Value:
+  return hlo.broadcast_in_dim(_out_type(ctx), x, list(broadcast_dimensions))
+
+
+def _reshape_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_sizes, dimensions) -> ir.Value:
+  if dimensions is not None and tuple(dimensions) != tuple(range(len(dimensions))):
+    x = hlo.transpose(x, list(dimensions))
+  return hlo.reshape(_out_type(ctx), x)
+
+
+def _reshape_to_output_rule(ctx: LoweringRuleContext, x: ir.Value, *, dimensions) -> ir.Value:
+  """squeeze and expand_dims: a reshape to the output's shape."""
+  return hlo.reshape(_out_type(ctx), x)
+
+
+def _transpose_rule(ctx: LoweringRuleContext, x: ir.Value, *, permutation) -> ir.Value:
+  return hlo.transpose(x, list(permutation))
+
+
+def _concatenate_rule(ctx: LoweringRuleContext, *xs: ir.Value, dimension: int) -> ir.Value:
+  return hlo.concatenate(list(xs), dimension)
+
+
+def _slice_rule(ctx: LoweringRuleContext, x: ir.Value, *, start_indices, limit_indices,
+                strides) -> ir.Value:
+  strides = [1] * len(start_indices) if strides is None else list(strides)
+  return hlo.slice(x, list(start_indices), list(limit_indices), strides)
+
+
+def _same_index_type(indices: Sequence[ir.Value], avals: Sequence) -> list[ir.Value]:
+  """StableHLO wants all start indices of one type: widen them to the widest when they differ."""
+  dts = {a.dtype for a in avals}
+  if len(dts) <= 1:
+    return list(indices)
+  dtype = np.dtype(f"int{max(dt.itemsize for dt in dts) * 8}")
+  return [x if a.dtype == dtype else hlo.convert(shaped_ir_type((), dtype), x)
+          for x, a in zip(indices, avals)]
+
+
+def _dynamic_slice_rule(ctx: LoweringRuleContext, x: ir.Value, *starts: ir.Value,
+                        slice_sizes) -> ir.Value:
+  starts = _same_index_type(starts, ctx.avals_in[1:])
+  return hlo.dynamic_slice(x, starts, list(slice_sizes))
+
+
+def _dynamic_update_slice_rule(ctx: LoweringRuleContext, x: ir.Value, update: ir.Value,
+                               *starts: ir.Value) -> ir.Value:
+  starts = _same_index_type(starts, ctx.avals_in[2:])
+  return hlo.dynamic_update_slice(x, update, starts)
+
+
+def _pad_rule(ctx: LoweringRuleContext, x: ir.Value, padding_value: ir.Value, *,
+              padding_config) -> ir.Value:
+  lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+  return hlo.pad(x, padding_value, list(lo), list(hi), list(interior))
+
+
+def _iota_rule(ctx: LoweringRuleContext, *, dtype, shape, dimension) -> ir.Value:
+  return hlo.iota(_out_type(ctx), dimension)
+
+
+for _name, _rule in [
+    ("broadcast_in_dim_p", _broadcast_in_dim_rule), ("reshape_p", _reshape_rule),
+    ("squeeze_p", _reshape_to_output_rule), ("expand_dims_p", _reshape_to_output_rule),
+    ("transpose_p", _transpose_rule), ("concatenate_p", _concatenate_rule),
+    ("slice_p", _slice_rule), ("dynamic_slice_p", _dynamic_slice_rule),
+    ("dynamic_update_slice_p", _dynamic_update_slice_rule), ("pad_p", _pad_rule),
+    ("iota_p", _iota_rule)]:
+  register_lax(_name, _rule)
