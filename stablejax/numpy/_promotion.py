@@ -1,0 +1,129 @@
+"""Operand checks, dtype promotion and rank promotion, as jax.numpy does them."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+
+
+def is_arraylike(x: Any) -> bool:
+  return isinstance(x, core.Tracer) or core.is_concrete(x)
+
+
+def _canonical(x: Any) -> Any:
+  """`x` with a numpy array's dtype narrowed to the dtype stablejax computes in."""
+  if isinstance(x, (np.ndarray, np.generic)):
+    dtype = dtypes.canonicalize(x.dtype)
+    if x.dtype != dtype:
+      return np.asarray(x, dtype)
+  return x
+
+
+def ensure_arraylike(name: str, *args: Any) -> list:
+  """The arguments, checked to be arrays or scalars (not lists), numpy ones canonicalized."""
+  for i, x in enumerate(args):
+    if not is_arraylike(x):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                      f"{type(x).__name__} at position {i}")
+  return [_canonical(x) for x in args]
+
+
+def shape(x: Any) -> tuple[int, ...]:
+  return core.get_aval(x).shape
+
+
+def dtype(x: Any) -> np.dtype:
+  return core.get_aval(x).dtype
+
+
+def convert(x: Any, new_dtype: np.dtype, weak_type: bool = False) -> Any:
+  """`x` in `new_dtype` with the given weak type: a no-op when it already is, eager (nothing
+  staged) when `x` is concrete."""
+  a = core.get_aval(x)
+  if a.dtype == new_dtype and a.weak_type == weak_type:
+    return x
+  return lax.convert_element_type(x, new_dtype, weak_type=weak_type)
+
+
+def result_type(*args: Any) -> tuple[np.dtype, bool]:
+  """JAX's promoted (dtype, weak_type) of the arguments."""
+  return dtypes.result_type(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+
+
+def to_inexact(dt: np.dtype) -> np.dtype:
+  return dt if dtypes.is_inexact(dt) else dtypes.default_float()
+
+
+def promote_dtypes(*args: Any) -> list:
+  """Convert the arguments to their common dtype (JAX's lattice, weak types included)."""
+  if len(args) < 2:
+    return list(args)
+  dt, weak = result_type(*args)
+  return [convert(x, dt, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list:
+  """Like `promote_dtypes`, with integer and boolean results made floating-point."""
+  dt, weak = result_type(*args)
+  return [convert(x, to_inexact(dt), weak) for x in args]
+
+
+def broadcast_shapes(name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
+  """numpy's broadcast shape; a ValueError naming every shape when they are incompatible."""
+  rank = max((len(s) for s in shapes), default=0)
+  padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+  out = []
+  for sizes in zip(*padded):
+    big = {d for d in sizes if d != 1}
+    if len(big) > 1:
+      raise ValueError(f"{name}: incompatible shapes for broadcasting: "
+                       f"{', '.join(str(tuple(s)) for s in shapes)}")
+    out.append(big.pop() if big else 1)
+  return tuple(out)
+
+
+def broadcast_to(x: Any, shape_: Sequence[int]) -> Any:
+  """`x` broadcast to `shape_` (leading axes added, size-1 axes repeated)."""
+  shape_ = tuple(shape_)
+  x_shape = shape(x)
+  if x_shape == shape_:
+    return x
+  nlead = len(shape_) - len(x_shape)
+  if nlead < 0 or any(d not in (1, s) for d, s in zip(x_shape, shape_[nlead:])):
+    raise ValueError(f"cannot broadcast an array of shape {x_shape} to shape {shape_}")
+  return lax.broadcast_in_dim(x, shape_, tuple(range(nlead, len(shape_))))
+
+
+def _broadcast_to_rank(x: Any, rank: int) -> Any:
+  x_shape = shape(x)
+  nlead = rank - len(x_shape)
+  return lax.broadcast_in_dim(x, (1,) * nlead + x_shape, tuple(range(nlead, rank)))
+
+
+def promote_shapes(name: str, *args: Any) -> list:
+  """Give non-scalar operands of lower rank leading size-1 axes (JAX's rank promotion); rank-0
+  operands and size-1 axes are left to the lax op, which broadcasts them."""
+  shapes = [shape(x) for x in args]
+  broadcast_shapes(name, *shapes)
+  ranks = {len(s) for s in shapes if s}
+  if len(ranks) < 2:
+    return list(args)
+  rank = max(ranks)
+  return [x if len(s) in (0, rank) else _broadcast_to_rank(x, rank)
+          for x, s in zip(args, shapes)]
+
+
+def promote_args(name: str, *args: Any) -> list:
+  """Check, promote dtypes, then promote ranks: what every binary numpy function does first."""
+  return promote_shapes(name, *promote_dtypes(*ensure_arraylike(name, *args)))
+
+
+def promote_args_inexact(name: str, *args: Any) -> list:
+  return promote_shapes(name, *promote_dtypes_inexact(*ensure_arraylike(name, *args)))
+
+
+def scalar_like(x: Any, value: Any) -> np.generic:
+  """`value` as a numpy scalar of `x`'s dtype (it stages as a literal)."""
+  return np.asarray(value, dtype(x))[()]

@@ -1,0 +1,194 @@
+"""Shape manipulation: reshape, transpose, axis moves, squeeze, concatenation, stacking, padding."""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import lax
+from stablejax.numpy._promotion import (
+    convert, dtype, ensure_arraylike, promote_dtypes, shape)
+from stablejax.util import canonicalize_axis, prod
+
+
+def canonicalize_axes(name: str, axis: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+  """`axis` (an int or a sequence) as non-negative ints, checked against `ndim`."""
+  axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+  out = tuple(canonicalize_axis(operator.index(a), ndim) for a in axes)
+  if len(set(out)) != len(out):
+    raise ValueError(f"{name}: repeated axis in {axis}")
+  return out
+
+
+def transpose_if_needed(x: Any, perm: Sequence[int]) -> Any:
+  """lax.transpose, skipped for the identity permutation (as JAX does)."""
+  perm = tuple(int(p) for p in perm)
+  return x if perm == tuple(range(len(perm))) else lax.transpose(x, perm)
+
+
+def squeeze_if_needed(x: Any, dims: Sequence[int]) -> Any:
+  return lax.squeeze(x, tuple(dims)) if len(dims) else x
+
+
+def expand_axes(x: Any, dims: Sequence[int]) -> Any:
+  """`x` with size-1 axes at result positions `dims` (a broadcast_in_dim, as JAX stages it)."""
+  x_shape = shape(x)
+  out_ndim = len(x_shape) + len(dims)
+  kept = [i for i in range(out_ndim) if i not in dims]
+  out_shape = [1] * out_ndim
+  for i, d in zip(kept, x_shape):
+    out_shape[i] = d
+  return lax.broadcast_in_dim(x, out_shape, kept)
+
+
+def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> tuple[int, ...]:
+  """`newshape` with its one -1 entry computed from the size."""
+  newshape = tuple(operator.index(d) for d in newshape)
+  known = prod(d for d in newshape if d != -1)
+  if newshape.count(-1) > 1 or any(d < -1 for d in newshape):
+    raise ValueError(f"cannot reshape array of shape {old} into shape {newshape}: at most one "
+                     "dimension may be -1 and the others must be non-negative")
+  if -1 in newshape and known and size % known == 0:
+    newshape = tuple(size // known if d == -1 else d for d in newshape)
+  if prod(newshape) != size or -1 in newshape:
+    raise ValueError(f"cannot reshape array of shape {old} (size {size}) into shape "
+                     f"{newshape}")
+  return newshape
+
+
+def reshape(a: Any, *shape_args: Any) -> Any:
+  """`a` with a new shape of the same size (one entry may be -1); `reshape(a, (2, 3))`."""
+  (a,) = ensure_arraylike("reshape", a)
+  newshape = shape_args[0] if len(shape_args) == 1 else shape_args
+  newshape = (newshape,) if np.ndim(newshape) == 0 else newshape
+  old = shape(a)
+  newshape = _resolve_shape(prod(old), old, newshape)
+  if newshape == old and old:
+    return a
+  return lax.reshape(a, newshape)
+
+
+def ravel(a: Any) -> Any:
+  """`a` flattened to one dimension."""
+  (a,) = ensure_arraylike("ravel", a)
+  return reshape(a, (prod(shape(a)),))
+
+
+def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
+  """`a` with its axes permuted (reversed when `axes` is None)."""
+  (a,) = ensure_arraylike("transpose", a)
+  ndim = len(shape(a))
+  if axes is None:
+    return transpose_if_needed(a, range(ndim - 1, -1, -1))
+  perm = canonicalize_axes("transpose", axes, ndim)
+  if len(perm) != ndim:
+    raise ValueError(f"transpose: axes {tuple(axes)} don't match an array of rank {ndim}")
+  return transpose_if_needed(a, perm)
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+  """`a` with two axes exchanged."""
+  (a,) = ensure_arraylike("swapaxes", a)
+  ndim = len(shape(a))
+  perm = list(range(ndim))
+  i, j = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+  perm[i], perm[j] = perm[j], perm[i]
+  return transpose_if_needed(a, perm)
+
+
+def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[int]) -> Any:
+  """`a` with axes `source` moved to positions `destination`, the others kept in order."""
+  (a,) = ensure_arraylike("moveaxis", a)
+  ndim = len(shape(a))
+  src = canonicalize_axes("moveaxis", source, ndim)
+  dst = canonicalize_axes("moveaxis", destination, ndim)
+  if len(src) != len(dst):
+    raise ValueError(f"moveaxis: source {source} and destination {destination} must have the "
+                     "same number of elements")
+  perm = [i for i in range(ndim) if i not in src]
+  for d, s in sorted(zip(dst, src)):
+    perm.insert(d, s)
+  return transpose_if_needed(a, perm)
+
+
+def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
+  """`a` with size-1 axes inserted at positions `axis` of the result."""
+  (a,) = ensure_arraylike("expand_dims", a)
+  n_new = 1 if np.ndim(axis) == 0 else len(axis)
+  axes = canonicalize_axes("expand_dims", axis, len(shape(a)) + n_new)
+  return expand_axes(a, axes)
+
+
+def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
+  """`a` without its size-1 axes (all of them, or those in `axis`)."""
+  (a,) = ensure_arraylike("squeeze", a)
+  a_shape = shape(a)
+  if axis is None:
+    return squeeze_if_needed(a, [i for i, d in enumerate(a_shape) if d == 1])
+  axes = canonicalize_axes("squeeze", axis, len(a_shape))
+  for i in axes:
+    if a_shape[i] != 1:
+      raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                       f"one: axis {i} of an array of shape {a_shape}")
+  return squeeze_if_needed(a, sorted(axes))
+
+
+def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
+  """Join arrays along an existing axis (all axes flattened when `axis` is None)."""
+  arrays = ensure_arraylike("concatenate", *_sequence("concatenate", arrays))
+  if axis is None:
+    arrays, axis = [ravel(x) for x in arrays], 0
+  shapes = [shape(x) for x in arrays]
+  if any(not s for s in shapes):
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  axis = canonicalize_axis(axis, len(shapes[0]))
+  _check_concat_shapes(shapes, axis)
+  arrays = promote_dtypes(*arrays)
+  return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)
+
+
+def _sequence(name: str, arrays: Any) -> list:
+  if not isinstance(arrays, (list, tuple)) or not arrays:
+    raise ValueError(f"{name} needs a non-empty list or tuple of arrays, got {arrays!r}")
+  return list(arrays)
+
+
+def _check_concat_shapes(shapes: list[tuple[int, ...]], axis: int) -> None:
+  def without_axis(s):
+    return s[:axis] + s[axis + 1:] if len(s) == len(shapes[0]) else None
+  if len({without_axis(s) for s in shapes}) != 1:
+    raise ValueError(f"concatenate: all input array dimensions except axis {axis} must match "
+                     f"exactly, got shapes {', '.join(map(str, shapes))}")
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+  """Join arrays of one shape along a new axis."""
+  arrays = ensure_arraylike("stack", *_sequence("stack", arrays))
+  shapes = {shape(x) for x in arrays}
+  if len(shapes) != 1:
+    raise ValueError(f"stack: all input arrays must have the same shape, got "
+                     f"{', '.join(str(shape(x)) for x in arrays)}")
+  axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
+  return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
+  """Pad with a constant (mode 'constant' only); `pad_width` as numpy.pad takes it."""
+  if mode != "constant":
+    raise NotImplementedError(f"pad: only mode='constant' is supported, got mode={mode!r}")
+  (array,) = ensure_arraylike("pad", array)
+  ndim = len(shape(array))
+  try:
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+  except ValueError:
+    raise ValueError(f"pad: pad_width {pad_width!r} is not valid for an array of rank "
+                     f"{ndim}") from None
+  if (widths < 0).any():
+    raise ValueError(f"pad: pad_width {pad_width!r} has negative entries")
+  if np.ndim(constant_values) != 0:
+    raise NotImplementedError("pad: only scalar constant_values are supported")
+  (value,) = ensure_arraylike("pad", constant_values)
+  value = convert(value, dtype(array))
+  config = tuple((int(lo), int(hi), 0) for lo, hi in widths)
+  return lax.pad(array, value, config)
