@@ -7,6 +7,7 @@ its parent trace made current, so transformations compose in any order and nesti
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from typing import Any, Callable, Sequence
@@ -309,13 +310,17 @@ def check_valid(tracer: Tracer) -> None:
 # ----------------------------------------------------------------------------------------------
 # Source locations (for debug info in emitted MLIR)
 
-_LIB_DIR = __file__.rsplit("/", 1)[0]
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+# In an editable install `lowering/` and `passes/` sit beside the package directory.
+_LIB_DIRS = tuple(os.path.join(d, "") for d in (
+    _PKG_DIR, os.path.join(os.path.dirname(_PKG_DIR), "lowering"),
+    os.path.join(os.path.dirname(_PKG_DIR), "passes")))
 
 
 def user_frame() -> tuple[str, int, str] | None:
   """(file, line, function) of the innermost frame outside stablejax, for debug locations."""
   f = sys._getframe(2)
-  while f is not None and f.f_code.co_filename.startswith(_LIB_DIR):
+  while f is not None and f.f_code.co_filename.startswith(_LIB_DIRS):
     f = f.f_back
   if f is None:
     return None

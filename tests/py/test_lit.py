@@ -1,5 +1,7 @@
 """Run the lit + FileCheck tests of tests/lit as part of the pytest suite."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -7,6 +9,11 @@ LIT_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "lit")
 
 
 def test_lit_suite():
-  proc = subprocess.run([sys.executable, "-m", "lit", "-q", "-j2", LIT_DIR],
-                        capture_output=True, text=True)
+  lit = shutil.which("lit", path=os.path.dirname(sys.executable)) or shutil.which("lit")
+  assert lit is not None, "the `lit` command is not installed (pip install -e '.[test]')"
+  proc = subprocess.run([lit, "-sv", "-j2", LIT_DIR], capture_output=True, text=True)
   assert proc.returncode == 0, f"lit failed:\n{proc.stdout}\n{proc.stderr}"
+  expected = len([f for f in os.listdir(LIT_DIR) if f.endswith(".py") and
+                  f not in ("lit.cfg.py", "lit_util.py")])
+  passed = re.search(r"Passed\s*:\s*(\d+)", proc.stdout)
+  assert expected > 0 and passed and int(passed.group(1)) == expected, proc.stdout
