@@ -2,70 +2,715 @@
 
 Each primitive sits with its rules: abstract eval and eager impl (through `standard`), JVP,
 batching and transpose. Lowering rules live in `stablejax.lowering.rules`.
+
+The JVP rules in the tables take `(g, ans, *primals, **params)`: the tangent of one operand, the
+primal output and the primal operands; each gives that operand's contribution to the output
+tangent, which `_defjvp2` broadcasts to the output's shape (as JAX's `ad.defjvp2`).
 """
 from __future__ import annotations
 
-from typing import Any
+import enum
+import functools
+import operator
+from typing import Any, Callable
 
 import numpy as np
 
-from stablejax import core
+from stablejax import core, dtypes
+from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.ad import Zero
-from stablejax.lax.standard import binop, float_dtypes, numeric_dtypes, unop
+from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, broadcasting_shape,
+                                    check_dtype, float_dtypes, naryop_abstract_eval,
+                                    numeric_dtypes, real_float_dtypes, real_numeric_dtypes,
+                                    standard_primitive)
+from stablejax.lax_reference import impls as reference_impls
+
+ArrayLike = Any  # a tracer, a numpy array or scalar, or a Python scalar
+Array = Any      # what a primitive returns: a tracer, or a concrete array when evaluated eagerly
+DTypeLike = Any  # anything np.dtype() accepts
+
+__all__ = [
+    "RoundingMethod", "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "ceil", "clamp",
+    "convert_element_type", "cos", "div", "eq", "exp", "expm1", "floor", "ge", "gt",
+    "integer_pow", "le", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg",
+    "pow", "rem", "round", "rsqrt", "select_n", "sign", "sin", "sqrt", "sub", "tan", "tanh",
+]
 
 
-def add(x: Any, y: Any) -> Any:
-  """Elementwise addition (operands of one dtype; rank-0 and size-1 axes broadcast)."""
+class RoundingMethod(enum.IntEnum):
+  """How `round` rounds halfway values."""
+  AWAY_FROM_ZERO = 0
+  TO_NEAREST_EVEN = 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Public functions (JAX's signatures)
+
+def add(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise addition: x + y."""
   return add_p.bind(x, y)
 
 
-def mul(x: Any, y: Any) -> Any:
+def sub(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise subtraction: x - y."""
+  return sub_p.bind(x, y)
+
+
+def mul(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise multiplication: x * y."""
   return mul_p.bind(x, y)
 
 
-def neg(x: Any) -> Any:
+def div(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise division: x / y (integer division rounds toward zero)."""
+  return div_p.bind(x, y)
+
+
+def rem(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise remainder of x / y rounded toward zero; it has the sign of x (C's fmod)."""
+  return rem_p.bind(x, y)
+
+
+def pow(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise power x ** y: x is inexact, y of x's dtype or an integer dtype."""
+  return pow_p.bind(x, y)
+
+
+def max(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise maximum, propagating NaNs."""
+  return max_p.bind(x, y)
+
+
+def min(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise minimum, propagating NaNs."""
+  return min_p.bind(x, y)
+
+
+def neg(x: ArrayLike) -> Array:
+  """Elementwise negation: -x."""
   return neg_p.bind(x)
 
 
-def sin(x: Any) -> Any:
+def abs(x: ArrayLike) -> Array:
+  """Elementwise absolute value (real-valued for complex x)."""
+  return abs_p.bind(x)
+
+
+def sign(x: ArrayLike) -> Array:
+  """Elementwise sign: -1, 0 or 1 (x / |x| for complex x; NaN and -0.0 are kept)."""
+  return sign_p.bind(x)
+
+
+def floor(x: ArrayLike) -> Array:
+  """Elementwise floor."""
+  return floor_p.bind(x)
+
+
+def ceil(x: ArrayLike) -> Array:
+  """Elementwise ceiling."""
+  return ceil_p.bind(x)
+
+
+def round(x: ArrayLike,
+          rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:
+  """Elementwise rounding to the nearest integer, halfway values as `rounding_method` says."""
+  return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+def exp(x: ArrayLike) -> Array:
+  """Elementwise exponential: e ** x."""
+  return exp_p.bind(x)
+
+
+def log(x: ArrayLike) -> Array:
+  """Elementwise natural logarithm."""
+  return log_p.bind(x)
+
+
+def log1p(x: ArrayLike) -> Array:
+  """Elementwise log(1 + x), accurate for small x."""
+  return log1p_p.bind(x)
+
+
+def expm1(x: ArrayLike) -> Array:
+  """Elementwise exp(x) - 1, accurate for small x."""
+  return expm1_p.bind(x)
+
+
+def sin(x: ArrayLike) -> Array:
+  """Elementwise sine."""
   return sin_p.bind(x)
 
 
-def cos(x: Any) -> Any:
+def cos(x: ArrayLike) -> Array:
+  """Elementwise cosine."""
   return cos_p.bind(x)
 
 
-add_p = binop("add", numeric_dtypes)
-ad.defjvp(add_p, lambda g, x, y: _broadcast_like(g, y), lambda g, x, y: _broadcast_like(g, x))
-batching.defbroadcasting(add_p)
-
-mul_p = binop("mul", numeric_dtypes)
-ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-batching.defbroadcasting(mul_p)
-
-neg_p = unop("neg", numeric_dtypes)
-ad.deflinear(neg_p, lambda ct: [neg(ct)])
-batching.defvectorized(neg_p)
-
-sin_p = unop("sin", float_dtypes)
-ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-batching.defvectorized(sin_p)
-
-cos_p = unop("cos", float_dtypes)
-ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-batching.defvectorized(cos_p)
+def tan(x: ArrayLike) -> Array:
+  """Elementwise tangent."""
+  return tan_p.bind(x)
 
 
-def _broadcast_like(t: Any, other: Any) -> Any:
-  """Broadcast tangent `t` of one operand of a broadcasting binary op to the result's shape."""
-  t_shape, o_shape = core.get_aval(t).shape, core.get_aval(other).shape
-  if not o_shape or t_shape == o_shape:
-    return t
-  from stablejax.lax.standard import broadcasting_shape
-  shape = broadcasting_shape("add", core.get_aval(t), core.get_aval(other))
-  if t_shape == shape:
-    return t
-  from stablejax.lax.structural import broadcast_in_dim
-  dims = tuple(range(len(shape))) if t_shape else ()
-  return broadcast_in_dim(t, shape, dims)
+def tanh(x: ArrayLike) -> Array:
+  """Elementwise hyperbolic tangent."""
+  return tanh_p.bind(x)
+
+
+def logistic(x: ArrayLike) -> Array:
+  """Elementwise logistic sigmoid: 1 / (1 + exp(-x))."""
+  return logistic_p.bind(x)
+
+
+def sqrt(x: ArrayLike) -> Array:
+  """Elementwise square root."""
+  return sqrt_p.bind(x)
+
+
+def rsqrt(x: ArrayLike) -> Array:
+  """Elementwise reciprocal square root: 1 / sqrt(x)."""
+  return rsqrt_p.bind(x)
+
+
+def integer_pow(x: ArrayLike, y: int) -> Array:
+  """Elementwise power x ** y for a static integer y (negative only for inexact x)."""
+  return integer_pow_p.bind(x, y=operator.index(y))
+
+
+def eq(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x == y (a bool array)."""
+  return eq_p.bind(x, y)
+
+
+def ne(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x != y (a bool array)."""
+  return ne_p.bind(x, y)
+
+
+def lt(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x < y (a bool array)."""
+  return lt_p.bind(x, y)
+
+
+def le(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x <= y (a bool array)."""
+  return le_p.bind(x, y)
+
+
+def gt(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x > y (a bool array)."""
+  return gt_p.bind(x, y)
+
+
+def ge(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x >= y (a bool array)."""
+  return ge_p.bind(x, y)
+
+
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise AND of booleans or integers (primitive `and`)."""
+  return and_p.bind(x, y)
+
+
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise OR of booleans or integers (primitive `or`)."""
+  return or_p.bind(x, y)
+
+
+def bitwise_not(x: ArrayLike) -> Array:
+  """Elementwise NOT of booleans or integers (primitive `not`)."""
+  return not_p.bind(x)
+
+
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
+  """Elementwise `cases[which]`: `which` is bool (at most 2 cases) or integer, scalar or of the
+  cases' shape."""
+  if not cases:
+    raise ValueError("select_n() must have at least one case")
+  return select_n_p.bind(which, *cases)
+
+
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
+  """Elementwise min(max(x, min), max); `min` and `max` are scalars or of x's shape."""
+  return clamp_p.bind(min, x, max)
+
+
+def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
+                         weak_type: bool = False) -> Array:
+  """Elementwise cast to `new_dtype` (64-bit types narrow to 32 bits unless x64 is enabled)."""
+  # `weak_type` (not in jax.lax's signature; JAX's internal `_convert_element_type` has it) is
+  # for stablejax.numpy's promotion. A numpy value or Python scalar is converted eagerly with
+  # numpy, so promoting constants stages nothing; a rank-0 one converted to a weak type becomes
+  # the Python scalar of that dtype (Python scalars are what is weakly typed). Tracers and
+  # device arrays already of the requested type are returned as they are.
+  aval = core.get_aval(operand)
+  new_dtype = dtypes.canonicalize(new_dtype)
+  weak_type = bool(weak_type)
+  if isinstance(operand, (np.ndarray, np.generic)) or dtypes.is_python_scalar(operand):
+    out = reference_impls["convert_element_type"](np.asarray(operand), new_dtype=new_dtype,
+                                                  weak_type=weak_type)
+    if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype:
+      return out.item()
+    return out
+  if aval.dtype == new_dtype and aval.weak_type == weak_type:
+    return operand
+  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers for the rules
+
+def _const(x: ArrayLike, value: Any) -> np.ndarray:
+  """A rank-0 constant of x's dtype (staged as a literal)."""
+  return np.array(value, core.get_aval(x).dtype)
+
+
+def _full_like(x: ArrayLike, value: Any) -> Array:
+  """An array of x's shape and dtype filled with `value`."""
+  aval = core.get_aval(x)
+  return _broadcast_to(_const(x, value), aval.shape)
+
+
+def _broadcast_to(x: ArrayLike, shape: tuple[int, ...]) -> Array:
+  """Broadcast `x` (rank 0, or `shape`'s rank with size-1 axes) to `shape`."""
+  x_shape = core.get_aval(x).shape
+  if x_shape == shape:
+    return x
+  from stablejax import lax
+  return lax.broadcast_in_dim(x, shape, tuple(range(len(shape))) if x_shape else ())
+
+
+def _select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
+  return select_n(pred, on_false, on_true)
+
+
+def _replace_zero(x: ArrayLike) -> Array:
+  """x with its zeros replaced by ones (to keep a derivative's unused branch finite)."""
+  return _select(eq(x, _const(x, 0)), _full_like(x, 1), x)
+
+
+def _unbroadcast(aval: ShapedArray, ct: Array) -> Array:
+  """Sum the cotangent `ct` of a broadcast operand of type `aval` back to the operand's shape."""
+  ct_shape = core.get_aval(ct).shape
+  if ct_shape == aval.shape:
+    return ct
+  from stablejax.lax import reduce_sum, reshape
+  if not aval.shape:
+    return reduce_sum(ct, tuple(range(len(ct_shape))))
+  axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
+  return reshape(reduce_sum(ct, axes), aval.shape)
+
+
+def _linear_ct(arg: Any, ct: Any, fn: Callable[[Array], Array] | None = None) -> Any:
+  """The cotangent of operand `arg` of an elementwise op that is linear in it, from the output
+  cotangent `ct` mapped by `fn`: None for a constant operand, a symbolic zero for a zero `ct`."""
+  if not ad.is_undefined_primal(arg):
+    return None
+  if type(ct) is Zero:
+    return Zero(arg.aval)
+  return _unbroadcast(arg.aval, ct if fn is None else fn(ct))
+
+
+def _defjvp2(prim: core.Primitive, *rules: Callable) -> None:
+  """JVP of `prim` from per-operand rules `rule(g, ans, *primals, **params)`; the contributions
+  of the nonzero tangents are broadcast to the output's shape and summed."""
+  def jvp(primals, tangents, **params):
+    ans = prim.bind(*primals, **params)
+    shape = core.get_aval(ans).shape
+    out = Zero.from_primal_value(ans)
+    for rule, t in zip(rules, tangents):
+      if type(t) is not Zero:
+        out = ad.add_tangents(out, _broadcast_to(rule(t, ans, *primals, **params), shape))
+    return ans, out
+  ad.primitive_jvps[prim] = jvp
+
+
+def _with_params(abstract_eval: Callable) -> Callable:
+  """`abstract_eval` accepting (and ignoring) the primitive's params."""
+  return lambda *avals, **params: abstract_eval(*avals)
+
+
+def _rejecting(kinds: str, accepts: str, name: str, abstract_eval: Callable) -> Callable:
+  """`abstract_eval` that also rejects operands whose dtype kind is in `kinds`."""
+  def checked(*avals, **params):
+    for i, aval in enumerate(avals):
+      if aval.dtype.kind in kinds:
+        raise TypeError(f"{name} does not accept dtype {aval.dtype} (operand {i} of type "
+                        f"{aval.str_short()}); it accepts {accepts} types")
+    return abstract_eval(*avals, **params)
+  return checked
+
+
+def _unop(name: str, accepted: Callable, jvp: Callable | None = None,
+          abstract_eval: Callable | None = None) -> core.Primitive:
+  """An elementwise unary primitive: vectorized batching, and a JVP when `jvp` is given."""
+  if abstract_eval is None:
+    abstract_eval = _with_params(naryop_abstract_eval(name, [accepted]))
+  prim = standard_primitive(name, abstract_eval)
+  batching.defvectorized(prim)
+  if jvp is not None:
+    _defjvp2(prim, jvp)
+  return prim
+
+
+def _binop(name: str, accepted: Callable, *jvps: Callable, result_dtype=None,
+           abstract_eval: Callable | None = None) -> core.Primitive:
+  """An elementwise binary primitive: broadcasting batching, and per-operand JVP rules."""
+  if abstract_eval is None:
+    abstract_eval = naryop_abstract_eval(name, [accepted, accepted], result_dtype)
+  prim = standard_primitive(name, abstract_eval)
+  batching.defbroadcasting(prim)
+  if jvps:
+    _defjvp2(prim, *jvps)
+  return prim
+
+
+def _to_bool(dtype: np.dtype) -> np.dtype:
+  return dtypes.bool_
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+  return np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# Arithmetic
+
+def _linear_binop_jvp(op: Callable, y_tangent: Callable, primals, tangents):
+  """JVP of add and sub: `op` applied to the tangents, a lone tangent broadcast as needed."""
+  ans = op(*primals)
+  xt, yt = tangents
+  if type(xt) is Zero and type(yt) is Zero:
+    return ans, Zero.from_primal_value(ans)
+  if type(xt) is Zero:
+    return ans, _broadcast_to(y_tangent(yt), core.get_aval(ans).shape)
+  if type(yt) is Zero:
+    return ans, _broadcast_to(xt, core.get_aval(ans).shape)
+  return ans, op(xt, yt)
+
+
+add_p = _binop("add", numeric_dtypes)
+ad.primitive_jvps[add_p] = functools.partial(_linear_binop_jvp, add, lambda t: t)
+ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
+
+sub_p = _binop("sub", numeric_dtypes)
+ad.primitive_jvps[sub_p] = functools.partial(_linear_binop_jvp, sub, neg)
+ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct, neg)]
+
+
+def _mul_transpose(ct, x, y):
+  if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
+    raise ValueError("mul can only be transposed with respect to one operand; the other must "
+                     f"be a constant (got {x} and {y})")
+  return [_linear_ct(x, ct, lambda c: mul(c, y)), _linear_ct(y, ct, lambda c: mul(x, c))]
+
+
+mul_p = _binop("mul", numeric_dtypes,
+               lambda g, ans, x, y: mul(g, y),
+               lambda g, ans, x, y: mul(x, g))
+ad.primitive_transposes[mul_p] = _mul_transpose
+
+
+def _div_transpose(ct, x, y):
+  if ad.is_undefined_primal(y):
+    raise ValueError(f"div is not linear in its divisor and cannot be transposed with respect "
+                     f"to it (got {x} / {y})")
+  return [_linear_ct(x, ct, lambda c: div(c, y)), None]
+
+
+div_p = _binop("div", numeric_dtypes,
+               lambda g, ans, x, y: div(g, y),
+               lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+ad.primitive_transposes[div_p] = _div_transpose
+
+rem_p = _binop("rem", real_numeric_dtypes,
+               lambda g, ans, x, y: g,
+               lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+
+
+def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
+  """1 where x == z != y, 0.5 where x == z == y, else 0: max/min split the tangent at ties."""
+  return div(_select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
+             _select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
+
+
+max_p = _binop("max", any_dtype,
+               lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+min_p = _binop("min", any_dtype,
+               lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+  check_dtype("pow", float_dtypes, x, "operand 0")
+  check_dtype("pow", numeric_dtypes, y, "operand 1")
+  if dtypes.is_inexact(y.dtype) and x.dtype != y.dtype:
+    raise TypeError("the first argument to pow must have an inexact dtype (float or complex), "
+                    "and the second argument must have an inexact or integer dtype, and two "
+                    f"inexact dtypes must match, but got {x.dtype} and {y.dtype} respectively")
+  return ShapedArray(broadcasting_shape("pow", x, y), x.dtype, x.weak_type and y.weak_type)
+
+
+def _pow_jvp_x(g, ans, x, y):
+  if dtypes.is_inexact(core.get_aval(y).dtype):
+    return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))
+  # An integer exponent: d/dx x**0 is 0 (not 0 * x**-1, which is NaN at x = 0).
+  y = _broadcast_to(convert_element_type(y, core.get_aval(x).dtype), core.get_aval(ans).shape)
+  jac = _select(eq(y, _const(y, 0)), _full_like(y, 0),
+                mul(_replace_zero(y), pow(x, sub(y, _const(y, 1)))))
+  return mul(g, jac)
+
+
+pow_p = _binop("pow", float_dtypes, _pow_jvp_x,
+               lambda g, ans, x, y: mul(g, mul(log(_replace_zero(x)), ans)),
+               abstract_eval=_pow_abstract_eval)
+
+
+def _neg_transpose(ct, x):
+  return [_linear_ct(x, ct, neg)]
+
+
+neg_p = _unop("neg", numeric_dtypes)
+ad.deflinear2(neg_p, _neg_transpose)
+
+
+def _abs_jvp(g, ans, x):
+  if dtypes.is_complex(core.get_aval(x).dtype):
+    raise NotImplementedError("the derivative of abs of a complex value needs the real and "
+                              "conj primitives, which stablejax does not have yet")
+  return _select(ge(x, _const(x, 0)), g, neg(g))
+
+
+abs_p = _unop("abs", numeric_dtypes, _abs_jvp, abstract_eval=_rejecting(
+    "u", "signed integer, floating-point or complex", "abs",
+    _with_params(naryop_abstract_eval("abs", [numeric_dtypes], _real_dtype))))
+
+sign_p = _unop("sign", numeric_dtypes)
+floor_p = _unop("floor", real_float_dtypes)
+ceil_p = _unop("ceil", real_float_dtypes)
+round_p = _unop("round", real_float_dtypes)
+
+
+def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
+  if y < 0 and dtypes.is_integer(x.dtype):
+    raise TypeError(f"Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.str_short()}, {y})")
+  return _integer_pow_eval(x)
+
+
+def _integer_pow_jvp(g, ans, x, *, y):
+  if y == 0:
+    return _full_like(g, 0)
+  if y == 1:
+    return g
+  if y == 2:
+    return mul(g, mul(_const(x, 2), x))
+  return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+_integer_pow_eval = naryop_abstract_eval("integer_pow", [numeric_dtypes])
+integer_pow_p = _unop("integer_pow", numeric_dtypes, _integer_pow_jvp,
+                      abstract_eval=_integer_pow_abstract_eval)
+
+
+# ----------------------------------------------------------------------------------------------
+# Transcendental functions (float and complex); each row: name, dtypes, JVP rule (g, ans, x)
+
+exp_p = _unop("exp", float_dtypes, lambda g, ans, x: mul(g, ans))
+log_p = _unop("log", float_dtypes, lambda g, ans, x: div(g, x))
+log1p_p = _unop("log1p", float_dtypes, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+expm1_p = _unop("expm1", float_dtypes, lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
+sin_p = _unop("sin", float_dtypes, lambda g, ans, x: mul(g, cos(x)))
+cos_p = _unop("cos", float_dtypes, lambda g, ans, x: neg(mul(g, sin(x))))
+tan_p = _unop("tan", float_dtypes, lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
+tanh_p = _unop("tanh", float_dtypes,
+               lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
+logistic_p = _unop("logistic", float_dtypes,
+                   lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
+sqrt_p = _unop("sqrt", float_dtypes, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+rsqrt_p = _unop("rsqrt", float_dtypes,
+                lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+
+
+# ----------------------------------------------------------------------------------------------
+# Comparisons and logic (zero tangents)
+
+_ORDERED = "boolean, integer or real floating-point"
+
+eq_p = _binop("eq", any_dtype, result_dtype=_to_bool)
+ne_p = _binop("ne", any_dtype, result_dtype=_to_bool)
+lt_p = _binop("lt", any_dtype, abstract_eval=_rejecting(
+    "c", _ORDERED, "lt", naryop_abstract_eval("lt", [any_dtype] * 2, _to_bool)))
+le_p = _binop("le", any_dtype, abstract_eval=_rejecting(
+    "c", _ORDERED, "le", naryop_abstract_eval("le", [any_dtype] * 2, _to_bool)))
+gt_p = _binop("gt", any_dtype, abstract_eval=_rejecting(
+    "c", _ORDERED, "gt", naryop_abstract_eval("gt", [any_dtype] * 2, _to_bool)))
+ge_p = _binop("ge", any_dtype, abstract_eval=_rejecting(
+    "c", _ORDERED, "ge", naryop_abstract_eval("ge", [any_dtype] * 2, _to_bool)))
+and_p = _binop("and", bool_or_int_dtypes)
+or_p = _binop("or", bool_or_int_dtypes)
+not_p = _unop("not", bool_or_int_dtypes)
+
+for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p,
+              not_p):
+  ad.defjvp_zero(_prim)
+del _prim
+
+
+# ----------------------------------------------------------------------------------------------
+# select_n
+
+def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
+  if not cases:
+    raise TypeError("select_n requires at least one case")
+  if which.dtype.kind not in "biu":
+    raise TypeError(f"select_n `which` must be boolean or integer, got {which.str_short()}")
+  if which.dtype == dtypes.bool_ and len(cases) > 2:
+    raise TypeError(f"select_n with a boolean `which` takes at most 2 cases, got {len(cases)}")
+  case = cases[0]
+  if any(c.shape != case.shape for c in cases):
+    raise TypeError("select_n cases must have the same shapes, got "
+                    f"{', '.join(str(c.shape) for c in cases)}")
+  if any(c.dtype != case.dtype for c in cases):
+    raise TypeError("select_n cases must have the same dtypes, got "
+                    f"{', '.join(str(c.dtype) for c in cases)}")
+  if which.shape and which.shape != case.shape:
+    raise TypeError("select_n `which` must be scalar or have the same shape as the cases, got "
+                    f"`which` shape {which.shape} and case shape {case.shape}")
+  return ShapedArray(case.shape, case.dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  ans = select_n(which, *cases)
+  case_tangents = tangents[1:]
+  nonzero = [t for t in case_tangents if type(t) is not Zero]
+  if not nonzero:
+    return ans, Zero.from_primal_value(ans)
+  zeros = _full_like(nonzero[0], 0)  # made even when unused, as JAX does (so jaxprs match)
+  return ans, select_n(which, *(zeros if type(t) is Zero else t for t in case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+  if ad.is_undefined_primal(which):
+    raise ValueError("select_n is not linear in `which` and cannot be transposed with respect "
+                     "to it")
+  zeros = None if type(ct) is Zero else _full_like(ct, 0)
+
+  def one_hot(i: int) -> Callable[[Array], Array]:  # ct where case i was chosen, else 0
+    return lambda c: select_n(which, *(c if j == i else zeros for j in range(len(cases))))
+
+  return [None] + [_linear_ct(case, ct, one_hot(i)) for i, case in enumerate(cases)]
+
+
+def _per_example_ndim(x: Any, d: int | None) -> int:
+  return core.get_aval(x).ndim - (d is not None)
+
+
+def _select_n_batcher(args, dims):
+  which, *cases = args
+  which_dim, *case_dims = dims
+  size = batching.axis_size_of(args, dims)
+  which_ndim, case_ndim = _per_example_ndim(which, which_dim), _per_example_ndim(cases[0],
+                                                                                 case_dims[0])
+  scalar_which = which_dim is None and which_ndim == 0  # may stay an unbatched scalar
+  if len(set(case_dims)) == 1 and case_dims[0] is not None and (
+      scalar_which or which_dim == case_dims[0] and which_ndim == case_ndim):
+    return select_n(which, *cases), case_dims[0]
+  cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims)]
+  if not scalar_which:
+    which = batching.bdim_at_front(which, which_dim, size)
+    if which_ndim < case_ndim:  # a scalar `which` per example: give it the cases' shape
+      from stablejax import lax
+      which = lax.broadcast_in_dim(which, core.get_aval(cases[0]).shape, (0,))
+  return select_n(which, *cases), 0
+
+
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval)
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose
+batching.primitive_batchers[select_n_p] = _select_n_batcher
+
+
+# ----------------------------------------------------------------------------------------------
+# clamp
+
+def _clamp_abstract_eval(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> ShapedArray:
+  for name, bound in (("min", lo), ("max", hi)):
+    if bound.shape and bound.shape != x.shape:
+      raise TypeError(f"clamp requires {name}.shape == x.shape or {name}.shape == (), got "
+                      f"{name}.shape={bound.shape}, x.shape={x.shape}")
+  return _clamp_eval(lo, x, hi)
+
+
+def _clamp_tangent(pred: Array, g: Array, x: Array) -> Array:
+  """`g` (broadcast to x's shape) where `pred`, else 0."""
+  return _select(pred, _broadcast_to(g, core.get_aval(x).shape), _full_like(x, 0))
+
+
+def _clamp_batcher(args, dims):
+  lo, x, hi = args
+  lo_dim, x_dim, hi_dim = dims
+  size = batching.axis_size_of(args, dims)
+  x_ndim = _per_example_ndim(x, x_dim)
+
+  def as_is(bound, d):  # usable with x as it is: an unbatched scalar, or batched like x
+    ndim = _per_example_ndim(bound, d)
+    return d is None and ndim == 0 or d == x_dim and ndim == x_ndim
+
+  if x_dim is not None and as_is(lo, lo_dim) and as_is(hi, hi_dim):
+    return clamp(lo, x, hi), x_dim
+  x = batching.bdim_at_front(x, x_dim, size)
+
+  def at_front(bound, d):
+    ndim = _per_example_ndim(bound, d)
+    if d is None and ndim == 0:
+      return bound
+    bound = batching.bdim_at_front(bound, d, size)
+    if ndim < x_ndim:  # a scalar bound per example: give it x's shape
+      from stablejax import lax
+      bound = lax.broadcast_in_dim(bound, core.get_aval(x).shape, (0,))
+    return bound
+
+  return clamp(at_front(lo, lo_dim), x, at_front(hi, hi_dim)), 0
+
+
+_clamp_eval = naryop_abstract_eval("clamp", [any_dtype] * 3)
+clamp_p = standard_primitive("clamp", _clamp_abstract_eval)
+_defjvp2(clamp_p,
+         lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
+         lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
+         lambda g, ans, lo, x, hi: _clamp_tangent(lt(hi, x), g, x))
+batching.primitive_batchers[clamp_p] = _clamp_batcher
+
+
+# ----------------------------------------------------------------------------------------------
+# convert_element_type
+
+def _convert_element_type_abstract_eval(x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
+  return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type):
+  (x,), (t,) = primals, tangents
+  ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  if type(t) is Zero or not dtypes.is_inexact(new_dtype):
+    return ans, Zero.from_primal_value(ans)
+  return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_element_type_transpose(ct, x, *, new_dtype, weak_type):
+  aval = x.aval
+  if not dtypes.is_inexact(aval.dtype):
+    return [Zero(ad.tangent_aval(aval))]
+  return [_linear_ct(x, ct, lambda c: convert_element_type_p.bind(
+      c, new_dtype=aval.dtype, weak_type=aval.weak_type))]
+
+
+convert_element_type_p = standard_primitive("convert_element_type",
+                                            _convert_element_type_abstract_eval)
+ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
+ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
+batching.defvectorized(convert_element_type_p)
