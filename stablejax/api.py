@@ -43,7 +43,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()
   """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr."""
   static_argnums = _ensure_tuple(static_argnums)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def make(*args, **kwargs) -> ClosedJaxpr:
     dyn, static = _split_static(args, static_argnums)
     flat, in_tree = tree_flatten((tuple(dyn), kwargs))
@@ -100,7 +100,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def jacfun(*args):
     dyn = [args[i] for i in argnums_t]
     dyn_flat, dyn_tree = tree_flatten(tuple(dyn))
@@ -171,7 +171,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | No
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def batched(*args):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
       raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
@@ -258,36 +258,38 @@ def _check_cotangents(what: str, values: Sequence, avals: Sequence[core.ShapedAr
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
-  """`fun(*primals)` and the function mapping output cotangents to input cotangents."""
+  """`fun(*primals)` and the function mapping output cotangents to input cotangents. With
+  `has_aux`, `fun` returns `(output, aux)` and aux (not differentiated) is returned third."""
   primals_flat, in_tree = tree_flatten((primals, {}))
-  aux_store: list = []
 
-  def fun_main(*args):
+  def fun_checked(*args):
     out = fun(*args)
-    if has_aux:
-      if not (isinstance(out, tuple) and len(out) == 2):
-        raise TypeError("a function with has_aux=True must return a pair (output, aux)")
-      out, aux = out
-      aux_store.append(aux)
+    if has_aux and not (isinstance(out, tuple) and len(out) == 2):
+      raise TypeError("a function with has_aux=True must return a pair (output, aux), got "
+                      f"{type(out).__name__}")
     return out
 
-  flat_f, out_tree = flatten_fun(fun_main, in_tree)
+  flat_f, full_tree = flatten_fun(fun_checked, in_tree)
   primals_out, lin = ad.linearize_flat(flat_f, primals_flat)
+  out_tree = full_tree().children[0] if has_aux else full_tree()
+  n_out = out_tree.num_leaves
   out_avals = [ad.tangent_aval(core.get_aval(p)) for p in primals_out]
   in_avals = [ad.tangent_aval(core.get_aval(p)) for p in primals_flat]
 
   def f_vjp(ct):
     cts_flat, tree = tree_flatten(ct)
-    if tree != out_tree():
-      raise TypeError(f"vjp function takes a cotangent of structure {out_tree()}, got {tree}")
+    if tree != out_tree:
+      raise TypeError(f"vjp function takes a cotangent of structure {out_tree}, got {tree}")
     _check_cotangents("vjp function", cts_flat, out_avals)
+    aux_cts = [ad.Zero(a) for a in out_avals[n_out:]]
     undefined = [ad.UndefinedPrimal(a) for a in in_avals]
-    cts_in = ad.backward_pass(lin.jaxpr, lin.consts, undefined, cts_flat)
-    cts_in = [ad.instantiate_zeros(ct) for ct in cts_in]
-    return tree_unflatten(in_tree, cts_in)[0]
+    cts_in = ad.backward_pass(lin.jaxpr, lin.consts, undefined, list(cts_flat) + aux_cts)
+    return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])[0]
 
-  out = tree_unflatten(out_tree(), primals_out)
-  return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+  out = tree_unflatten(out_tree, primals_out[:n_out])
+  if has_aux:
+    return out, f_vjp, tree_unflatten(full_tree().children[1], primals_out[n_out:])
+  return out, f_vjp
 
 
 def _check_grad_input(x: Any, i: int) -> None:
@@ -314,7 +316,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def value_and_grad_f(*args, **kwargs):
     for i in argnums_t:
       if not -len(args) <= i < len(args):
@@ -346,7 +348,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
   """The gradient of scalar-valued `fun` with respect to `args[argnums]`."""
   vg = value_and_grad(fun, argnums, has_aux)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def grad_f(*args, **kwargs):
     if has_aux:
       (_, aux), g = vg(*args, **kwargs)
@@ -361,7 +363,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
-  @functools.wraps(fun)
+  @functools.wraps(fun, updated=())
   def jacfun(*args):
     dyn = tuple(args[i] for i in argnums_t)
     dyn_flat, dyn_tree = tree_flatten(dyn)

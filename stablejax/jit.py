@@ -133,7 +133,7 @@ class Jitted:
     self.static_argnames = tuple(static_argnames)
     self._signature = _signature_or_none(fun)
     self._cache: dict = {}
-    functools.update_wrapper(self, fun)
+    functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:
     return f"<jitted function {self.name}>"
