@@ -1,0 +1,1 @@
+"""Control-flow primitives: cond/switch, while_loop/fori_loop, scan."""
