@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax
+from stablejax import core, dtypes, lax, pretty_print
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
@@ -201,3 +201,13 @@ def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_typ
 
 
 batching.primitive_batchers[dot_general_p] = _dot_general_batcher
+
+
+def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
+  """As JAX prints the dimension numbers jax.numpy builds: lists inside the tuples."""
+  (lc, rc), (lb, rb) = params["dimension_numbers"]
+  dn = ((list(lc), list(rc)), (list(lb), list(rb)))
+  return [("dimension_numbers", dn), ("preferred_element_type", params["preferred_element_type"])]
+
+
+pretty_print.param_printers[dot_general_p] = _pp_dot_general_params

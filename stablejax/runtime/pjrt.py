@@ -14,7 +14,10 @@ import pathlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from jaxlib import _jax, xla_client
+
+# Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+from jaxlib import _jax, xla_client  # noqa: E402
 
 SUPPORTED_JAXLIB = ">=0.10.2,<0.12"
 
