@@ -1,6 +1,7 @@
 """Shared helpers for the benchmarks: timing and side-by-side reporting."""
 from __future__ import annotations
 
+import gc
 import time
 from typing import Callable
 
@@ -9,6 +10,7 @@ def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> flo
   """The best wall time, in seconds, of `number` calls of `fn` over `repeat` runs."""
   best = float("inf")
   for _ in range(repeat):
+    gc.collect()  # start each run from a clean heap, for both libraries alike
     start = time.perf_counter()
     for _ in range(number):
       fn()

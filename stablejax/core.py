@@ -7,6 +7,7 @@ its parent trace made current, so transformations compose in any order and nesti
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -15,6 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import dtypes
+from stablejax.config import config
 
 
 # ----------------------------------------------------------------------------------------------
@@ -26,7 +28,7 @@ class ShapedArray:
 
   def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
     self.shape = tuple(shape)
-    self.dtype = dtype if type(dtype) is np.dtype else np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     self.weak_type = weak_type
     self._hash = None
 
@@ -72,8 +74,13 @@ def _ndarray_aval(x: np.ndarray | np.generic) -> ShapedArray:
   return ShapedArray(x.shape, dtypes.canonicalize(x.dtype))
 
 
+@functools.lru_cache(maxsize=None)
+def _scalar_type_aval(t: type, x64: bool) -> ShapedArray:
+  return ShapedArray((), dtypes.python_scalar_dtype(t()), t is not bool)
+
+
 def _scalar_aval(x) -> ShapedArray:
-  return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+  return _scalar_type_aval(type(x), config.enable_x64)
 
 
 # How to find the abstract value of each kind of concrete value; runtime types add themselves.

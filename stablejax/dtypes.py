@@ -35,19 +35,19 @@ def short_name(dtype: np.dtype) -> str:
 
 
 def is_float(dtype) -> bool:
-  return np.issubdtype(dtype, np.floating)
+  return np.dtype(dtype).kind == "f"
 
 
 def is_complex(dtype) -> bool:
-  return np.issubdtype(dtype, np.complexfloating)
+  return np.dtype(dtype).kind == "c"
 
 
 def is_inexact(dtype) -> bool:
-  return np.issubdtype(dtype, np.inexact)
+  return np.dtype(dtype).kind in "fc"
 
 
 def is_integer(dtype) -> bool:
-  return np.issubdtype(dtype, np.integer)
+  return np.dtype(dtype).kind in "iu"
 
 
 def is_bool(dtype) -> bool:
@@ -139,6 +139,11 @@ def _join(nodes: tuple):
 
 def result_type(*dtypes_and_weak: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
   """Promote `(dtype, weak_type)` pairs as JAX does; returns the result's `(dtype, weak_type)`."""
+  return _result_type(dtypes_and_weak, config.enable_x64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _result_type(dtypes_and_weak: tuple, x64: bool) -> tuple[np.dtype, bool]:
   nodes = tuple({_node(d, w) for d, w in dtypes_and_weak})
   lub = nodes[0] if len(nodes) == 1 else _join(tuple(sorted(nodes, key=str)))
   if isinstance(lub, str):

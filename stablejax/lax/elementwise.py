@@ -248,8 +248,11 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
   new_dtype = dtypes.canonicalize(new_dtype)
   weak_type = bool(weak_type)
   if isinstance(operand, (np.ndarray, np.generic)) or dtypes.is_python_scalar(operand):
-    out = reference_impls["convert_element_type"](np.asarray(operand), new_dtype=new_dtype,
-                                                  weak_type=weak_type)
+    if dtypes.is_python_scalar(operand) and dtypes.is_inexact(new_dtype):
+      out = np.asarray(operand, new_dtype)  # exact: numpy's cast is XLA's here
+    else:
+      out = reference_impls["convert_element_type"](np.asarray(operand), new_dtype=new_dtype,
+                                                    weak_type=weak_type)
     if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype:
       return out.item()
     return out

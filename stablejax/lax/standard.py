@@ -70,9 +70,9 @@ def check_dtype(name: str, accepted: Callable[[np.dtype], bool], aval: ShapedArr
 def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
   """The result shape of an elementwise op: operands have equal rank or rank 0, and each axis
   has one size (or size 1, which broadcasts), as in JAX's lax."""
-  shapes = [a.shape for a in avals if a.ndim]
-  if not shapes:
-    return ()
+  shapes = {a.shape for a in avals if a.shape}
+  if len(shapes) < 2:
+    return shapes.pop() if shapes else ()
   if len({len(s) for s in shapes}) != 1:
     raise TypeError(f"{name} got arrays of different rank: "
                     f"{', '.join(a.str_short() for a in avals)}")
@@ -94,13 +94,13 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=N
     if len(avals) != len(accepted):
       raise TypeError(f"{name} takes {len(accepted)} operands, got {len(avals)}")
     for i, (aval, ok) in enumerate(zip(avals, accepted)):
-      check_dtype(name, ok, aval, f"operand {i}")
-    dts = {a.dtype for a in avals}
-    if len(dts) > 1:
+      if not ok(aval.dtype):
+        check_dtype(name, ok, aval, f"operand {i}")
+    dtype = avals[0].dtype
+    if any(a.dtype != dtype for a in avals):
       raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                       f"{', '.join(str(a.dtype) for a in avals)} (stablejax.numpy.{name} "
                       "promotes dtypes automatically)")
-    dtype = avals[0].dtype
     out_dtype = dtype if result_dtype is None else result_dtype(dtype)
     weak = all(a.weak_type for a in avals) and out_dtype == dtype
     return ShapedArray(broadcasting_shape(name, *avals), out_dtype, weak)

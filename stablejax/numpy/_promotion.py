@@ -115,13 +115,27 @@ def promote_shapes(name: str, *args: Any) -> list:
           for x, s in zip(args, shapes)]
 
 
+def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
+  """Check, promote dtypes, then promote ranks, computing each operand's aval once."""
+  args = ensure_arraylike(name, *args)
+  avals = [core.get_aval(x) for x in args]
+  dt, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+  if inexact:
+    dt = to_inexact(dt)
+  args = [x if a.dtype == dt and a.weak_type == weak else
+          lax.convert_element_type(x, dt, weak_type=weak) for x, a in zip(args, avals)]
+  if len({a.shape for a in avals if a.shape}) < 2:
+    return args  # equal shapes, or scalars beside one shape: nothing to rank-promote
+  return promote_shapes(name, *args)
+
+
 def promote_args(name: str, *args: Any) -> list:
-  """Check, promote dtypes, then promote ranks: what every binary numpy function does first."""
-  return promote_shapes(name, *promote_dtypes(*ensure_arraylike(name, *args)))
+  """What every binary numpy function does first: check, promote dtypes, promote ranks."""
+  return _promote(name, args, False)
 
 
 def promote_args_inexact(name: str, *args: Any) -> list:
-  return promote_shapes(name, *promote_dtypes_inexact(*ensure_arraylike(name, *args)))
+  return _promote(name, args, True)
 
 
 def scalar_like(x: Any, value: Any) -> np.generic:
