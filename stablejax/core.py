@@ -219,6 +219,11 @@ def current_trace() -> Trace:
   return _state.trace
 
 
+def is_evaluating() -> bool:
+  """Whether primitives are being evaluated (no transformation is tracing on this thread)."""
+  return _state.trace is eval_trace
+
+
 class set_current_trace:
   """Context manager making `trace` current on this thread."""
   __slots__ = ("trace", "prev")

@@ -12,25 +12,22 @@ from stablejax.lax.standard import builtin_primitives
 from stablejax.runtime import Array
 
 
-def _device_of(args: Sequence[Any]) -> runtime.Device:
-  for x in args:
-    if type(x) is Array:
-      return x.device
-  return runtime.default_device()
-
-
 class JaxprExecutable:
   """A compiled jaxpr: call it on Arrays, numpy values or Python scalars."""
-  __slots__ = ("executable", "device")
+  __slots__ = ("executable", "device", "_run")
 
   def __init__(self, executable: runtime.Executable):
     self.executable = executable
     self.device = executable.device
+    self._run = executable
 
   def __call__(self, *args: Any) -> list[Array]:
     device = self.device
-    return self.executable(*[x if type(x) is Array and x.device == device
-                             else runtime.device_put(x, device) for x in args])
+    for x in args:
+      if type(x) is not Array or x.device is not device:
+        return self._run(*[x if type(x) is Array and x.device is device
+                           else runtime.device_put(x, device) for x in args])
+    return self._run(*args)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -58,13 +55,16 @@ def _primitive_jaxpr(prim: core.Primitive, avals: tuple, params: dict) -> Closed
 
 def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
   """Evaluate `prim` eagerly: compiled once per (primitive, params, avals, device)."""
-  avals = tuple(core.get_aval(x) for x in args)
-  device = _device_of(args)
-  key = (prim, avals, tuple(params.items()), device)
+  device = None
+  for x in args:
+    if type(x) is Array:
+      device = x.device
+      break
+  key = (prim, tuple(map(core.get_aval, args)), tuple(params.items()), device)
   exe = _primitive_cache.get(key)
   if exe is None:
-    exe = _primitive_cache[key] = jaxpr_executable(_primitive_jaxpr(prim, avals, params),
-                                                   prim.name, device)
+    exe = _primitive_cache[key] = jaxpr_executable(
+        _primitive_jaxpr(prim, key[1], params), prim.name, device)
   outs = exe(*args)
   return outs if prim.multiple_results else outs[0]
 

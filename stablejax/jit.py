@@ -6,10 +6,17 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from stablejax import config, core, pretty_print
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
-from stablejax.tree_util import flatten_fun, tree_flatten, tree_unflatten
+from stablejax.runtime import Array
+from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
+
+# Argument types that are pytree leaves, for the fast path that skips flattening.
+_LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
+                         np.int32, np.int64, np.bool_})
 
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
@@ -132,6 +139,7 @@ class Jitted:
     self.static_argnums = tuple(static_argnums)
     self.static_argnames = tuple(static_argnames)
     self._signature = _signature_or_none(fun)
+    self._has_static = bool(self.static_argnums or self.static_argnames)
     self._cache: dict = {}
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
@@ -143,6 +151,8 @@ class Jitted:
 
   def _split_args(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
     """(dynamic args, dynamic kwargs, hashable static key)."""
+    if not self._has_static:
+      return args, kwargs, ((), ())
     static_nums = _normalize_argnums(self.static_argnums, len(args), self.name)
     static_names = set(self.static_argnames)
     if self._signature is not None and (static_nums or static_names):
@@ -159,8 +169,16 @@ class Jitted:
       raise TypeError(f"jit of {self.name}: static arguments must be hashable: {e}") from None
     return dyn_args, dyn_kwargs, static
 
-  def _trace(self, args: tuple, kwargs: dict) -> tuple[_Traced, list]:
+  def _trace(self, args: tuple, kwargs: dict) -> tuple[_Traced, Sequence]:
     """The cached trace for these arguments' signature, and the flat dynamic arguments."""
+    if not kwargs and not self._has_static and _all_leaves(args):
+      # the common case: positional array arguments, no pytree to flatten
+      avals = tuple(map(core.get_aval, args))
+      key = (len(args), avals, config.enable_x64)
+      traced = self._cache.get(key)
+      if traced is None:
+        traced = self._cache[key] = self._trace_new(tree_structure((args, {})), avals, ((), ()))
+      return traced, args
     dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
     flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(core.get_aval(x) for x in flat)
@@ -186,15 +204,20 @@ class Jitted:
     return _Traced(closed, closed_over, in_tree, out_tree())
 
   def __call__(self, *args, **kwargs):
+    if not kwargs and not self._has_static and _all_leaves(args):  # the fast path, inlined
+      traced = self._cache.get((len(args), tuple(map(core.get_aval, args)), config.enable_x64))
+      if traced is not None and traced.executable is not None and core.is_evaluating():
+        outs = traced.executable(*args)
+        return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
     traced, flat = self._trace(args, kwargs)
-    if core.current_trace() is core.eval_trace and not traced.closed_over:
+    if core.is_evaluating() and not traced.closed_over:
       if traced.executable is None:
         from stablejax import dispatch
         traced.executable = dispatch.jaxpr_executable(traced.jaxpr, self.name)
       outs = traced.executable(*flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
-    return tree_unflatten(traced.out_tree, outs)
+    return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
   def trace(self, *args, **kwargs) -> ClosedJaxpr:
     """The jaxpr this function stages for these arguments."""
@@ -208,6 +231,13 @@ class Jitted:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
                       "values; pass them as arguments")
     return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform)
+
+
+def _all_leaves(args: tuple) -> bool:
+  for a in args:
+    if type(a) not in _LEAF_TYPES:
+      return False
+  return True
 
 
 def _signature_or_none(fun: Callable):

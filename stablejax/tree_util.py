@@ -51,7 +51,12 @@ class PyTreeDef:
     self.node_type = node_type
     self.aux = aux
     self.children = children
-    self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+    if node_type is None:
+      self.num_leaves = 1
+    else:
+      self.num_leaves = 0
+      for c in children:
+        self.num_leaves += c.num_leaves
     self._hash = hash((node_type, aux, children))
 
   def __eq__(self, other) -> bool:
@@ -101,12 +106,17 @@ def _flatten(x: Any, leaves: list, is_leaf) -> PyTreeDef:
   if is_leaf is not None and is_leaf(x):
     leaves.append(x)
     return LEAF
-  node_type, node = _node_of(x)
+  node_type = type(x)
+  if node_type is tuple or node_type is list:  # the common containers, without the registry
+    return PyTreeDef(node_type, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
+  node = _registry.get(node_type)
+  if node is None and isinstance(x, tuple):
+    node_type, node = _node_of(x)  # a namedtuple
   if node is None:
     leaves.append(x)
     return LEAF
   children, aux = node.flatten(x)
-  return PyTreeDef(node_type, aux, tuple(_flatten(c, leaves, is_leaf) for c in children))
+  return PyTreeDef(node_type, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:

@@ -6,6 +6,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.runtime import Array
 
 
 def is_arraylike(x: Any) -> bool:
@@ -23,6 +24,8 @@ def _canonical(x: Any) -> Any:
 
 def ensure_arraylike(name: str, *args: Any) -> list:
   """The arguments, checked to be arrays or scalars (not lists), numpy ones canonicalized."""
+  if all(type(x) is Array or isinstance(x, core.Tracer) for x in args):
+    return list(args)
   for i, x in enumerate(args):
     if not is_arraylike(x):
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "

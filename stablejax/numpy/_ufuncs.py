@@ -17,7 +17,7 @@ from stablejax.numpy._promotion import (
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
   def fn(x: Any) -> Any:
     (x,) = ensure_arraylike(name, x)
-    if inexact:
+    if inexact and core.get_aval(x).dtype.kind not in "fc":
       (x,) = promote_dtypes_inexact(x)
     return op(x)
   return _named(fn, name, f"Elementwise {name}, as numpy.{name}.")
