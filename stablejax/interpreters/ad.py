@@ -139,19 +139,27 @@ def _linear_jvp(primitive, primals, tangents, **params):
   return out, primitive.bind(*map(instantiate_zeros, tangents), **params)
 
 
+def zero_ct_aware(rule: Callable) -> Callable:
+  """Wrap transpose `rule(ct, *args, **params)` so a symbolic zero cotangent gives symbolic
+  zeros for the linear arguments without calling it."""
+  def transpose(ct, *args, **params):
+    if type(ct) is Zero:
+      return [Zero(x.aval) if type(x) is UndefinedPrimal else None for x in args]
+    return rule(ct, *args, **params)
+  return transpose
+
+
 def deflinear(primitive: core.Primitive, transpose_rule: Callable) -> None:
   """`primitive` is linear in all its arguments: its JVP applies it to the tangents, and
   `transpose_rule(ct, **params)` gives the cotangents of its arguments."""
-  primitive_jvps[primitive] = lambda primals, tangents, **params: _linear_jvp(
-      primitive, primals, tangents, **params)
-  primitive_transposes[primitive] = lambda ct, *args, **params: transpose_rule(ct, **params)
+  deflinear2(primitive, lambda ct, *args, **params: transpose_rule(ct, **params))
 
 
 def deflinear2(primitive: core.Primitive, transpose_rule: Callable) -> None:
   """Like `deflinear`, with `transpose_rule(ct, *args, **params)` also seeing the arguments."""
   primitive_jvps[primitive] = lambda primals, tangents, **params: _linear_jvp(
       primitive, primals, tangents, **params)
-  primitive_transposes[primitive] = transpose_rule
+  primitive_transposes[primitive] = zero_ct_aware(transpose_rule)
 
 
 # ----------------------------------------------------------------------------------------------

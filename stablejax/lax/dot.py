@@ -10,7 +10,7 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.standard import standard_primitive
-from stablejax.lax.structural import aval_of, zero_ct_aware
+from stablejax.lax.structural import aval_of
 
 __all__ = ["dot", "dot_general"]
 
@@ -170,7 +170,7 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element
                                swap_ans=True)]
 
 
-ad.primitive_transposes[dot_general_p] = zero_ct_aware(_dot_general_transpose)
+ad.primitive_transposes[dot_general_p] = ad.zero_ct_aware(_dot_general_transpose)
 
 
 # ----------------------------------------------------------------------------------------------

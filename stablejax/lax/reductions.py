@@ -9,7 +9,7 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.standard import any_dtype, check_dtype, numeric_dtypes, standard_primitive
-from stablejax.lax.structural import canonical_axes, check_axes, deflinear, shift_axes
+from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 
 __all__ = ["argmax", "argmin", "cumsum", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum"]
@@ -76,7 +76,7 @@ def _reduce_sum_transpose(ct, operand, *, axes):
   return [lax.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
 
 
-deflinear(reduce_sum_p, _reduce_sum_transpose)
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 
 
 def _chooser_jvp(prim: core.Primitive):
@@ -196,5 +196,5 @@ def _cumsum_batcher(args, dims, *, axis, reverse):
 
 
 cumsum_p = standard_primitive("cumsum", _cumsum_abstract_eval)
-deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
+ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
 batching.primitive_batchers[cumsum_p] = _cumsum_batcher

@@ -60,20 +60,6 @@ def check_axes(name: str, axes: Sequence[int], aval: ShapedArray, what: str = "a
                      f"of the operand of type {aval.str_short()}")
 
 
-def zero_ct_aware(rule: Callable) -> Callable:
-  """Wrap a transpose rule so that a symbolic zero cotangent gives symbolic zeros."""
-  def transpose(ct, *args, **params):
-    if type(ct) is ad.Zero:
-      return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None for x in args]
-    return rule(ct, *args, **params)
-  return transpose
-
-
-def deflinear(prim: core.Primitive, rule: Callable) -> None:
-  """`prim` is linear; `rule(ct, *args, **params)` transposes it (zero cotangents handled)."""
-  ad.deflinear2(prim, zero_ct_aware(rule))
-
-
 def aval_of(x: Any) -> ShapedArray:
   """The aval of a value or of an `ad.UndefinedPrimal`."""
   return x.aval if ad.is_undefined_primal(x) else core.get_aval(x)
@@ -139,7 +125,7 @@ def _broadcast_in_dim_batcher(args, dims, *, shape, broadcast_dimensions):
 
 
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_abstract_eval)
-deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batcher
 
 
@@ -194,7 +180,7 @@ def _reshape_batcher(args, dims, *, new_sizes, dimensions):
 
 
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval)
-deflinear(reshape_p, _reshape_transpose)
+ad.deflinear2(reshape_p, _reshape_transpose)
 batching.primitive_batchers[reshape_p] = _reshape_batcher
 
 
@@ -222,7 +208,7 @@ def _transpose_batcher(args, dims, *, permutation):
 
 
 transpose_p = standard_primitive("transpose", _transpose_abstract_eval)
-deflinear(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))])
+ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))])
 batching.primitive_batchers[transpose_p] = _transpose_batcher
 
 
@@ -253,7 +239,7 @@ def _squeeze_batcher(args, dims, *, dimensions):
 
 
 squeeze_p = standard_primitive("squeeze", _squeeze_abstract_eval)
-deflinear(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
+ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 batching.primitive_batchers[squeeze_p] = _squeeze_batcher
 
 
@@ -283,7 +269,7 @@ def _expand_dims_batcher(args, dims, *, dimensions):
 
 
 expand_dims_p = standard_primitive("expand_dims", _expand_dims_abstract_eval)
-deflinear(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions)])
+ad.deflinear2(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions)])
 batching.primitive_batchers[expand_dims_p] = _expand_dims_batcher
 
 
@@ -336,7 +322,7 @@ def _concatenate_batcher(args, dims, *, dimension):
 
 
 concatenate_p = standard_primitive("concatenate", _concatenate_abstract_eval)
-deflinear(concatenate_p, _concatenate_transpose)
+ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching.primitive_batchers[concatenate_p] = _concatenate_batcher
 
 
@@ -401,7 +387,7 @@ def _slice_batcher(args, dims, *, start_indices, limit_indices, strides):
 
 
 slice_p = standard_primitive("slice", _slice_abstract_eval)
-deflinear(slice_p, _slice_transpose)
+ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batcher
 
 
@@ -549,7 +535,7 @@ def _shift_right_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
 
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_eval)
 ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
-ad.primitive_transposes[dynamic_slice_p] = zero_ct_aware(_dynamic_slice_transpose)
+ad.primitive_transposes[dynamic_slice_p] = ad.zero_ct_aware(_dynamic_slice_transpose)
 batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
 
 
@@ -633,7 +619,7 @@ def _logical_and(a: Any, b: Any) -> Any:
 dynamic_update_slice_p = standard_primitive("dynamic_update_slice",
                                             _dynamic_update_slice_abstract_eval)
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
-ad.primitive_transposes[dynamic_update_slice_p] = zero_ct_aware(_dynamic_update_slice_transpose)
+ad.primitive_transposes[dynamic_update_slice_p] = ad.zero_ct_aware(_dynamic_update_slice_transpose)
 batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
 
 
@@ -696,7 +682,7 @@ def _pad_batcher(args, dims, *, padding_config):
 
 
 pad_p = standard_primitive("pad", _pad_abstract_eval)
-deflinear(pad_p, _pad_transpose)
+ad.deflinear2(pad_p, _pad_transpose)
 batching.primitive_batchers[pad_p] = _pad_batcher
 
 
