@@ -85,3 +85,53 @@ def check_vmap(f: Callable, args: Sequence, in_axes: Sequence[int | None],
                 for a, ax in zip(args, in_axes)]) for i in range(size)]
   expected = tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *looped)
   check_close(vmap(f, in_axes=tuple(in_axes))(*args), expected, rtol=rtol, atol=atol)
+
+
+def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
+  x = np.asarray(x)
+  return rand(rng, x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+
+
+def _inner(a: Any, b: Any) -> float:
+  from stablejax.tree_util import tree_leaves
+  return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+             for x, y in zip(tree_leaves(a), tree_leaves(b)))
+
+
+def check_grads(f: Callable, args: Sequence, order: int = 2,
+                modes: Sequence[str] = ("fwd", "rev"), eps: float = 1e-4,
+                rtol: float | None = None, atol: float | None = None, seed: int = 0) -> None:
+  """Check derivatives of `f` at `args` up to `order` against finite differences: forward mode
+  (`jvp`) against central differences along a random direction, and reverse mode (`vjp`) by the
+  identity <ct, J t> = <J^T ct, t> with J t from finite differences. Higher orders check the
+  derivative functions themselves. Use float64 inputs under `x64()` for tight tolerances."""
+  from stablejax.api import jvp, vjp
+  unknown = set(modes) - {"fwd", "rev"}
+  if unknown:
+    raise ValueError(f"check_grads modes must be 'fwd' and/or 'rev', got {sorted(unknown)}")
+  rng = np.random.default_rng(seed)
+  args = tuple(args)
+  if rtol is None or atol is None:  # JAX's gradient tolerances: loose in float32, tight in 64
+    wide = all(np.asarray(a).dtype in (np.float64, np.complex128) for a in args)
+    rtol = (1e-5 if wide else 2e-2) if rtol is None else rtol
+    atol = (1e-5 if wide else 2e-2) if atol is None else atol
+  tangents = tuple(_random_like(rng, a) for a in args)
+  expected_t = numerical_jvp(f, args, tangents, eps)
+  if "fwd" in modes:
+    _, t_out = jvp(f, args, tangents)
+    check_close(t_out, expected_t, rtol=rtol, atol=atol)
+    if order > 1:
+      check_grads(lambda *xs: jvp(f, xs, tangents)[1], args, order - 1, ("fwd",), eps, rtol,
+                  atol, seed + 1)
+  if "rev" in modes:
+    out, f_vjp = vjp(f, *args)
+    from stablejax.tree_util import tree_map
+    ct = tree_map(lambda o: _random_like(rng, o), out)
+    cts_in = f_vjp(ct)
+    lhs, rhs = _inner(ct, expected_t), _inner(cts_in, tangents)
+    if abs(lhs - rhs) > atol + rtol * max(abs(lhs), abs(rhs)):
+      raise AssertionError(f"reverse-mode check failed: <ct, J t> = {lhs} (finite differences) "
+                           f"but <J^T ct, t> = {rhs}")
+    if order > 1:
+      check_grads(lambda *xs: vjp(f, *xs)[1](ct), args, order - 1, ("rev",), eps, rtol,
+                  atol, seed + 1)
