@@ -1,0 +1,236 @@
+"""`while_loop`: the `while` primitive, which applies `body_jaxpr` to a carry while `cond_jaxpr`
+holds, with its evaluation, abstract evaluation, JVP, batching and partial evaluation rules
+(its lowering is in `stablejax.lowering.rules`). Reverse mode through it is an error, as in JAX."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, Var
+from stablejax.lax.control_flow.common import (
+    avals_str, broadcast_per_example, carry_fixpoint, check_types, trace_to_jaxpr_with_consts,
+    tree_args, with_invars)
+from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from stablejax.util import merge_lists, split_list
+
+while_p = core.Primitive("while")
+while_p.multiple_results = True
+
+_REVERSE_MODE_ERROR = (
+    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+    "dynamic start/stop values: the number of iterations is unknown when the loop is staged. "
+    "Use lax.scan, or lax.fori_loop with static (Python int) start/stop values, instead.")
+
+
+# ----------------------------------------------------------------------------------------------
+# The user-facing function
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
+  """Apply `body_fun` to the carry, starting from `init_val`, while `cond_fun(carry)` holds."""
+  if not (callable(cond_fun) and callable(body_fun)):
+    raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable, got "
+                    f"{cond_fun!r} and {body_fun!r}")
+  init_flat, in_tree = tree_flatten(init_val)
+  args_tree = tree_args((init_val,))
+  body, body_consts, init_flat = _trace_body(body_fun, in_tree, args_tree, init_flat)
+  cond, cond_consts, cond_tree = trace_to_jaxpr_with_consts(
+      cond_fun, args_tree, [core.get_aval(x) for x in init_flat])
+  out = cond.out_avals
+  if cond_tree.num_leaves != 1 or not _is_bool_scalar(out):
+    raise TypeError(f"lax.while_loop: cond_fun must return a boolean scalar, but got output "
+                    f"type(s) {avals_str(out)}")
+  outs = while_p.bind(*cond_consts, *body_consts, *init_flat, cond_jaxpr=cond, body_jaxpr=body,
+                      cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
+  return tree_unflatten(in_tree, outs)
+
+
+def _trace_body(body_fun: Callable, in_tree: PyTreeDef, args_tree: PyTreeDef, init_flat: list
+                ) -> tuple[ClosedJaxpr, list, list]:
+  """The body's jaxpr and closed-over values, and the initial carry: weakly typed initial
+  values the body changes the dtype of are promoted to the dtype it returns (as JAX does)."""
+  for _ in range(2):  # the second trace is on the promoted initial values
+    avals = [core.get_aval(x) for x in init_flat]
+    body, consts, out_tree = trace_to_jaxpr_with_consts(body_fun, args_tree, avals)
+    if out_tree != in_tree:
+      raise TypeError(f"lax.while_loop: body_fun must return a value of the same pytree "
+                      f"structure as its input (the carry), got input {in_tree} and output "
+                      f"{out_tree}")
+    promoted = [_promote_weak(x, a, o) for x, a, o in zip(init_flat, avals, body.out_avals)]
+    if all(p is x for p, x in zip(promoted, init_flat)):
+      break
+    init_flat = promoted
+  _check_carry(body.out_avals, avals)
+  return body, consts, init_flat
+
+
+def _promote_weak(x: Any, aval: core.ShapedArray, out: core.ShapedArray) -> Any:
+  """`x` converted to the promotion of its weak type and `out`'s, when the two dtypes differ."""
+  if not aval.weak_type or aval.dtype == out.dtype:
+    return x
+  dtype, _ = dtypes.result_type((aval.dtype, True), (out.dtype, out.weak_type))
+  return lax.convert_element_type(x, dtype)
+
+
+def _is_bool_scalar(avals: Sequence[core.ShapedArray]) -> bool:
+  return len(avals) == 1 and not avals[0].shape and avals[0].dtype == np.bool_
+
+
+def _check_carry(out_avals: Sequence[core.ShapedArray], carry: Sequence[core.ShapedArray]
+                 ) -> None:
+  """The body returns the types of the carry (weak types aside)."""
+  check_types("lax.while_loop: body_fun output and input must have identical types: "
+              "body_fun returns", out_avals, "the carry has type", carry)
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation and abstract evaluation
+
+def _split(args: Sequence, cond_nconsts: int, body_nconsts: int) -> list[list]:
+  """(cond consts, body consts, carry)."""
+  return split_list(args, [cond_nconsts, body_nconsts])
+
+
+def _while_impl(*args: Any, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, cond_nconsts: int,
+                body_nconsts: int) -> list:
+  """Run the loop eagerly, evaluating the cond and body jaxprs equation by equation."""
+  cond_consts, body_consts, carry = _split(args, cond_nconsts, body_nconsts)
+  while np.asarray(core.jaxpr_as_fun(cond_jaxpr)(*cond_consts, *carry)[0]):
+    carry = core.jaxpr_as_fun(body_jaxpr)(*body_consts, *carry)
+  return carry
+
+
+def _while_abstract_eval(*avals: core.ShapedArray, cond_jaxpr: ClosedJaxpr,
+                         body_jaxpr: ClosedJaxpr, cond_nconsts: int, body_nconsts: int
+                         ) -> list[core.ShapedArray]:
+  cond_consts, body_consts, carry = _split(avals, cond_nconsts, body_nconsts)
+  for name, jaxpr, ins in (("cond_jaxpr", cond_jaxpr, cond_consts + carry),
+                           ("body_jaxpr", body_jaxpr, body_consts + carry)):
+    check_types(f"while: {name} takes", jaxpr.in_avals, "its operands are", ins)
+  out = cond_jaxpr.out_avals
+  if not _is_bool_scalar(out):
+    raise TypeError(f"while: cond_jaxpr must return a boolean scalar, got {avals_str(out)}")
+  _check_carry(body_jaxpr.out_avals, carry)
+  return body_jaxpr.out_avals
+
+
+while_p.def_impl(_while_impl)
+while_p.def_abstract_eval(_while_abstract_eval)
+
+
+# ----------------------------------------------------------------------------------------------
+# JVP: the nonzero tangents of the carry become extra carry, body-const tangents extra consts
+
+def _while_jvp(primals, tangents, *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+               cond_nconsts: int, body_nconsts: int):
+  cond_consts, body_consts, carry = _split(primals, cond_nconsts, body_nconsts)
+  _, const_tangents, carry_tangents = _split(tangents, cond_nconsts, body_nconsts)
+  const_nz = [type(t) is not ad.Zero for t in const_tangents]
+  carry_nz = carry_fixpoint(
+      [type(t) is not ad.Zero for t in carry_tangents],
+      lambda nz: ad.jvp_jaxpr(body_jaxpr, const_nz + nz, nz)[1])
+  cond, body = _jvp_jaxprs(cond_jaxpr, body_jaxpr, const_nz, carry_nz)
+  nz_const_t = [t for t in const_tangents if type(t) is not ad.Zero]
+  carry_t = [ad.instantiate_zeros(t) for t, nz in zip(carry_tangents, carry_nz) if nz]
+  outs = while_p.bind(*cond_consts, *body_consts, *nz_const_t, *carry, *carry_t,
+                      cond_jaxpr=cond, body_jaxpr=body, cond_nconsts=cond_nconsts,
+                      body_nconsts=body_nconsts + len(nz_const_t))
+  carry_out, nz_tangents_out = outs[:len(carry)], outs[len(carry):]
+  zeros = [ad.Zero.from_primal_value(p) for p, nz in zip(carry_out, carry_nz) if not nz]
+  return carry_out, merge_lists(carry_nz, zeros, nz_tangents_out)
+
+
+def _jvp_jaxprs(cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, const_nz: list[bool],
+                carry_nz: list[bool]) -> tuple[ClosedJaxpr, ClosedJaxpr]:
+  """The cond and the JVP of the body over consts, nonzero const tangents, carry and nonzero
+  carry tangents (the cond ignores the tangents)."""
+  body, _ = ad.jvp_jaxpr(body_jaxpr, const_nz + carry_nz, carry_nz)
+  consts, carry, const_t, carry_t = split_list(
+      body.jaxpr.invars, [len(const_nz), len(carry_nz), const_nz.count(True)])
+  cond = with_invars(cond_jaxpr, cond_jaxpr.jaxpr.invars + [Var(v.aval) for v in carry_t])
+  return cond, with_invars(body, consts + const_t + carry + carry_t)
+
+
+ad.primitive_jvps[while_p] = _while_jvp
+
+
+# ----------------------------------------------------------------------------------------------
+# Batching: batched carries at axis 0; a batched predicate runs until every example is done,
+# freezing the carries of the examples already done
+
+def _while_batch(args, dims, *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+                 cond_nconsts: int, body_nconsts: int):
+  size = batching.axis_size_of(args, dims)
+  cond_consts, body_consts, carry = _split(args, cond_nconsts, body_nconsts)
+  cond_dims, body_dims, carry_dims = _split(dims, cond_nconsts, body_nconsts)
+
+  def front(batched):
+    return [0 if b else batching.not_mapped for b in batched]
+
+  carry_b = carry_fixpoint(
+      [d is not batching.not_mapped for d in carry_dims],
+      lambda b: [d is not batching.not_mapped for d in
+                 batching.batch_jaxpr(body_jaxpr, size, body_dims + front(b), b)[1]])
+  pred_dim, = batching.batch_jaxpr(cond_jaxpr, size, cond_dims + front(carry_b))[1]
+  if pred_dim is not batching.not_mapped:
+    carry_b = [True] * len(carry)
+  carry = [batching.bdim_at_front(x, d, size) if b else x
+           for x, d, b in zip(carry, carry_dims, carry_b)]
+  cond, _ = batching.batch_jaxpr(cond_jaxpr, size, cond_dims + front(carry_b))
+  body, _ = batching.batch_jaxpr(body_jaxpr, size, body_dims + front(carry_b), carry_b)
+  if pred_dim is batching.not_mapped:
+    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond, body_jaxpr=body,
+                        cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+  else:
+    cond, body = _until_all_done(cond, body, cond_nconsts)
+    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry, cond_jaxpr=cond,
+                        body_jaxpr=body, cond_nconsts=cond_nconsts,
+                        body_nconsts=cond_nconsts + body_nconsts)
+  return outs, front(carry_b)
+
+
+def _until_all_done(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int
+                    ) -> tuple[ClosedJaxpr, ClosedJaxpr]:
+  """From a cond with a per-example predicate: a cond that holds while any example's does, and
+  a body (taking the cond's consts first) that leaves the carry of finished examples as is."""
+  def any_cond(*args):
+    return [lax.reduce_max(core.jaxpr_as_fun(cond)(*args)[0], (0,))]
+
+  def masked_body(*args):
+    cond_consts, rest = args[:cond_nconsts], args[cond_nconsts:]
+    carry = rest[len(rest) - len(body.out_avals):]
+    pred, = core.jaxpr_as_fun(cond)(*cond_consts, *carry)
+    new = core.jaxpr_as_fun(body)(*rest)
+    return [lax.select_n(broadcast_per_example(pred, x), x, y) for x, y in zip(carry, new)]
+
+  body_avals = cond.in_avals[:cond_nconsts] + body.in_avals
+  return (pe.trace_to_closed_jaxpr(any_cond, cond.in_avals),
+          pe.trace_to_closed_jaxpr(masked_body, body_avals))
+
+
+batching.primitive_batchers[while_p] = _while_batch
+
+
+# ----------------------------------------------------------------------------------------------
+# Partial evaluation: a loop with unknown carries cannot be split into a known loop and a
+# staged one (the staged part would need every iteration's residuals), so reverse mode is an
+# error; a loop whose carries stay known runs now
+
+def _while_partial_eval(trace: pe.PartialEvalTrace, args, params):
+  cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  cond_uk, body_uk, carry_uk = _split(unknowns, cond_nconsts, body_nconsts)
+  carry_uk = carry_fixpoint(
+      carry_uk, lambda uk: pe.partial_eval_jaxpr(params["body_jaxpr"], body_uk + uk, False)[2])
+  pred_uk, = pe.partial_eval_jaxpr(params["cond_jaxpr"], cond_uk + carry_uk, False)[2]
+  if pred_uk or any(carry_uk):
+    raise ValueError(_REVERSE_MODE_ERROR)
+  # The unknown operands are consts the known carries do not depend on: any value will do.
+  with core.set_current_trace(trace.parent):
+    known = [ad.zeros_like_aval(x.aval) if uk else x for x, uk in zip(args, unknowns)]
+    return while_p.bind(*known, **params)
+
+
+pe.partial_eval_rules[while_p] = _while_partial_eval
