@@ -55,17 +55,22 @@ def _primitive_jaxpr(prim: core.Primitive, avals: tuple, params: dict) -> Closed
 
 def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
   """Evaluate `prim` eagerly: compiled once per (primitive, params, avals, device)."""
-  device = None
+  device, on_device = None, True
   for x in args:
     if type(x) is Array:
-      device = x.device
-      break
+      d = x.device
+      if device is None:
+        device = d
+      elif d is not device:
+        on_device = False
+    else:
+      on_device = False
   key = (prim, tuple(map(core.get_aval, args)), tuple(params.items()), device)
   exe = _primitive_cache.get(key)
   if exe is None:
     exe = _primitive_cache[key] = jaxpr_executable(
         _primitive_jaxpr(prim, key[1], params), prim.name, device)
-  outs = exe(*args)
+  outs = exe._run(*args) if on_device else exe(*args)
   return outs if prim.multiple_results else outs[0]
 
 
