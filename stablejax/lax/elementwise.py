@@ -22,7 +22,8 @@ from stablejax.interpreters import ad, batching
 from stablejax.interpreters.ad import Zero
 from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, broadcasting_shape,
                                     check_dtype, float_dtypes, naryop_abstract_eval,
-                                    numeric_dtypes, real_float_dtypes, real_numeric_dtypes,
+                                    numeric_dtypes, ordered_dtypes, real_float_dtypes,
+                                    real_numeric_dtypes, signed_numeric_dtypes,
                                     standard_primitive)
 from stablejax.lax_reference import impls as reference_impls
 
@@ -334,17 +335,6 @@ def _with_params(abstract_eval: Callable) -> Callable:
   return lambda *avals, **params: abstract_eval(*avals)
 
 
-def _rejecting(kinds: str, accepts: str, name: str, abstract_eval: Callable) -> Callable:
-  """`abstract_eval` that also rejects operands whose dtype kind is in `kinds`."""
-  def checked(*avals, **params):
-    for i, aval in enumerate(avals):
-      if aval.dtype.kind in kinds:
-        raise TypeError(f"{name} does not accept dtype {aval.dtype} (operand {i} of type "
-                        f"{aval.str_short()}); it accepts {accepts} types")
-    return abstract_eval(*avals, **params)
-  return checked
-
-
 def _unop(name: str, accepted: Callable, jvp: Callable | None = None,
           abstract_eval: Callable | None = None) -> core.Primitive:
   """An elementwise unary primitive: vectorized batching, and a JVP when `jvp` is given."""
@@ -486,9 +476,8 @@ def _abs_jvp(g, ans, x):
   return _select(ge(x, _const(x, 0)), g, neg(g))
 
 
-abs_p = _unop("abs", numeric_dtypes, _abs_jvp, abstract_eval=_rejecting(
-    "u", "signed integer, floating-point or complex", "abs",
-    _with_params(naryop_abstract_eval("abs", [numeric_dtypes], _real_dtype))))
+abs_p = _unop("abs", signed_numeric_dtypes, _abs_jvp, abstract_eval=_with_params(
+    naryop_abstract_eval("abs", [signed_numeric_dtypes], _real_dtype)))
 
 sign_p = _unop("sign", numeric_dtypes)
 floor_p = _unop("floor", real_float_dtypes)
@@ -540,18 +529,13 @@ rsqrt_p = _unop("rsqrt", float_dtypes,
 # ----------------------------------------------------------------------------------------------
 # Comparisons and logic (zero tangents)
 
-_ORDERED = "boolean, integer or real floating-point"
 
 eq_p = _binop("eq", any_dtype, result_dtype=_to_bool)
 ne_p = _binop("ne", any_dtype, result_dtype=_to_bool)
-lt_p = _binop("lt", any_dtype, abstract_eval=_rejecting(
-    "c", _ORDERED, "lt", naryop_abstract_eval("lt", [any_dtype] * 2, _to_bool)))
-le_p = _binop("le", any_dtype, abstract_eval=_rejecting(
-    "c", _ORDERED, "le", naryop_abstract_eval("le", [any_dtype] * 2, _to_bool)))
-gt_p = _binop("gt", any_dtype, abstract_eval=_rejecting(
-    "c", _ORDERED, "gt", naryop_abstract_eval("gt", [any_dtype] * 2, _to_bool)))
-ge_p = _binop("ge", any_dtype, abstract_eval=_rejecting(
-    "c", _ORDERED, "ge", naryop_abstract_eval("ge", [any_dtype] * 2, _to_bool)))
+lt_p = _binop("lt", ordered_dtypes, result_dtype=_to_bool)
+le_p = _binop("le", ordered_dtypes, result_dtype=_to_bool)
+gt_p = _binop("gt", ordered_dtypes, result_dtype=_to_bool)
+ge_p = _binop("ge", ordered_dtypes, result_dtype=_to_bool)
 and_p = _binop("and", bool_or_int_dtypes)
 or_p = _binop("or", bool_or_int_dtypes)
 not_p = _unop("not", bool_or_int_dtypes)

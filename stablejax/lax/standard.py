@@ -42,29 +42,34 @@ def standard_primitive(name: str, abstract_eval: Callable[..., ShapedArray | lis
 # ----------------------------------------------------------------------------------------------
 # dtype classes accepted by primitives
 
-def _kinds(*kinds: str) -> Callable[[np.dtype], bool]:
-  return lambda dt: dt.kind in kinds
+class DTypeClass:
+  """A set of dtype kinds a primitive accepts; calling it tests a dtype."""
+  __slots__ = ("kinds", "name")
+
+  def __init__(self, kinds: str, name: str):
+    self.kinds = kinds
+    self.name = name
+
+  def __call__(self, dtype: np.dtype) -> bool:
+    return dtype.kind in self.kinds
 
 
-float_dtypes = _kinds("f", "c")           # inexact: float and complex
-real_float_dtypes = _kinds("f")
-numeric_dtypes = _kinds("i", "u", "f", "c")
-real_numeric_dtypes = _kinds("i", "u", "f")
-int_dtypes = _kinds("i", "u")
-bool_or_int_dtypes = _kinds("b", "i", "u")
-any_dtype = _kinds("b", "i", "u", "f", "c")
-
-_class_names = {float_dtypes: "floating-point", real_float_dtypes: "real floating-point",
-                numeric_dtypes: "numeric", real_numeric_dtypes: "real numeric",
-                int_dtypes: "integer", bool_or_int_dtypes: "boolean or integer",
-                any_dtype: "array"}
+float_dtypes = DTypeClass("fc", "floating-point")  # inexact: float and complex
+real_float_dtypes = DTypeClass("f", "real floating-point")
+numeric_dtypes = DTypeClass("iufc", "numeric")
+signed_numeric_dtypes = DTypeClass("ifc", "signed integer, floating-point or complex")
+real_numeric_dtypes = DTypeClass("iuf", "real numeric")
+ordered_dtypes = DTypeClass("biuf", "boolean, integer or real floating-point")
+int_dtypes = DTypeClass("iu", "integer")
+bool_or_int_dtypes = DTypeClass("biu", "boolean or integer")
+any_dtype = DTypeClass("biufc", "array")
 
 
-def check_dtype(name: str, accepted: Callable[[np.dtype], bool], aval: ShapedArray,
+def check_dtype(name: str, accepted: DTypeClass, aval: ShapedArray,
                 what: str = "operand") -> None:
   if not accepted(aval.dtype):
     raise TypeError(f"{name} does not accept dtype {aval.dtype} ({what} of type "
-                    f"{aval.str_short()}); it accepts {_class_names[accepted]} types")
+                    f"{aval.str_short()}); it accepts {accepted.name} types")
 
 
 def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
