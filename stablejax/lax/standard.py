@@ -107,7 +107,7 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=N
                       f"{', '.join(str(a.dtype) for a in avals)} (stablejax.numpy.{name} "
                       "promotes dtypes automatically)")
     out_dtype = dtype if result_dtype is None else result_dtype(dtype)
-    weak = all(a.weak_type for a in avals) and out_dtype == dtype
+    weak = all(a.weak_type for a in avals)  # JAX: a comparison of weak values is weak too
     return ShapedArray(broadcasting_shape(name, *avals), out_dtype, weak)
   return abstract_eval
 
