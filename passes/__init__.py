@@ -1,1 +1,4 @@
-"""Jaxpr and MLIR rewrite passes (installed as stablejax.passes)."""
+"""Rewrites (installed as stablejax.passes): jaxpr passes run before lowering."""
+from stablejax.passes.dce import dce_closed_jaxpr, dce_jaxpr
+
+__all__ = ["dce_closed_jaxpr", "dce_jaxpr"]

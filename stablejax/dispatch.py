@@ -30,10 +30,15 @@ class JaxprExecutable:
     return self._run(*args)
 
 
+def lower(closed: ClosedJaxpr, name: str, platform: str, debug_info: bool = False):
+  """The jit pipeline's lowering: jaxpr passes (dead-code elimination), then StableHLO."""
+  from stablejax import lowering, passes
+  return lowering.lower_jaxpr(passes.dce_closed_jaxpr(closed), name, platform, debug_info)
+
+
 @functools.lru_cache(maxsize=4096)
 def _compile_jaxpr(closed: ClosedJaxpr, name: str, device: runtime.Device) -> JaxprExecutable:
-  from stablejax import lowering
-  module = lowering.lower_jaxpr(closed, name, runtime.pjrt.platform_of(device))
+  module = lower(closed, name, runtime.pjrt.platform_of(device))
   return JaxprExecutable(runtime.compile_module(str(module), device, closed.out_avals))
 
 

@@ -6,7 +6,7 @@ from typing import Any
 from jaxlib.mlir import ir
 
 from stablejax import runtime
-from stablejax.dispatch import JaxprExecutable
+from stablejax.dispatch import JaxprExecutable, lower
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -16,14 +16,13 @@ class Lowered:
 
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
                platform: str | None):
-    from stablejax import lowering
     self.jaxpr = jaxpr
     self.name = name
     self.out_tree = out_tree
     self.in_tree = in_tree
     self.device = runtime.devices(platform)[0] if platform else runtime.default_device()
     self.platform = runtime.pjrt.platform_of(self.device)
-    self._module = lowering.lower_jaxpr(jaxpr, name, self.platform)
+    self._module = lower(jaxpr, name, self.platform)
     self._debug_module = None
 
   def as_text(self, debug_info: bool = False) -> str:
@@ -31,9 +30,7 @@ class Lowered:
     if not debug_info:
       return str(self._module)
     if self._debug_module is None:
-      from stablejax import lowering
-      self._debug_module = lowering.lower_jaxpr(self.jaxpr, self.name, self.platform,
-                                                debug_info=True)
+      self._debug_module = lower(self.jaxpr, self.name, self.platform, debug_info=True)
     return self._debug_module.operation.get_asm(enable_debug_info=True)
 
   def compiler_ir(self) -> ir.Module:
