@@ -65,3 +65,15 @@ def prod(xs: Iterable[int]) -> int:
   for x in xs:
     out *= int(x)
   return out
+
+
+def join_sizes(shapes: Iterable[Sequence[int]]) -> tuple[int, ...] | None:
+  """The per-axis broadcast of equal-rank shapes (size-1 axes stretch), or None when two
+  shapes disagree on an axis."""
+  out = []
+  for sizes in zip(*shapes):
+    big = {d for d in sizes if d != 1}
+    if len(big) > 1:
+      return None
+    out.append(big.pop() if big else 1)
+  return tuple(out)

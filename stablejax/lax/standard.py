@@ -12,6 +12,7 @@ import numpy as np
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
 from stablejax.lax_reference import impls as reference_impls
+from stablejax.util import join_sizes
 
 # Every primitive defined through these helpers, so later stages can find them all.
 builtin_primitives: list[core.Primitive] = []
@@ -81,14 +82,11 @@ def broadcasting_shape(name: str, *avals: ShapedArray) -> tuple[int, ...]:
   if len({len(s) for s in shapes}) != 1:
     raise TypeError(f"{name} got arrays of different rank: "
                     f"{', '.join(a.str_short() for a in avals)}")
-  out = []
-  for sizes in zip(*shapes):
-    big = {d for d in sizes if d != 1}
-    if len(big) > 1:
-      raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                      f"{', '.join(str(a.shape) for a in avals)}")
-    out.append(big.pop() if big else 1)
-  return tuple(out)
+  out = join_sizes(shapes)
+  if out is None:
+    raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                    f"{', '.join(str(a.shape) for a in avals)}")
+  return out
 
 
 def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=None

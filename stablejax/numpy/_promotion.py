@@ -7,6 +7,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.runtime import Array
+from stablejax.util import join_sizes
 
 
 def is_arraylike(x: Any) -> bool:
@@ -76,15 +77,11 @@ def promote_dtypes_inexact(*args: Any) -> list:
 def broadcast_shapes(name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
   """numpy's broadcast shape; a ValueError naming every shape when they are incompatible."""
   rank = max((len(s) for s in shapes), default=0)
-  padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
-  out = []
-  for sizes in zip(*padded):
-    big = {d for d in sizes if d != 1}
-    if len(big) > 1:
-      raise ValueError(f"{name}: incompatible shapes for broadcasting: "
-                       f"{', '.join(str(tuple(s)) for s in shapes)}")
-    out.append(big.pop() if big else 1)
-  return tuple(out)
+  out = join_sizes((1,) * (rank - len(s)) + tuple(s) for s in shapes)
+  if out is None:
+    raise ValueError(f"{name}: incompatible shapes for broadcasting: "
+                     f"{', '.join(str(tuple(s)) for s in shapes)}")
+  return out
 
 
 def broadcast_to(x: Any, shape_: Sequence[int]) -> Any:
