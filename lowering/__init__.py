@@ -12,7 +12,8 @@ from stablejax.lowering.module import (
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 # The rules register themselves on import; they import the names above, so they come last.
-from stablejax.lowering.rules import call, dot, elementwise, reductions, structural  # noqa: E402,F401
+from stablejax.lowering.rules import (  # noqa: E402,F401
+    call, control_flow, dot, elementwise, reductions, scan, structural)
 
 __all__ = [
     "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from stablejax import core
+from stablejax import core, lax
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.jaxpr import ClosedJaxpr, Var
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_structure
 
 
@@ -24,3 +24,39 @@ def trace_to_jaxpr_with_consts(fun: Callable, in_tree: PyTreeDef,
 def tree_args(args: tuple) -> PyTreeDef:
   """The tree of `(args, {})` as `flatten_fun` expects it."""
   return tree_structure((args, {}))
+
+
+def with_invars(closed: ClosedJaxpr, invars: Sequence[Var]) -> ClosedJaxpr:
+  """`closed` taking `invars` (its own, reordered, and new ones it ignores) as its inputs."""
+  return ClosedJaxpr(closed.jaxpr.replace(invars=list(invars)), closed.consts)
+
+
+def avals_str(avals: Sequence[core.ShapedArray]) -> str:
+  """`[f32[3], i32[]]`, for error messages."""
+  return f"[{', '.join(a.str_short() for a in avals)}]"
+
+
+def broadcast_per_example(x: Any, like: Any) -> Any:
+  """`x` of shape `(size,)` (one value per example) broadcast to the shape of batched `like`."""
+  shape = core.get_aval(like).shape
+  return x if len(shape) == 1 else lax.broadcast_in_dim(x, shape, (0,))
+
+
+def check_types(what: str, avals: Sequence[core.ShapedArray], what_expected: str,
+                expected: Sequence[core.ShapedArray]) -> None:
+  """A TypeError `{what} [types] but {what_expected} [types]` unless shapes and dtypes agree."""
+  if len(avals) != len(expected) or any(
+      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
+    raise TypeError(f"{what} {avals_str(avals)} but {what_expected} {avals_str(expected)}")
+
+
+def carry_fixpoint(flags: Sequence[bool], step: Callable[[list[bool]], Sequence[bool]]
+                   ) -> list[bool]:
+  """The least flags of a loop's carry (batched, nonzero tangent, unknown) that include `flags`
+  and that the body preserves: `step(flags)` gives the flags of the body's carry outputs."""
+  flags = list(flags)
+  while True:
+    new = [a or b for a, b in zip(flags, step(flags))]
+    if new == flags:
+      return flags
+    flags = new

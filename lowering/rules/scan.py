@@ -1,0 +1,72 @@
+"""Lowering of `scan`: a `stablehlo.while` carrying an i32 counter, the consts, carries, xs and
+stacked ys; each iteration takes a `stablehlo.dynamic_slice` of every xs at the counter (at
+`length - 1 - counter` when reversed) and writes the ys with `stablehlo.dynamic_update_slice`."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax import core
+from stablejax.jaxpr import ClosedJaxpr
+from stablejax.lax.control_flow.scan import scan_p
+from stablejax.lowering.context import aval_to_ir_type, ir_constant
+from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lowering.registry import register_lowering
+from stablejax.lowering.rules.elementwise import compare
+from stablejax.util import split_list
+
+
+def _i32(value: int) -> ir.Value:
+  return ir_constant(np.int32(value))
+
+
+def _zeros(n: int) -> list[ir.Value]:
+  return [_i32(0) for _ in range(n)]
+
+
+def _index_at(x: ir.Value, aval: core.ShapedArray, index: ir.Value) -> ir.Value:
+  """`x[index]` along the leading axis."""
+  piece = hlo.dynamic_slice(x, [index] + _zeros(aval.ndim - 1), [1, *aval.shape[1:]])
+  return hlo.reshape(aval_to_ir_type(core.ShapedArray(aval.shape[1:], aval.dtype)), piece)
+
+
+def _update_at(ys: ir.Value, aval: core.ShapedArray, y: ir.Value, index: ir.Value) -> ir.Value:
+  """`ys` with `ys[index] = y` along the leading axis."""
+  y = hlo.reshape(aval_to_ir_type(core.ShapedArray((1, *aval.shape[1:]), aval.dtype)), y)
+  return hlo.dynamic_update_slice(ys, y, [index] + _zeros(aval.ndim - 1))
+
+
+def _scan_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, length: int,
+               reverse: bool, linear: tuple, unroll: int, num_consts: int, num_carry: int
+               ) -> list[ir.Value]:
+  xs_avals = ctx.avals_in[num_consts + num_carry:]
+  ys_avals = ctx.avals_out[num_carry:]
+  ys_init = [ir_constant(0, a.shape, a.dtype) for a in ys_avals]
+  if length == 0:  # no iteration (and no slice of the empty xs to build)
+    return list(args[num_consts:num_consts + num_carry]) + ys_init
+  operands = [_i32(0), *args, *ys_init]
+  types = [v.type for v in operands]
+  loop = hlo.WhileOp(types, operands)
+  cond = loop.regions[0].blocks.append(*types)
+  with ir.InsertionPoint(cond):
+    hlo.return_([compare(cond.arguments[0], _i32(length), "LT", np.dtype(np.int32))])
+  body = loop.regions[1].blocks.append(*types)
+  with ir.InsertionPoint(body):
+    i, consts, carry, xs, ys = split_list(list(body.arguments),
+                                          [1, num_consts, num_carry, len(xs_avals)])
+    i = i[0]
+    index = hlo.subtract(_i32(length - 1), i) if reverse else i
+    x = [_index_at(v, a, index) for v, a in zip(xs, xs_avals)]
+    outs = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, jaxpr.consts, consts + carry + x,
+                         ctx.name_stack)
+    carry_out, y = split_list(outs, [num_carry])
+    ys = [_update_at(v, a, u, index) for v, a, u in zip(ys, ys_avals, y)]
+    hlo.return_([hlo.add(i, _i32(1)), *consts, *carry_out, *xs, *ys])
+  _, carry_out, _, ys = split_list(list(loop.results), [1 + num_consts, num_carry,
+                                                         len(xs_avals)])
+  return carry_out + ys
+
+
+register_lowering(scan_p, _scan_rule)
