@@ -49,6 +49,7 @@ def jaxpr_executable(closed: ClosedJaxpr, name: str, device: runtime.Device | No
 
 
 _primitive_cache: dict = {}
+_PRIMITIVE_CACHE_SIZE = 4096  # bounded: eager control flow makes a new jaxpr param per call
 
 
 def _primitive_jaxpr(prim: core.Primitive, avals: tuple, params: dict) -> ClosedJaxpr:
@@ -73,6 +74,8 @@ def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
   key = (prim, tuple(map(core.get_aval, args)), tuple(params.items()), device)
   exe = _primitive_cache.get(key)
   if exe is None:
+    if len(_primitive_cache) >= _PRIMITIVE_CACHE_SIZE:
+      del _primitive_cache[next(iter(_primitive_cache))]  # evict the oldest entry
     exe = _primitive_cache[key] = jaxpr_executable(
         _primitive_jaxpr(prim, key[1], params), prim.name, device)
   outs = exe._run(*args) if on_device else exe(*args)
