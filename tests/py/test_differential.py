@@ -1,0 +1,381 @@
+"""Differential tests of every built-in primitive: its numpy reference (`standard.eager_impl`),
+eager execution on the device (one primitive compiled and run), and `jit` of the same function
+must agree. A hypothesis property test does the same for small random elementwise programs,
+against a numpy evaluation of the program."""
+from __future__ import annotations
+
+import dataclasses
+import operator
+import zlib
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import stablejax as sj
+import stablejax.numpy as jnp
+from stablejax import core, lax, test_util
+from stablejax.lax import standard
+
+F32, I32, BOOL = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)
+
+# Primitives that are not in this table on purpose: the control-flow primitives, which other
+# test files cover (they take jaxprs, not arrays).
+CONTROL_FLOW = {"cond", "while", "scan"}
+
+
+# ----------------------------------------------------------------------------------------------
+# Random arguments
+
+def _values(rng: np.random.Generator, shape, dtype: np.dtype, domain: str) -> np.ndarray:
+  """Random values of `dtype` where the operation is defined and well conditioned."""
+  if dtype == BOOL:
+    return rng.random(shape) < 0.5
+  if dtype.kind in "iu":
+    if domain in ("pos", "nonzero"):
+      x = rng.integers(1, 6, shape)
+      return (x if domain == "pos" else x * rng.choice([-1, 1], shape)).astype(dtype)
+    if domain == "small":
+      return rng.integers(-2, 3, shape).astype(dtype)
+    return test_util.rand(rng, shape, dtype)
+  real = {
+      "any": lambda: rng.standard_normal(shape),
+      "pos": lambda: np.abs(rng.standard_normal(shape)) + 0.5,
+      "nonzero": lambda: (np.abs(rng.standard_normal(shape)) + 0.5) * rng.choice([-1, 1], shape),
+      "log1p": lambda: rng.uniform(-0.5, 2.0, shape),
+      "tan": lambda: rng.uniform(-1.2, 1.2, shape),
+      "halves": lambda: rng.integers(-6, 7, shape) / 2,  # ties for the rounding modes
+      "small": lambda: rng.uniform(-2.0, 2.0, shape),
+  }[domain]()
+  return np.asarray(real, dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class A:
+  """An argument: `shape`, the case's dtype (or a fixed `dtype`), and a value `domain`."""
+  shape: tuple = (3, 4)
+  domain: str = "any"
+  dtype: Any = None
+
+  def make(self, rng: np.random.Generator, dtype: np.dtype) -> np.ndarray:
+    dt = np.dtype(self.dtype if self.dtype is not None else dtype)
+    return np.asarray(_values(rng, self.shape, dt, self.domain))
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+  id: str
+  prim: core.Primitive      # the primitive the function must stage (checked)
+  fn: Callable              # a function of arrays calling the public lax function (or bind)
+  args: Sequence[A]
+  dtypes: Sequence[np.dtype]
+  marks: Sequence[Any] = ()
+
+
+def _unary(prim, fn, dtypes, domain="any", shape=(3, 4)):
+  return Case(prim.name, prim, fn, [A(shape, domain)], dtypes)
+
+
+def _binary(prim, fn, dtypes, domains=("any", "any"), shapes=((3, 4), (3, 4)), suffix=""):
+  return Case(prim.name + suffix, prim, fn, [A(s, d) for s, d in zip(shapes, domains)], dtypes)
+
+
+NUM = [F32, I32]
+ALL = [F32, I32, BOOL]
+INT_BOOL = [I32, BOOL]
+
+CASES = [
+    # arithmetic (with the rank-0 / size-1 broadcasting lax allows)
+    _binary(lax.add_p, lax.add, NUM),
+    _binary(lax.add_p, lax.add, [F32], shapes=((3, 4), ()), suffix="_scalar"),
+    _binary(lax.sub_p, lax.sub, NUM),
+    _binary(lax.mul_p, lax.mul, NUM),
+    _binary(lax.mul_p, lax.mul, NUM, shapes=((1, 4), (3, 1)), suffix="_size1"),
+    _binary(lax.div_p, lax.div, NUM, ("any", "nonzero")),
+    _binary(lax.rem_p, lax.rem, NUM, ("any", "nonzero")),
+    _binary(lax.pow_p, lax.pow, [F32], ("pos", "small")),
+    Case("pow_int_exponent", lax.pow_p, lax.pow, [A(domain="nonzero"), A(domain="small",
+                                                                          dtype=I32)], [F32]),
+    Case("pow_int_exponent_broadcast", lax.pow_p, lax.pow,
+         [A(domain="nonzero"), A((1, 4), "small", I32)], [F32]),
+    Case("pow_scalar_int_exponent", lax.pow_p, lax.pow,
+         [A(domain="nonzero"), A((), "small", I32)], [F32]),
+    _binary(lax.max_p, lax.max, ALL),
+    _binary(lax.min_p, lax.min, ALL),
+    # unary math
+    _unary(lax.neg_p, lax.neg, NUM),
+    _unary(lax.abs_p, lax.abs, NUM),
+    _unary(lax.sign_p, lax.sign, NUM),
+    _unary(lax.floor_p, lax.floor, [F32], "halves"),
+    _unary(lax.ceil_p, lax.ceil, [F32], "halves"),
+    _unary(lax.round_p, lax.round, [F32], "halves"),
+    Case("round_to_nearest_even", lax.round_p,
+         lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), [A(domain="halves")], [F32]),
+    Case("integer_pow_3", lax.integer_pow_p, lambda x: lax.integer_pow(x, 3), [A()], NUM),
+    Case("integer_pow_neg2", lax.integer_pow_p, lambda x: lax.integer_pow(x, -2),
+         [A(domain="nonzero")], [F32]),
+    Case("integer_pow_0", lax.integer_pow_p, lambda x: lax.integer_pow(x, 0), [A()], NUM),
+    _unary(lax.exp_p, lax.exp, [F32]),
+    _unary(lax.log_p, lax.log, [F32], "pos"),
+    _unary(lax.log1p_p, lax.log1p, [F32], "log1p"),
+    _unary(lax.expm1_p, lax.expm1, [F32]),
+    _unary(lax.sin_p, lax.sin, [F32]),
+    _unary(lax.cos_p, lax.cos, [F32]),
+    _unary(lax.tan_p, lax.tan, [F32], "tan"),
+    _unary(lax.tanh_p, lax.tanh, [F32]),
+    _unary(lax.logistic_p, lax.logistic, [F32]),
+    _unary(lax.sqrt_p, lax.sqrt, [F32], "pos"),
+    _unary(lax.rsqrt_p, lax.rsqrt, [F32], "pos"),
+    # comparisons and logic
+    _binary(lax.eq_p, lax.eq, ALL, ("small", "small")),
+    _binary(lax.ne_p, lax.ne, ALL, ("small", "small")),
+    _binary(lax.lt_p, lax.lt, ALL, ("small", "small")),
+    _binary(lax.le_p, lax.le, ALL, ("small", "small")),
+    _binary(lax.gt_p, lax.gt, ALL, ("small", "small")),
+    _binary(lax.ge_p, lax.ge, ALL, ("small", "small")),
+    _binary(lax.and_p, lax.bitwise_and, INT_BOOL),
+    _binary(lax.or_p, lax.bitwise_or, INT_BOOL),
+    _unary(lax.not_p, lax.bitwise_not, INT_BOOL),
+    # select, clamp, casts
+    Case("select_n_bool", lax.select_n_p, lax.select_n, [A(dtype=BOOL), A(), A()], ALL),
+    Case("select_n_scalar_bool", lax.select_n_p, lax.select_n, [A((), dtype=BOOL), A(), A()],
+         [F32]),
+    Case("select_n_int3", lax.select_n_p, lax.select_n,
+         [A(domain="which3", dtype=I32), A(), A(), A()], NUM),
+    Case("clamp", lax.clamp_p, lambda x: lax.clamp(np.asarray(-0.5, x.dtype), x,
+                                                   np.asarray(0.75, x.dtype)), [A()], [F32]),
+    Case("clamp_int_arrays", lax.clamp_p, lambda lo, x: lax.clamp(lo, x, lo + 3),
+         [A(), A()], [I32]),
+    Case("convert_to_int32", lax.convert_element_type_p,
+         lambda x: lax.convert_element_type(x, np.int32), [A(domain="small")], [F32, BOOL]),
+    Case("convert_to_float32", lax.convert_element_type_p,
+         lambda x: lax.convert_element_type(x, np.float32), [A()], [I32, BOOL]),
+    Case("convert_to_bool", lax.convert_element_type_p,
+         lambda x: lax.convert_element_type(x, np.bool_), [A(domain="small")], [F32, I32]),
+    Case("convert_to_float16", lax.convert_element_type_p,
+         lambda x: lax.convert_element_type(x, np.float16), [A()], [F32]),
+    # structural
+    Case("broadcast_in_dim", lax.broadcast_in_dim_p,
+         lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (0, 2)), [A((2, 4))], ALL),
+    Case("broadcast_in_dim_size1", lax.broadcast_in_dim_p,
+         lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)), [A((1, 4))], [F32]),
+    Case("reshape", lax.reshape_p, lambda x: lax.reshape(x, (6, 2)), [A()], ALL),
+    Case("reshape_dimensions", lax.reshape_p, lambda x: lax.reshape(x, (2, 6), (1, 0)), [A()],
+         [F32]),
+    Case("transpose", lax.transpose_p, lambda x: lax.transpose(x, (2, 0, 1)), [A((2, 3, 4))],
+         ALL),
+    Case("squeeze", lax.squeeze_p, lambda x: lax.squeeze(x, (0, 2)), [A((1, 3, 1, 4))], ALL),
+    Case("expand_dims", lax.expand_dims_p, lambda x: lax.expand_dims(x, (0, 3)), [A()], ALL),
+    Case("concatenate", lax.concatenate_p, lambda x, y, z: lax.concatenate([x, y, z], 1),
+         [A((2, 1)), A((2, 3)), A((2, 2))], ALL),
+    Case("slice", lax.slice_p, lambda x: lax.slice(x, (1, 0), (4, 3)), [A((5, 4))], ALL),
+    Case("slice_strided", lax.slice_p, lambda x: lax.slice(x, (1, 0), (6, 4), (2, 3)),
+         [A((7, 4))], [F32]),
+    Case("dynamic_slice", lax.dynamic_slice_p, lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 3)),
+         [A((4, 5)), A((), "index", I32), A((), "index", I32)], ALL),
+    Case("dynamic_slice_clamped", lax.dynamic_slice_p,
+         lambda x: lax.dynamic_slice(x, (np.int32(3), np.int32(-2)), (2, 2)), [A((4, 5))], [F32]),
+    Case("dynamic_update_slice", lax.dynamic_update_slice_p,
+         lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)),
+         [A((4, 5)), A((2, 3)), A((), "index", I32), A((), "index", I32)], ALL),
+    Case("dynamic_update_slice_clamped", lax.dynamic_update_slice_p,
+         lambda x, u: lax.dynamic_update_slice(x, u, (np.int32(5), np.int32(-1))),
+         [A((4, 5)), A((2, 2))], [F32]),
+    Case("pad", lax.pad_p, lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))),
+         [A((3, 4)), A(())], ALL),
+    Case("pad_negative", lax.pad_p, lambda x: lax.pad(x, np.float32(0.5), ((-2, 1, 2), (2, -3, 0))),
+         [A((3, 4))], [F32]),
+    Case("iota_int32", lax.iota_p, lambda: lax.iota(np.int32, 7), [], [I32]),
+    Case("broadcasted_iota_float32", lax.iota_p,
+         lambda: lax.broadcasted_iota(np.float32, (3, 4), 1), [], [F32]),
+    # reductions
+    Case("reduce_sum", lax.reduce_sum_p, lambda x: lax.reduce_sum(x, (0, 2)), [A((2, 3, 4))],
+         NUM),
+    Case("reduce_prod", lax.reduce_prod_p, lambda x: lax.reduce_prod(x, (1,)),
+         [A((2, 5, 3), "small")], NUM),
+    Case("reduce_max", lax.reduce_max_p, lambda x: lax.reduce_max(x, (1, 2)), [A((2, 3, 4))],
+         ALL),
+    Case("reduce_min", lax.reduce_min_p, lambda x: lax.reduce_min(x, (0,)), [A((3, 4))], ALL),
+    Case("reduce_sum_all", lax.reduce_sum_p, lambda x: lax.reduce_sum(x, (0, 1)), [A()], [F32]),
+    Case("argmax", lax.argmax_p, lambda x: lax.argmax(x, 1, np.int32), [A((3, 6), "small")],
+         ALL),
+    Case("argmin", lax.argmin_p, lambda x: lax.argmin(x, 0, np.int32), [A((6, 3), "small")],
+         ALL),
+    Case("cumsum", lax.cumsum_p, lambda x: lax.cumsum(x, 1), [A()], NUM),
+    Case("cumsum_reverse", lax.cumsum_p, lambda x: lax.cumsum(x, 0, reverse=True), [A()], NUM),
+    # contractions
+    Case("dot_general_matmul", lax.dot_general_p,
+         lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), [A((2, 3)), A((3, 4))],
+         NUM),
+    Case("dot_general_batch", lax.dot_general_p,
+         lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (2,)))),
+         [A((2, 3, 4)), A((5, 4, 2))], NUM),
+    Case("dot_general_multi_contract", lax.dot_general_p,
+         lambda x, y: lax.dot_general(x, y, (((0, 2), (3, 1)), ((), ()))),
+         [A((2, 3, 4)), A((5, 4, 6, 2))], [F32]),
+    Case("dot_general_f16_preferred_f32", lax.dot_general_p,
+         lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ())),
+                                      preferred_element_type=np.float32),
+         [A((2, 3), dtype=np.float16), A((3, 4), dtype=np.float16)], [F32]),
+    Case("dot_general_bind", lax.dot_general_p,
+         lambda x, y: lax.dot_general_p.bind(x, y, dimension_numbers=(((0,), (0,)), ((), ())),
+                                             preferred_element_type=None),
+         [A((3, 2)), A((3, 4))], [F32]),
+]
+
+
+def _make_args(case: Case, dtype: np.dtype, seed: int) -> list[np.ndarray]:
+  rng = np.random.default_rng(seed)
+  out = []
+  for a in case.args:
+    if a.domain == "index":  # a start index, sometimes out of bounds (XLA clamps it)
+      out.append(np.int32(rng.integers(-1, 5)))
+    elif a.domain == "which3":
+      out.append(rng.integers(0, 3, a.shape).astype(np.int32))
+    else:
+      out.append(a.make(rng, dtype))
+  return out
+
+
+PARAMS = [pytest.param(case, np.dtype(dt), id=f"{case.id}-{np.dtype(dt).name}", marks=case.marks)
+          for case in CASES for dt in case.dtypes]
+
+
+# ----------------------------------------------------------------------------------------------
+# The three evaluations
+
+def reference_eval(fn: Callable, args: Sequence[Any]) -> list[np.ndarray]:
+  """Trace `fn` and evaluate each equation with its primitive's numpy reference."""
+  closed = sj.make_jaxpr(lambda *a: [fn(*a)])(*args)
+  env = dict(zip(closed.jaxpr.constvars, closed.consts))
+  env.update(zip(closed.jaxpr.invars, args))
+  read = lambda v: v.val if isinstance(v, core.Literal) else env[v]  # noqa: E731
+  for eqn in closed.eqns:
+    out = standard.eager_impl(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+    env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
+  return [np.asarray(read(v)) for v in closed.jaxpr.outvars]
+
+
+def assert_same(got: Any, want: np.ndarray, what: str) -> None:
+  got = np.asarray(got)
+  assert (got.shape, got.dtype) == (want.shape, want.dtype), (
+      f"{what}: {got.dtype}{list(got.shape)} but the reference gives "
+      f"{want.dtype}{list(want.shape)}")
+  if want.dtype.kind in "fc":
+    test_util.check_close(got, want)
+  else:
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("case,dtype", PARAMS)
+def test_reference_eager_and_jit_agree(case, dtype):
+  args = _make_args(case, dtype, seed=zlib.crc32(case.id.encode()))
+  jaxpr = sj.make_jaxpr(case.fn)(*args)
+  assert case.prim in [e.primitive for e in jaxpr.eqns], (
+      f"{case.id} should stage {case.prim.name}:\n{jaxpr}")
+  (want,) = reference_eval(case.fn, args)
+
+  # Eager on numpy values: compiles the one primitive and runs it on the device.
+  assert_same(case.fn(*args), want, "eager (numpy inputs)")
+  if dtype == F32:  # (another compile per case: the eager cache is keyed by device too)
+    # Eager on device arrays: the result stays on the device.
+    on_device = case.fn(*[sj.device_put(a) for a in args])
+    assert isinstance(on_device, sj.Array)
+    assert_same(on_device, want, "eager (device inputs)")
+  # jit of the same function.
+  jitted = sj.jit(case.fn)(*args)
+  assert isinstance(jitted, sj.Array)
+  assert_same(jitted, want, "jit")
+
+
+def test_every_builtin_primitive_is_covered():
+  covered = {case.prim.name for case in CASES}
+  builtin = {p.name for p in standard.builtin_primitives} - CONTROL_FLOW
+  assert builtin - covered == set()
+
+
+def test_every_case_dtype_is_accepted():
+  """The table's dtypes are ones each primitive accepts (a rejected one would be a table bug)."""
+  for case in CASES:
+    for dt in case.dtypes:
+      sj.make_jaxpr(case.fn)(*_make_args(case, np.dtype(dt), 0))
+
+
+# ----------------------------------------------------------------------------------------------
+# Random elementwise programs: eager == jit == numpy
+
+# name -> (arity, stablejax function, numpy function). Each keeps values in a modest range
+# (inputs are in [-1, 1] and programs are short), so float32 rounding differences stay small.
+def _np_logistic(x):
+  return (1 / (1 + np.exp(-x))).astype(x.dtype)
+
+
+OPS = {
+    "sin": (1, jnp.sin, np.sin),
+    "cos": (1, jnp.cos, np.cos),
+    "tanh": (1, jnp.tanh, np.tanh),
+    "logistic": (1, lax.logistic, _np_logistic),
+    "neg": (1, operator.neg, operator.neg),
+    "abs": (1, jnp.abs, np.abs),
+    "square": (1, lambda x: x * x, lambda x: x * x),
+    "exp_tanh": (1, lambda x: jnp.exp(jnp.tanh(x)), lambda x: np.exp(np.tanh(x))),
+    "half": (1, lambda x: x * 0.5, lambda x: x * np.float32(0.5)),
+    "add_one": (1, lambda x: x + 1.0, lambda x: x + np.float32(1.0)),
+    "add": (2, operator.add, operator.add),
+    "sub": (2, operator.sub, operator.sub),
+    "mul": (2, operator.mul, operator.mul),
+    "max": (2, jnp.maximum, np.maximum),
+    "min": (2, jnp.minimum, np.minimum),
+    "where_gt": (2, lambda x, y: jnp.where(x > y, x, y * 2.0),
+                 lambda x, y: np.where(x > y, x, y * np.float32(2.0))),
+}
+SHAPE_PAIRS = [((4,), (4,)), ((2, 3), (2, 3)), ((2, 3), ()), ((2, 3), (1, 3)), ((3, 1), (1, 4))]
+
+
+@st.composite
+def programs(draw):
+  """(input shapes, steps): each step applies an op to earlier values (inputs or results);
+  the program returns the last value and one other."""
+  n_inputs = draw(st.integers(1, 2))
+  shapes = draw(st.sampled_from(SHAPE_PAIRS))[:n_inputs]
+  steps = []
+  for i in range(draw(st.integers(1, 5))):
+    name = draw(st.sampled_from(sorted(OPS)))
+    arity = OPS[name][0]
+    n_values = n_inputs + i
+    operands = tuple(draw(st.integers(0, n_values - 1)) for _ in range(arity))
+    steps.append((name, operands))
+  extra = draw(st.integers(0, n_inputs + len(steps) - 1))
+  return shapes, steps, extra
+
+
+def run_program(program, which: int, *inputs):
+  """Evaluate `program` with the stablejax (which=1) or numpy (which=2) op of each step."""
+  _, steps, extra = program
+  values = list(inputs)
+  for name, operands in steps:
+    values.append(OPS[name][which](*[values[i] for i in operands]))
+  return values[-1], values[extra]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(), seed=st.integers(0, 2**16))
+def test_random_elementwise_programs(program, seed):
+  rng = np.random.default_rng(seed)
+  inputs = [rng.uniform(-1, 1, s).astype(np.float32) for s in program[0]]
+  want = [np.asarray(w, np.float32) for w in run_program(program, 2, *inputs)]
+  eager = run_program(program, 1, *inputs)
+  jitted = sj.jit(lambda *xs: run_program(program, 1, *xs))(*inputs)
+  for got in (eager, jitted):
+    for g, w in zip(got, want):
+      g = np.asarray(g)
+      assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+      test_util.check_close(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_jnp_power_with_traced_integer_scalar_exponent():
+  x = np.linspace(0.5, 2.0, 5, dtype=np.float32)
+  got = sj.jit(lambda x, n: x ** n)(x, np.int32(3))
+  test_util.check_close(got, x ** 3)
