@@ -71,6 +71,8 @@ def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
         on_device = False
     else:
       on_device = False
+  if device is None:
+    device = runtime.default_device()
   key = (prim, tuple(map(core.get_aval, args)), tuple(params.items()), device)
   exe = _primitive_cache.get(key)
   if exe is None:

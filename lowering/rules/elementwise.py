@@ -86,9 +86,10 @@ def _round_rule(ctx: LoweringRuleContext, x: ir.Value, *, rounding_method) -> ir
 
 def _pow_rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
   x_aval, y_aval = ctx.avals_in
+  x, y = broadcast_operands(ctx, (x, y))
   if y_aval.dtype != x_aval.dtype:  # a float to an integer power: compute in the float type
-    y = hlo.convert(aval_to_ir_type(y_aval.update(dtype=x_aval.dtype)), y)
-  return hlo.power(*broadcast_operands(ctx, (x, y)))
+    y = hlo.convert(aval_to_ir_type(ctx.avals_out[0]), y)
+  return hlo.power(x, y)
 
 
 def _integer_pow_rule(ctx: LoweringRuleContext, x: ir.Value, *, y: int) -> ir.Value:
