@@ -61,19 +61,21 @@ def _primitive_jaxpr(prim: core.Primitive, avals: tuple, params: dict) -> Closed
 
 def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
   """Evaluate `prim` eagerly: compiled once per (primitive, params, avals, device)."""
-  device, on_device = None, True
+  avals, device, on_device = [], None, True
   for x in args:
     if type(x) is Array:
+      avals.append(x.aval)
       d = x.device
       if device is None:
         device = d
       elif d is not device:
         on_device = False
     else:
+      avals.append(core.get_aval(x))
       on_device = False
   if device is None:
     device = runtime.default_device()
-  key = (prim, tuple(map(core.get_aval, args)), tuple(params.items()), device)
+  key = (prim, tuple(avals), tuple(params.items()) if params else (), device)
   exe = _primitive_cache.get(key)
   if exe is None:
     if len(_primitive_cache) >= _PRIMITIVE_CACHE_SIZE:

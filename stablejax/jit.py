@@ -14,6 +14,8 @@ from stablejax.jaxpr import ClosedJaxpr
 from stablejax.runtime import Array
 from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
+_MISS = object()  # the fast path did not apply
+
 # Argument types that are pytree leaves, for the fast path that skips flattening.
 _LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
                          np.int32, np.int64, np.bool_})
@@ -204,11 +206,10 @@ class Jitted:
     return _Traced(closed, closed_over, in_tree, out_tree())
 
   def __call__(self, *args, **kwargs):
-    if not kwargs and not self._has_static and _all_leaves(args):  # the fast path, inlined
-      traced = self._cache.get((len(args), tuple(map(core.get_aval, args)), config.enable_x64))
-      if traced is not None and traced.executable is not None and core.is_evaluating():
-        outs = traced.executable(*args)
-        return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+    if not kwargs and not self._has_static and core.is_evaluating():
+      outs = self._call_cached(args)
+      if outs is not _MISS:
+        return outs
     traced, flat = self._trace(args, kwargs)
     if core.is_evaluating() and not traced.closed_over:
       if traced.executable is None:
@@ -217,6 +218,23 @@ class Jitted:
       outs = traced.executable(*flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
+    return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _call_cached(self, args: tuple) -> Any:
+    """The dispatch fast path: Arrays already on the device of an executable compiled for
+    their signature; `_MISS` when it does not apply."""
+    try:
+      key = (len(args), tuple([a.aval for a in args]), config.enable_x64)
+    except AttributeError:  # numpy values or Python scalars: take the general path
+      return _MISS
+    traced = self._cache.get(key)
+    if traced is None or traced.executable is None:
+      return _MISS
+    device = traced.executable.device
+    for a in args:
+      if type(a) is not Array or a.device is not device:
+        return _MISS
+    outs = traced.executable._run(*args)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
   def trace(self, *args, **kwargs) -> ClosedJaxpr:

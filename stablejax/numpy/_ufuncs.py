@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
@@ -16,8 +17,12 @@ from stablejax.numpy._promotion import (
 
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
   def fn(x: Any) -> Any:
-    (x,) = ensure_arraylike(name, x)
-    if inexact and core.get_aval(x).dtype.kind not in "fc":
+    if type(x) is Array or isinstance(x, core.Tracer):  # the common case, checked cheaply
+      kind = x.aval.dtype.kind
+    else:
+      (x,) = ensure_arraylike(name, x)
+      kind = core.get_aval(x).dtype.kind
+    if inexact and kind not in "fc":
       (x,) = promote_dtypes_inexact(x)
     return op(x)
   return _named(fn, name, f"Elementwise {name}, as numpy.{name}.")

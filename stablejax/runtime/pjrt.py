@@ -186,8 +186,9 @@ def devices(platform: str | None = None) -> list[Device]:
   return client(platform or default_platform()).devices()
 
 
+@functools.lru_cache(maxsize=None)
 def default_device() -> Device:
-  """The first device of the default platform."""
+  """The first device of the default platform (chosen once per process)."""
   return devices()[0]
 
 
