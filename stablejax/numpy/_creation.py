@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax
+from stablejax import core, dtypes, lax, runtime
 from stablejax.numpy._promotion import (
     broadcast_to, convert, ensure_arraylike, is_arraylike, result_type, scalar_like, shape,
     to_inexact)
@@ -25,8 +25,9 @@ def _is_host(x: Any) -> bool:
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True) -> Any:  # noqa: A002
-  """An array from `object`: a host (numpy) constant in the canonical dtype, or a traced or
-  device value (converted to `dtype` if given); nested lists may hold traced values."""
+  """An array from `object`: a device Array in the canonical dtype (as in JAX, so operations on
+  it are staged, not folded, under tracing), or a traced or device value (converted to `dtype`
+  if given); nested lists may hold traced values."""
   del copy  # arrays are immutable
   dtype = _canonical_dtype(dtype)
   if is_arraylike(object) and not _is_host(object):
@@ -38,7 +39,7 @@ def array(object: Any, dtype: Any = None, copy: bool = True) -> Any:  # noqa: A0
     host = np.asarray(object, dtype)
   except (TypeError, ValueError) as e:
     raise TypeError(f"array: cannot convert {object!r} to an array: {e}") from None
-  return host.astype(dtypes.canonicalize(host.dtype), copy=False)
+  return runtime.device_put(host.astype(dtypes.canonicalize(host.dtype), copy=False))
 
 
 def _holds_traced(obj: Any) -> bool:

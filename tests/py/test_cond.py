@@ -33,11 +33,9 @@ def func7(np_, lax_, api):
 
 
 def func8(np_, lax_, api):
-  # jnp.array([1]) is a device array in JAX but a host constant in stablejax.numpy (which folds
-  # its conversion); device_put gives stablejax the same program as JAX.
   def f(arg1, arg2):
     return lax_.cond(arg1 >= 0., lambda xtrue: xtrue[0],
-                     lambda xfalse: api.device_put(np.array([1], np.int32)) + xfalse[1], arg2)
+                     lambda xfalse: np_.array([1]) + xfalse[1], arg2)
   return f
 
 
