@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
                                  tree_structure, tree_unflatten)
@@ -18,41 +18,15 @@ def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
   return (x,) if isinstance(x, int) else tuple(x)
 
 
-def _split_static(args: tuple, static_argnums: tuple[int, ...]) -> tuple[list, list]:
-  """(dynamic args, static args) with static_argnums normalized against len(args)."""
-  n = len(args)
-  static = {i % n if -n <= i < n else i for i in static_argnums}
-  for i in static:
-    if not 0 <= i < n:
-      raise ValueError(f"static_argnums {static_argnums} refers to argument {i}, but only {n} "
-                       "positional arguments were given")
-  return ([a for i, a in enumerate(args) if i not in static],
-          [(i, a) for i, a in enumerate(args) if i in static])
-
-
-def _merge_static(dyn: Sequence, static: Sequence[tuple[int, Any]]) -> list:
-  out, it = [], iter(dyn)
-  static_map = dict(static)
-  for i in range(len(dyn) + len(static)):
-    out.append(static_map[i] if i in static_map else next(it))
-  return out
-
-
 def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()
                ) -> Callable[..., ClosedJaxpr]:
   """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr."""
-  static_argnums = _ensure_tuple(static_argnums)
+  from stablejax.jit import Jitted
 
   @functools.wraps(fun, updated=())
   def make(*args, **kwargs) -> ClosedJaxpr:
-    dyn, static = _split_static(args, static_argnums)
-    flat, in_tree = tree_flatten((tuple(dyn), kwargs))
-
-    def f(*a, **k):
-      return fun(*_merge_static(a, static), **k)
-
-    flat_f, _ = flatten_fun(f, in_tree)
-    return pe.trace_to_closed_jaxpr(flat_f, [core.get_aval(x) for x in flat])
+    # jit's tracing, without its cache: static arguments, pytrees and closures as jit has them
+    return Jitted(fun, _ensure_tuple(static_argnums), ()).trace(*args, **kwargs)
 
   return make
 

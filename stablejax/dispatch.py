@@ -3,7 +3,7 @@ and call it. Eager application of every built-in primitive goes through `apply_p
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from stablejax import core, runtime
 from stablejax.interpreters import ad, partial_eval as pe

@@ -14,6 +14,7 @@ from stablejax.lax.reductions import (  # noqa: F401
     argmax_p, argmin_p, cumsum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_sum_p)
 from stablejax.lax.dot import *  # noqa: F401,F403
 from stablejax.lax.dot import dot_general_p  # noqa: F401
-from stablejax.lax.control_flow.loops import fori_loop, scan, scan_p  # noqa: F401
+from stablejax.lax.control_flow.loops import fori_loop  # noqa: F401
+from stablejax.lax.control_flow.scan import scan, scan_p  # noqa: F401
 from stablejax.lax.control_flow.cond import cond, cond_p, switch  # noqa: F401
 from stablejax.lax.control_flow.while_loop import while_loop, while_p  # noqa: F401

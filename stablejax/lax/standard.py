@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes
+from stablejax import core
 from stablejax.core import ShapedArray
 from stablejax.lax_reference import impls as reference_impls
 from stablejax.util import join_sizes

@@ -6,7 +6,7 @@ transpose and batching. Lowering rules live in `stablejax.lowering`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 

@@ -1,11 +1,11 @@
 """`fori_loop`: a `scan` carrying the loop index when the bounds are concrete (so it is
-reverse-differentiable), a `while_loop` otherwise. The loop API (`scan`) is re-exported here."""
+reverse-differentiable), a `while_loop` otherwise."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from stablejax import core, dtypes
-from stablejax.lax.control_flow.scan import scan, scan_p  # noqa: F401
+from stablejax.lax.control_flow.scan import scan
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
