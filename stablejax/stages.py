@@ -20,8 +20,10 @@ class Lowered:
     self.name = name
     self.out_tree = out_tree
     self.in_tree = in_tree
-    self.device = runtime.devices(platform)[0] if platform else runtime.default_device()
-    self.platform = runtime.pjrt.platform_of(self.device)
+    # Lowering needs only the platform's name, so a module for 'cuda' can be inspected on a
+    # machine without a GPU; a device is needed only to compile.
+    self.platform = (runtime.pjrt.canonical_platform(platform) if platform else
+                     runtime.pjrt.platform_of(runtime.default_device()))
     self._module = lower(jaxpr, name, self.platform)
     self._debug_module = None
 
@@ -38,7 +40,9 @@ class Lowered:
     return self._module
 
   def compile(self) -> Compiled:
-    executable = runtime.compile_module(str(self._module), self.device, self.jaxpr.out_avals)
+    """Compile for the first device of the platform (an error if it has none here)."""
+    device = runtime.devices(self.platform)[0]
+    executable = runtime.compile_module(str(self._module), device, self.jaxpr.out_avals)
     return Compiled(JaxprExecutable(executable), self.in_tree, self.out_tree, self.jaxpr)
 
 
