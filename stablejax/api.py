@@ -1,4 +1,5 @@
-"""The user-facing transformations: make_jaxpr, jvp, vmap, jacfwd."""
+"""The user-facing transformations: make_jaxpr, jvp, jacfwd, vmap, linearize, vjp, grad,
+value_and_grad, jacrev, hessian."""
 from __future__ import annotations
 
 import functools
