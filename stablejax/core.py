@@ -70,6 +70,11 @@ class ShapedArray:
   __str__ = str_short
 
 
+def typematch(a: ShapedArray, b: ShapedArray) -> bool:
+  """Equal shapes and dtypes; weak types may differ (JAX's `typematch`)."""
+  return a.shape == b.shape and a.dtype == b.dtype
+
+
 def _ndarray_aval(x: np.ndarray | np.generic) -> ShapedArray:
   return ShapedArray(x.shape, dtypes.canonicalize(x.dtype))
 

@@ -129,10 +129,6 @@ def _check_atom(env: set, atom: Atom, where: str) -> core.ShapedArray:
   return atom.aval
 
 
-def _types_match(a: core.ShapedArray, b: core.ShapedArray) -> bool:
-  return a.shape == b.shape and a.dtype == b.dtype
-
-
 def check_jaxpr(jaxpr: Jaxpr) -> None:
   """Type-check `jaxpr`: every variable is defined once before use and every equation's output
   types agree with its primitive's abstract evaluation. Raises JaxprTypeError."""
@@ -152,7 +148,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
       raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs bound, primitive gives "
                            f"{len(out_avals)}")
     for v, aval in zip(eqn.outvars, out_avals):
-      if not _types_match(v.aval, aval):
+      if not core.typematch(v.aval, aval):
         raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()} but the primitive "
                              f"gives {aval.str_short()}")
       if v in env:

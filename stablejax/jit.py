@@ -26,8 +26,7 @@ jit_p.multiple_results = True
 
 def _jit_abstract_eval(*avals: core.ShapedArray, jaxpr: ClosedJaxpr, name: str):
   expected = jaxpr.in_avals
-  if len(avals) != len(expected) or any(
-      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
+  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
     raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but its jaxpr "
                     f"takes {[a.str_short() for a in expected]}")
   return jaxpr.out_avals

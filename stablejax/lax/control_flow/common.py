@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_structure
@@ -26,9 +26,23 @@ def tree_args(args: tuple) -> PyTreeDef:
   return tree_structure((args, {}))
 
 
-def with_invars(closed: ClosedJaxpr, invars: Sequence[Var]) -> ClosedJaxpr:
-  """`closed` taking `invars` (its own, reordered, and new ones it ignores) as its inputs."""
-  return ClosedJaxpr(closed.jaxpr.replace(invars=list(invars)), closed.consts)
+def with_binders(closed: ClosedJaxpr, invars: Sequence[Var] | None = None,
+                 outvars: Sequence[Any] | None = None) -> ClosedJaxpr:
+  """`closed` with new invars (its own reordered, plus new ones it ignores) and/or outvars."""
+  jaxpr = closed.jaxpr
+  return ClosedJaxpr(jaxpr.replace(invars=list(jaxpr.invars if invars is None else invars),
+                                   outvars=list(jaxpr.outvars if outvars is None else outvars)),
+                     closed.consts)
+
+
+def promote_weak(x: Any, out_aval: core.ShapedArray) -> Any:
+  """A weakly typed initial carry (a Python scalar) takes the promotion of its type and the
+  type the body gives that carry, when their dtypes differ (as in JAX); else `x` as it is."""
+  aval = core.get_aval(x)
+  if not aval.weak_type or aval.dtype == out_aval.dtype:
+    return x
+  dtype, _ = dtypes.result_type((aval.dtype, True), (out_aval.dtype, out_aval.weak_type))
+  return lax.convert_element_type(x, dtype)
 
 
 def avals_str(avals: Sequence[core.ShapedArray]) -> str:
@@ -45,8 +59,7 @@ def broadcast_per_example(x: Any, like: Any) -> Any:
 def check_types(what: str, avals: Sequence[core.ShapedArray], what_expected: str,
                 expected: Sequence[core.ShapedArray]) -> None:
   """A TypeError `{what} [types] but {what_expected} [types]` unless shapes and dtypes agree."""
-  if len(avals) != len(expected) or any(
-      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
+  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
     raise TypeError(f"{what} {avals_str(avals)} but {what_expected} {avals_str(expected)}")
 
 

@@ -11,7 +11,7 @@ from stablejax import core, lax
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var
 from stablejax.lax.control_flow.common import (
-    broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_invars)
+    broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, partition_list
 
@@ -100,7 +100,7 @@ def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[list]
   for jaxpr, cs in zip(jaxprs, consts):
     own = {id(c): v for c, v in zip(cs, jaxpr.jaxpr.invars)}
     lead = [own[id(c)] if id(c) in own else Var(core.get_aval(c)) for c in joined_consts]
-    joined.append(with_invars(jaxpr, lead + jaxpr.jaxpr.invars[len(cs):]))
+    joined.append(with_binders(jaxpr, lead + jaxpr.jaxpr.invars[len(cs):]))
   return tuple(joined), joined_consts
 
 
@@ -215,7 +215,7 @@ def _join_residuals(splits: Sequence[tuple], n_known: int
                                            known.in_avals))
     lead = [v for j, avals in enumerate(res_avals) for v in
             (unknown.jaxpr.invars[:num_res] if j == i else [Var(a) for a in avals])]
-    staged.append(with_invars(unknown, lead + unknown.jaxpr.invars[num_res:]))
+    staged.append(with_binders(unknown, lead + unknown.jaxpr.invars[num_res:]))
   return tuple(knowns), tuple(staged)
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Sequence
 
-from stablejax import core, dtypes, pretty_print, runtime
+from stablejax import core, pretty_print, runtime
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.control_flow.common import (
-    carry_fixpoint, trace_to_jaxpr_with_consts, tree_args)
+    carry_fixpoint, promote_weak, trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 from stablejax.util import merge_lists, partition_list, split_list
 
@@ -34,7 +34,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
   x_avals = [batching.mapped_aval(core.get_aval(x), 0) for x in xs_flat]
   body = _BodyTrace(f, init_tree, xs_tree, x_avals)
   jaxpr, consts = body.trace(init_flat)
-  promoted = [_promote_weak_init(x, a) for x, a in zip(init_flat, body.carry_out_avals(jaxpr))]
+  promoted = [promote_weak(x, a) for x, a in zip(init_flat, body.carry_out_avals(jaxpr))]
   if any(p is not x for p, x in zip(promoted, init_flat)):
     init_flat = promoted
     jaxpr, consts = body.trace(init_flat)
@@ -58,7 +58,7 @@ def _bind_forwarding(jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, **p
   const_vars, carry_vars, x_vars = split_list(invars, [n_consts, n_carry])
   kept_carry_vars, moved_vars = partition_list(to_const, carry_vars)
   kept_init, moved_init = partition_list(to_const, init)
-  jaxpr = _with_binders(jaxpr, moved_vars + const_vars + kept_carry_vars + x_vars,
+  jaxpr = with_binders(jaxpr, moved_vars + const_vars + kept_carry_vars + x_vars,
                         partition_list(to_const, carry_outs)[0] +
                         [v for v, i in zip(ys_outs, xs_fwd) if i is None])
   outs = _bind_scan(moved_init + consts, kept_init, xs, jaxpr=jaxpr,
@@ -104,16 +104,6 @@ def _canonical_unroll(unroll: int | bool, length: int) -> int:
   return unroll
 
 
-def _promote_weak_init(x: Any, out_aval: ShapedArray) -> Any:
-  """A weakly typed init (a Python scalar) takes the dtype the body gives its carry, as in JAX."""
-  aval = core.get_aval(x)
-  if not aval.weak_type or aval.dtype == out_aval.dtype:
-    return x
-  from stablejax.lax import convert_element_type
-  dtype, _ = dtypes.result_type((aval.dtype, True), (out_aval.dtype, out_aval.weak_type))
-  return convert_element_type(x, dtype)
-
-
 class _BodyTrace:
   """Tracing the user's body `f(carry, x) -> (carry, y)` into a jaxpr."""
 
@@ -149,7 +139,7 @@ class _BodyTrace:
     """A clear error naming both types when the body changes the type of a carry leaf."""
     diffs = [(i, core.get_aval(x), out) for i, (x, out) in
              enumerate(zip(init_flat, self.carry_out_avals(jaxpr)))
-             if not _same_type(core.get_aval(x), out)]
+             if not core.typematch(core.get_aval(x), out)]
     if diffs:
       name = _first_param_name(self.f)
       lines = [f"  the input carry {name}{_leaf_where(i, len(init_flat))} has type "
@@ -170,11 +160,6 @@ def _first_param_name(f: Callable) -> str:
 
 def _leaf_where(i: int, n: int) -> str:
   return f" (leaf {i} of {n})" if n > 1 else ""
-
-
-def _same_type(a: ShapedArray, b: ShapedArray) -> bool:
-  """Equal shapes and dtypes (weak types may differ, as JAX's `typematch`)."""
-  return a.shape == b.shape and a.dtype == b.dtype
 
 
 # ----------------------------------------------------------------------------------------------
@@ -199,13 +184,13 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, re
   consts_carry, xs = split_list(avals, [num_consts + num_carry])
   expected = consts_carry + [_stacked(a, length) for a in jaxpr.in_avals[len(consts_carry):]]
   for i, (a, e) in enumerate(zip(avals, expected)):
-    if not _same_type(a, e):
+    if not core.typematch(a, e):
       raise TypeError(f"scan: operand {i} has type {a.str_short()} but the body (over "
                       f"length={length}) needs {e.str_short()}")
   carry_in = jaxpr.in_avals[num_consts:num_consts + num_carry]
   carry_out, ys = split_list(jaxpr.out_avals, [num_carry])
   for i, (a, b) in enumerate(zip(carry_in, carry_out)):
-    if not _same_type(a, b):
+    if not core.typematch(a, b):
       raise TypeError(f"scan: carry {i} enters the body as {a.str_short()} but leaves it as "
                       f"{b.str_short()}")
   return carry_out + [_stacked(a, length) for a in ys]
@@ -225,10 +210,6 @@ def _interleave(a: Sequence, b: Sequence, a_sizes: Sequence[int], b_sizes: Seque
   `[a0, a1, a2] + [b0, b1, b2]` becomes `[a0, b0, a1, b1, a2, b2]`."""
   groups = zip(split_list(a, a_sizes), split_list(b, b_sizes))
   return [x for ga, gb in groups for x in ga + gb]
-
-
-def _with_binders(closed: ClosedJaxpr, invars: list, outvars: list) -> ClosedJaxpr:
-  return ClosedJaxpr(closed.jaxpr.replace(invars=invars, outvars=outvars), closed.consts)
 
 
 def _bind_scan(consts: Sequence, carry: Sequence, xs: Sequence, *, jaxpr: ClosedJaxpr,
@@ -254,7 +235,7 @@ def _scan_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, num_consts: int, num_car
   nz_sizes = [sum(const_nz), sum(carry_nz)]
   n_in, n_out = len(primals), len(jaxpr.out_avals)
   invars, outvars = body.jaxpr.invars, body.jaxpr.outvars
-  body = _with_binders(
+  body = with_binders(
       body, _interleave(invars[:n_in], invars[n_in:], [num_consts, num_carry], nz_sizes),
       _interleave(outvars[:n_out], outvars[n_out:], [num_carry], nz_sizes[1:]))
   consts, init, xs = split_list(primals, [num_consts, num_carry])
@@ -368,7 +349,7 @@ def _scan_partial_eval(trace: pe.PartialEvalTrace, args: Sequence, params: dict)
   (k_lin_c, u_lin_c), (k_lin_i, u_lin_i), (k_lin_x, u_lin_x) = known_and_unknown(
       params["linear"])
   res = _Residuals(known, num_res, k_consts + k_init + k_xs, len(k_consts), len(k_init))
-  known = _with_binders(known, known.jaxpr.invars, res.known_outvars + res.stacked_outvars())
+  known = with_binders(known, known.jaxpr.invars, res.known_outvars + res.stacked_outvars())
   known_outs = []
   if known.jaxpr.outvars:  # else there is nothing to run now
     with core.set_current_trace(trace.parent):
@@ -378,7 +359,7 @@ def _scan_partial_eval(trace: pe.PartialEvalTrace, args: Sequence, params: dict)
   res_vars, uk_vars = split_list(unknown.jaxpr.invars, [num_res])
   inv_vars, inv_vals, ext_vars, ext_vals = res.split(res_vars, known_outs[n_known:])
   uc_vars, ui_vars, ux_vars = split_list(uk_vars, [len(u_consts), len(u_init)])
-  unknown = _with_binders(unknown, inv_vars + uc_vars + ui_vars + ux_vars + ext_vars,
+  unknown = with_binders(unknown, inv_vars + uc_vars + ui_vars + ux_vars + ext_vars,
                           unknown.jaxpr.outvars)
   unknown_outs = trace.stage(scan_p, inv_vals + u_consts + u_init + u_xs + ext_vals, dict(
       jaxpr=unknown, num_consts=len(inv_vals) + len(u_consts), num_carry=len(u_init),

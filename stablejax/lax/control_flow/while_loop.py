@@ -7,12 +7,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax
+from stablejax import core, lax
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var
 from stablejax.lax.control_flow.common import (
-    avals_str, broadcast_per_example, carry_fixpoint, check_types, trace_to_jaxpr_with_consts,
-    tree_args, with_invars)
+    avals_str, broadcast_per_example, carry_fixpoint, check_types, promote_weak,
+    trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, split_list
 
@@ -58,20 +58,12 @@ def _trace_body(body_fun: Callable, in_tree: PyTreeDef, args_tree: PyTreeDef, in
       raise TypeError(f"lax.while_loop: body_fun must return a value of the same pytree "
                       f"structure as its input (the carry), got input {in_tree} and output "
                       f"{out_tree}")
-    promoted = [_promote_weak(x, a, o) for x, a, o in zip(init_flat, avals, body.out_avals)]
+    promoted = [promote_weak(x, o) for x, o in zip(init_flat, body.out_avals)]
     if all(p is x for p, x in zip(promoted, init_flat)):
       break
     init_flat = promoted
   _check_carry(body.out_avals, avals)
   return body, consts, init_flat
-
-
-def _promote_weak(x: Any, aval: core.ShapedArray, out: core.ShapedArray) -> Any:
-  """`x` converted to the promotion of its weak type and `out`'s, when the two dtypes differ."""
-  if not aval.weak_type or aval.dtype == out.dtype:
-    return x
-  dtype, _ = dtypes.result_type((aval.dtype, True), (out.dtype, out.weak_type))
-  return lax.convert_element_type(x, dtype)
 
 
 def _is_bool_scalar(avals: Sequence[core.ShapedArray]) -> bool:
@@ -149,8 +141,8 @@ def _jvp_jaxprs(cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, const_nz: list
   body, _ = ad.jvp_jaxpr(body_jaxpr, const_nz + carry_nz, carry_nz)
   consts, carry, const_t, carry_t = split_list(
       body.jaxpr.invars, [len(const_nz), len(carry_nz), const_nz.count(True)])
-  cond = with_invars(cond_jaxpr, cond_jaxpr.jaxpr.invars + [Var(v.aval) for v in carry_t])
-  return cond, with_invars(body, consts + const_t + carry + carry_t)
+  cond = with_binders(cond_jaxpr, cond_jaxpr.jaxpr.invars + [Var(v.aval) for v in carry_t])
+  return cond, with_binders(body, consts + const_t + carry + carry_t)
 
 
 ad.primitive_jvps[while_p] = _while_jvp
