@@ -13,7 +13,8 @@ from stablejax.lowering.registry import LoweringError, register_lowering
 
 # The rules register themselves on import; they import the names above, so they come last.
 from stablejax.lowering.rules import (  # noqa: E402,F401
-    call, control_flow, dot, elementwise, reductions, scan, structural)
+    call, dot, elementwise, reductions, structural)
+from stablejax.lowering.rules.control_flow import cond, scan, while_loop  # noqa: E402,F401
 
 __all__ = [
     "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",

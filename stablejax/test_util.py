@@ -7,7 +7,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config
+from stablejax import config, core, lax
+from stablejax.api import jvp, vjp, vmap
+from stablejax.tree_util import tree_flatten, tree_leaves, tree_map
 
 
 @contextlib.contextmanager
@@ -19,6 +21,12 @@ def x64(enabled: bool = True):
     yield
   finally:
     config.update("enable_x64", prev)
+
+
+def lax_primitives() -> list[core.Primitive]:
+  """Every primitive that `stablejax.lax` exports: the built-in primitives but for `add_any`
+  (`ad.add_jaxvals_p`), which lives in the AD interpreter."""
+  return list(dict.fromkeys(v for v in vars(lax).values() if isinstance(v, core.Primitive)))
 
 
 def rand(rng: np.random.Generator, shape: Sequence[int], dtype=np.float32) -> np.ndarray:
@@ -42,7 +50,6 @@ def _tol(dtype, rtol, atol):
 def check_close(actual: Any, expected: Any, rtol: float | None = None,
                 atol: float | None = None) -> None:
   """Assert numerical closeness with dtype-aware default tolerances (pytrees allowed)."""
-  from stablejax.tree_util import tree_flatten
   a_leaves, a_tree = tree_flatten(actual)
   e_leaves, e_tree = tree_flatten(expected)
   if a_tree != e_tree:
@@ -58,7 +65,6 @@ def check_close(actual: Any, expected: Any, rtol: float | None = None,
 
 def numerical_jvp(f: Callable, primals: Sequence, tangents: Sequence, eps: float = 1e-4) -> Any:
   """Central finite difference of `f` at `primals` in direction `tangents`."""
-  from stablejax.tree_util import tree_map
   plus = f(*[np.asarray(p) + eps * np.asarray(t) for p, t in zip(primals, tangents)])
   minus = f(*[np.asarray(p) - eps * np.asarray(t) for p, t in zip(primals, tangents)])
   return tree_map(lambda a, b: (np.asarray(a) - np.asarray(b)) / (2 * eps), plus, minus)
@@ -68,7 +74,6 @@ def check_jvp(f: Callable, primals: Sequence, eps: float = 1e-4, rtol: float = 1
               atol: float = 1e-3, seed: int = 0) -> None:
   """Compare `jvp(f)` with central finite differences along a random tangent (use float64
   inputs under `x64()` for tight tolerances)."""
-  from stablejax.api import jvp
   rng = np.random.default_rng(seed)
   tangents = [rand(rng, np.shape(p), np.asarray(p).dtype) for p in primals]
   _, t_out = jvp(f, tuple(primals), tuple(tangents))
@@ -78,8 +83,6 @@ def check_jvp(f: Callable, primals: Sequence, eps: float = 1e-4, rtol: float = 1
 def check_vmap(f: Callable, args: Sequence, in_axes: Sequence[int | None],
                rtol: float | None = None, atol: float | None = None) -> None:
   """Compare `vmap(f, in_axes)` with a Python loop over the mapped axis, stacking at axis 0."""
-  from stablejax.api import vmap
-  from stablejax.tree_util import tree_map
   size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
   looped = [f(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
                 for a, ax in zip(args, in_axes)]) for i in range(size)]
@@ -93,7 +96,6 @@ def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
 
 
 def _inner(a: Any, b: Any) -> float:
-  from stablejax.tree_util import tree_leaves
   return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
              for x, y in zip(tree_leaves(a), tree_leaves(b)))
 
@@ -105,7 +107,6 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
   (`jvp`) against central differences along a random direction, and reverse mode (`vjp`) by the
   identity <ct, J t> = <J^T ct, t> with J t from finite differences. Higher orders check the
   derivative functions themselves. Use float64 inputs under `x64()` for tight tolerances."""
-  from stablejax.api import jvp, vjp
   unknown = set(modes) - {"fwd", "rev"}
   if unknown:
     raise ValueError(f"check_grads modes must be 'fwd' and/or 'rev', got {sorted(unknown)}")
@@ -125,7 +126,6 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
                   atol, seed + 1)
   if "rev" in modes:
     out, f_vjp = vjp(f, *args)
-    from stablejax.tree_util import tree_map
     ct = tree_map(lambda o: _random_like(rng, o), out)
     cts_in = f_vjp(ct)
     lhs, rhs = _inner(ct, expected_t), _inner(cts_in, tangents)

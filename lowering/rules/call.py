@@ -1,10 +1,10 @@
-"""Lowering of call-like primitives: a nested `jit` becomes a `func.call` of a private function
-(one per distinct callee in the module)."""
+"""Lowering of the call primitive (`stablejax.lax.call`): a nested `jit` becomes a `func.call` of
+a private function (one per distinct callee in the module)."""
 from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from stablejax.jit import jit_p
+from stablejax import lax
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lowering.module import LoweringRuleContext, call_jaxpr
 from stablejax.lowering.registry import register_lowering
@@ -15,4 +15,4 @@ def _jit_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, nam
   return call_jaxpr(ctx, jaxpr, name, args)
 
 
-register_lowering(jit_p, _jit_rule)
+register_lowering(lax.jit_p, _jit_rule)

@@ -4,9 +4,10 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.module import LoweringRuleContext
-from stablejax.lowering.rules import register_lax
+from stablejax.lowering.registry import register_lowering
 
 
 def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
@@ -24,4 +25,4 @@ def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
   return hlo.dot_general(aval_to_ir_type(out_aval), lhs, rhs, dnums)
 
 
-register_lax("dot_general_p", _dot_general_rule)
+register_lowering(lax.dot_general_p, _dot_general_rule)

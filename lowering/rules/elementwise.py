@@ -14,23 +14,23 @@ from stablejax.interpreters import ad
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
-from stablejax.lowering.rules import register_lax
 
-# lax primitive (by attribute name) -> the StableHLO op computing it, operands broadcast.
+# primitive -> the StableHLO op computing it, operands broadcast.
 UNARY_OPS = {
-    "neg_p": hlo.NegOp, "abs_p": hlo.AbsOp, "floor_p": hlo.FloorOp, "ceil_p": hlo.CeilOp,
-    "exp_p": hlo.ExpOp, "log_p": hlo.LogOp, "log1p_p": hlo.Log1pOp, "expm1_p": hlo.Expm1Op,
-    "sin_p": hlo.SineOp, "cos_p": hlo.CosineOp, "tan_p": hlo.TanOp, "tanh_p": hlo.TanhOp,
-    "logistic_p": hlo.LogisticOp, "sqrt_p": hlo.SqrtOp, "rsqrt_p": hlo.RsqrtOp,
-    "not_p": hlo.NotOp,
+    lax.neg_p: hlo.NegOp, lax.abs_p: hlo.AbsOp, lax.floor_p: hlo.FloorOp,
+    lax.ceil_p: hlo.CeilOp, lax.exp_p: hlo.ExpOp, lax.log_p: hlo.LogOp,
+    lax.log1p_p: hlo.Log1pOp, lax.expm1_p: hlo.Expm1Op, lax.sin_p: hlo.SineOp,
+    lax.cos_p: hlo.CosineOp, lax.tan_p: hlo.TanOp, lax.tanh_p: hlo.TanhOp,
+    lax.logistic_p: hlo.LogisticOp, lax.sqrt_p: hlo.SqrtOp, lax.rsqrt_p: hlo.RsqrtOp,
+    lax.not_p: hlo.NotOp,
 }
 BINARY_OPS = {
-    "add_p": hlo.AddOp, "sub_p": hlo.SubtractOp, "mul_p": hlo.MulOp, "div_p": hlo.DivOp,
-    "rem_p": hlo.RemOp, "max_p": hlo.MaxOp, "min_p": hlo.MinOp, "and_p": hlo.AndOp,
-    "or_p": hlo.OrOp,
+    lax.add_p: hlo.AddOp, ad.add_jaxvals_p: hlo.AddOp, lax.sub_p: hlo.SubtractOp,
+    lax.mul_p: hlo.MulOp, lax.div_p: hlo.DivOp, lax.rem_p: hlo.RemOp, lax.max_p: hlo.MaxOp,
+    lax.min_p: hlo.MinOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp,
 }
-COMPARISONS = {"eq_p": "EQ", "ne_p": "NE", "lt_p": "LT", "le_p": "LE", "gt_p": "GT",
-               "ge_p": "GE"}
+COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
+               lax.ge_p: "GE"}
 
 
 def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
@@ -144,16 +144,16 @@ def _clamp_rule(ctx: LoweringRuleContext, lo: ir.Value, x: ir.Value, hi: ir.Valu
 
 
 def _register() -> None:
-  for name, op_class in {**UNARY_OPS, **BINARY_OPS}.items():
-    register_lax(name, nary_rule(op_class))
-  for name, direction in COMPARISONS.items():
-    register_lax(name, _compare_rule(direction))
-  register_lowering(ad.add_jaxvals_p, nary_rule(hlo.AddOp))
-  for name, rule in [("sign_p", _sign_rule), ("round_p", _round_rule), ("pow_p", _pow_rule),
-                     ("integer_pow_p", _integer_pow_rule), ("select_n_p", _select_n_rule),
-                     ("convert_element_type_p", _convert_element_type_rule),
-                     ("clamp_p", _clamp_rule)]:
-    register_lax(name, rule)
+  for prim, op_class in {**UNARY_OPS, **BINARY_OPS}.items():
+    register_lowering(prim, nary_rule(op_class))
+  for prim, direction in COMPARISONS.items():
+    register_lowering(prim, _compare_rule(direction))
+  for prim, rule in [(lax.sign_p, _sign_rule), (lax.round_p, _round_rule),
+                     (lax.pow_p, _pow_rule), (lax.integer_pow_p, _integer_pow_rule),
+                     (lax.select_n_p, _select_n_rule),
+                     (lax.convert_element_type_p, _convert_element_type_rule),
+                     (lax.clamp_p, _clamp_rule)]:
+    register_lowering(prim, rule)
 
 
 _register()

@@ -10,9 +10,10 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
-from stablejax.lowering.rules import register_lax
+from stablejax.lowering.registry import register_lowering
 from stablejax.lowering.rules.elementwise import compare
 
 
@@ -28,14 +29,14 @@ def _highest(dtype: np.dtype):
   return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
 
 
-# lax primitive -> (the op combining two values, the identity of that op for a dtype)
+# primitive -> (the op combining two values, the identity of that op for a dtype)
 REDUCTIONS = {
-    "reduce_sum_p": (hlo.AddOp, lambda dtype: 0),
-    "reduce_prod_p": (hlo.MulOp, lambda dtype: 1),
-    "reduce_max_p": (hlo.MaxOp, _lowest),
-    "reduce_min_p": (hlo.MinOp, _highest),
+    lax.reduce_sum_p: (hlo.AddOp, lambda dtype: 0),
+    lax.reduce_prod_p: (hlo.MulOp, lambda dtype: 1),
+    lax.reduce_max_p: (hlo.MaxOp, _lowest),
+    lax.reduce_min_p: (hlo.MinOp, _highest),
 }
-CUMULATIVE = {"cumsum_p": REDUCTIONS["reduce_sum_p"]}
+CUMULATIVE = {lax.cumsum_p: REDUCTIONS[lax.reduce_sum_p]}
 
 
 def _scalar_types(values: Sequence[ir.Value]) -> list[ir.Type]:
@@ -116,9 +117,9 @@ def _cumulative_rule(op_class: type, identity: Callable) -> Callable:
   return rule
 
 
-for _name, (_op, _identity) in REDUCTIONS.items():
-  register_lax(_name, _reduce_rule(_op, _identity))
-for _name, (_op, _identity) in CUMULATIVE.items():
-  register_lax(_name, _cumulative_rule(_op, _identity))
-register_lax("argmax_p", _argminmax_rule("GT", _lowest))
-register_lax("argmin_p", _argminmax_rule("LT", _highest))
+for _prim, (_op, _identity) in REDUCTIONS.items():
+  register_lowering(_prim, _reduce_rule(_op, _identity))
+for _prim, (_op, _identity) in CUMULATIVE.items():
+  register_lowering(_prim, _cumulative_rule(_op, _identity))
+register_lowering(lax.argmax_p, _argminmax_rule("GT", _lowest))
+register_lowering(lax.argmin_p, _argminmax_rule("LT", _highest))

@@ -9,9 +9,10 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
-from stablejax.lowering.rules import register_lax
+from stablejax.lowering.registry import register_lowering
 
 
 def _out_type(ctx: LoweringRuleContext) -> ir.Type:
@@ -80,11 +81,11 @@ def _iota_rule(ctx: LoweringRuleContext, *, dtype, shape, dimension) -> ir.Value
   return hlo.iota(_out_type(ctx), dimension)
 
 
-for _name, _rule in [
-    ("broadcast_in_dim_p", _broadcast_in_dim_rule), ("reshape_p", _reshape_rule),
-    ("squeeze_p", _reshape_to_output_rule), ("expand_dims_p", _reshape_to_output_rule),
-    ("transpose_p", _transpose_rule), ("concatenate_p", _concatenate_rule),
-    ("slice_p", _slice_rule), ("dynamic_slice_p", _dynamic_slice_rule),
-    ("dynamic_update_slice_p", _dynamic_update_slice_rule), ("pad_p", _pad_rule),
-    ("iota_p", _iota_rule)]:
-  register_lax(_name, _rule)
+for _prim, _rule in [
+    (lax.broadcast_in_dim_p, _broadcast_in_dim_rule), (lax.reshape_p, _reshape_rule),
+    (lax.squeeze_p, _reshape_to_output_rule), (lax.expand_dims_p, _reshape_to_output_rule),
+    (lax.transpose_p, _transpose_rule), (lax.concatenate_p, _concatenate_rule),
+    (lax.slice_p, _slice_rule), (lax.dynamic_slice_p, _dynamic_slice_rule),
+    (lax.dynamic_update_slice_p, _dynamic_update_slice_rule), (lax.pad_p, _pad_rule),
+    (lax.iota_p, _iota_rule)]:
+  register_lowering(_prim, _rule)

@@ -1,15 +1,18 @@
-"""Contractions: dot_general (XLA's DotGeneral) and dot, with their rules."""
+"""Contractions: dot_general (XLA's DotGeneral) and dot, with their rules and numpy reference.
+The lowering rule lives in `stablejax.lowering.rules.dot`."""
 from __future__ import annotations
 
+import string
 from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax, pretty_print
+from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
-from stablejax.lax.standard import standard_primitive
+from stablejax.jaxpr import param_printers
+from stablejax.lax.standard import def_reference, standard_primitive
 from stablejax.lax.structural import aval_of
 
 __all__ = ["dot", "dot_general"]
@@ -119,7 +122,25 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
   return ShapedArray(shape, _result_dtype(lhs, rhs, preferred_element_type), weak)
 
 
+def _dot_general_reference(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers,
+                           preferred_element_type) -> np.ndarray:
+  """An einsum whose output lists batch axes, then lhs free axes, then rhs free axes."""
+  (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+  letters = iter(string.ascii_letters)
+  lhs_names = [next(letters) for _ in range(lhs.ndim)]
+  rhs_names = [next(letters) for _ in range(rhs.ndim)]
+  for l, r in zip(lhs_contract + lhs_batch, rhs_contract + rhs_batch):
+    rhs_names[r] = lhs_names[l]
+  out = ([lhs_names[d] for d in lhs_batch] +
+         [n for d, n in enumerate(lhs_names) if d not in lhs_contract + lhs_batch] +
+         [n for d, n in enumerate(rhs_names) if d not in rhs_contract + rhs_batch])
+  dtype = preferred_element_type or np.result_type(lhs, rhs)
+  spec = f"{''.join(lhs_names)},{''.join(rhs_names)}->{''.join(out)}"
+  return np.einsum(spec, lhs.astype(dtype), rhs.astype(dtype))
+
+
 dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval)
+def_reference(dot_general_p, _dot_general_reference)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -210,4 +231,4 @@ def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
   return [("dimension_numbers", dn), ("preferred_element_type", params["preferred_element_type"])]
 
 
-pretty_print.param_printers[dot_general_p] = _pp_dot_general_params
+param_printers[dot_general_p] = _pp_dot_general_params

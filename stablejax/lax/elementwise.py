@@ -1,7 +1,9 @@
 """Elementwise primitives: arithmetic, math functions, comparisons, logic, select and casts.
 
-Each primitive sits with its rules: abstract eval and eager impl (through `standard`), JVP,
-batching and transpose. Lowering rules live in `stablejax.lowering.rules`.
+Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+JVP, batching and transpose. Lowering rules live in `stablejax.lowering.rules.elementwise`.
+The references follow XLA where numpy differs (truncating integer division, saturating
+float-to-int casts, NaN-propagating max/min).
 
 The JVP rules in the tables take `(g, ans, *primals, **params)`: the tangent of one operand, the
 primal output and the primal operands; each gives that operand's contribution to the output
@@ -16,16 +18,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from stablejax import core, dtypes
+from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.ad import Zero
 from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, broadcasting_shape,
-                                    check_dtype, float_dtypes, naryop_abstract_eval,
-                                    numeric_dtypes, ordered_dtypes, real_float_dtypes,
-                                    real_numeric_dtypes, signed_numeric_dtypes,
-                                    standard_primitive)
-from stablejax.lax_reference import impls as reference_impls
+                                    check_dtype, def_reference, float_dtypes,
+                                    naryop_abstract_eval, numeric_dtypes, ordered_dtypes,
+                                    real_float_dtypes, real_numeric_dtypes,
+                                    signed_numeric_dtypes, standard_primitive)
 
 ArrayLike = Any  # a tracer, a numpy array or scalar, or a Python scalar
 Array = Any      # what a primitive returns: a tracer, or a concrete array when evaluated eagerly
@@ -252,8 +253,7 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
     if dtypes.is_python_scalar(operand) and dtypes.is_inexact(new_dtype):
       out = np.asarray(operand, new_dtype)  # exact: numpy's cast is XLA's here
     else:
-      out = reference_impls["convert_element_type"](np.asarray(operand), new_dtype=new_dtype,
-                                                    weak_type=weak_type)
+      out = _convert(np.asarray(operand), new_dtype)
     if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype:
       return out.item()
     return out
@@ -281,7 +281,6 @@ def _broadcast_to(x: ArrayLike, shape: tuple[int, ...]) -> Array:
   x_shape = core.get_aval(x).shape
   if x_shape == shape:
     return x
-  from stablejax import lax
   return lax.broadcast_in_dim(x, shape, tuple(range(len(shape))) if x_shape else ())
 
 
@@ -299,11 +298,10 @@ def _unbroadcast(aval: ShapedArray, ct: Array) -> Array:
   ct_shape = core.get_aval(ct).shape
   if ct_shape == aval.shape:
     return ct
-  from stablejax.lax import reduce_sum, reshape
   if not aval.shape:
-    return reduce_sum(ct, tuple(range(len(ct_shape))))
+    return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
   axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
-  return reshape(reduce_sum(ct, axes), aval.shape)
+  return lax.reshape(lax.reduce_sum(ct, axes), aval.shape)
 
 
 def _linear_ct(arg: Any, ct: Any, fn: Callable[[Array], Array] | None = None) -> Any:
@@ -335,24 +333,28 @@ def _with_params(abstract_eval: Callable) -> Callable:
   return lambda *avals, **params: abstract_eval(*avals)
 
 
-def _unop(name: str, accepted: Callable, jvp: Callable | None = None,
+def _unop(name: str, accepted: Callable, reference: Callable, jvp: Callable | None = None,
           abstract_eval: Callable | None = None) -> core.Primitive:
-  """An elementwise unary primitive: vectorized batching, and a JVP when `jvp` is given."""
+  """An elementwise unary primitive: its numpy reference, vectorized batching, and a JVP when
+  `jvp` is given."""
   if abstract_eval is None:
     abstract_eval = _with_params(naryop_abstract_eval(name, [accepted]))
   prim = standard_primitive(name, abstract_eval)
+  def_reference(prim, reference)
   batching.defvectorized(prim)
   if jvp is not None:
     _defjvp2(prim, jvp)
   return prim
 
 
-def _binop(name: str, accepted: Callable, *jvps: Callable, result_dtype=None,
-           abstract_eval: Callable | None = None) -> core.Primitive:
-  """An elementwise binary primitive: broadcasting batching, and per-operand JVP rules."""
+def _binop(name: str, accepted: Callable, reference: Callable, *jvps: Callable,
+           result_dtype=None, abstract_eval: Callable | None = None) -> core.Primitive:
+  """An elementwise binary primitive: its numpy reference, broadcasting batching, and
+  per-operand JVP rules."""
   if abstract_eval is None:
     abstract_eval = naryop_abstract_eval(name, [accepted, accepted], result_dtype)
   prim = standard_primitive(name, abstract_eval)
+  def_reference(prim, reference)
   batching.defbroadcasting(prim)
   if jvps:
     _defjvp2(prim, *jvps)
@@ -383,11 +385,12 @@ def _linear_binop_jvp(op: Callable, y_tangent: Callable, primals, tangents):
   return ans, op(xt, yt)
 
 
-add_p = _binop("add", numeric_dtypes)
+add_p = _binop("add", numeric_dtypes, np.add)
 ad.primitive_jvps[add_p] = functools.partial(_linear_binop_jvp, add, lambda t: t)
 ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
+def_reference(ad.add_jaxvals_p, np.add)  # the only primitive outside lax: the sum of tangents
 
-sub_p = _binop("sub", numeric_dtypes)
+sub_p = _binop("sub", numeric_dtypes, np.subtract)
 ad.primitive_jvps[sub_p] = functools.partial(_linear_binop_jvp, sub, neg)
 ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct, neg)]
 
@@ -399,7 +402,7 @@ def _mul_transpose(ct, x, y):
   return [_linear_ct(x, ct, lambda c: mul(c, y)), _linear_ct(y, ct, lambda c: mul(x, c))]
 
 
-mul_p = _binop("mul", numeric_dtypes,
+mul_p = _binop("mul", numeric_dtypes, np.multiply,
                lambda g, ans, x, y: mul(g, y),
                lambda g, ans, x, y: mul(x, g))
 ad.primitive_transposes[mul_p] = _mul_transpose
@@ -412,12 +415,34 @@ def _div_transpose(ct, x, y):
   return [_linear_ct(x, ct, lambda c: div(c, y)), None]
 
 
-div_p = _binop("div", numeric_dtypes,
+def _int_div_rem(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+  """XLA's integer division (rounding toward zero) and remainder (the dividend's sign), with
+  x / 0 = -1 (all bits set), x % 0 = x, and INT_MIN / -1 = INT_MIN (wrapping)."""
+  zero = y == 0
+  minus_one = (y == -1) if x.dtype.kind == "i" else False
+  safe_y = np.where(zero | minus_one, 1, y).astype(y.dtype)
+  rem = np.fmod(x, safe_y)
+  quot = (x - rem) // safe_y  # exact: x - rem is a multiple of safe_y
+  all_ones = ~np.zeros((), x.dtype)
+  quot = np.where(zero, all_ones, np.where(minus_one, np.negative(x), quot))
+  rem = np.where(zero, x, np.where(minus_one, 0, rem))
+  return quot.astype(x.dtype), rem.astype(x.dtype)
+
+
+def _div_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+  return _int_div_rem(x, y)[0] if x.dtype.kind in "iu" else np.divide(x, y)
+
+
+def _rem_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+  return _int_div_rem(x, y)[1] if x.dtype.kind in "iu" else np.fmod(x, y)
+
+
+div_p = _binop("div", numeric_dtypes, _div_reference,
                lambda g, ans, x, y: div(g, y),
                lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.primitive_transposes[div_p] = _div_transpose
 
-rem_p = _binop("rem", real_numeric_dtypes,
+rem_p = _binop("rem", real_numeric_dtypes, _rem_reference,
                lambda g, ans, x, y: g,
                lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
@@ -428,10 +453,10 @@ def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
              _select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
 
 
-max_p = _binop("max", any_dtype,
+max_p = _binop("max", any_dtype, np.maximum,
                lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
                lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-min_p = _binop("min", any_dtype,
+min_p = _binop("min", any_dtype, np.minimum,
                lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
                lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
@@ -456,7 +481,11 @@ def _pow_jvp_x(g, ans, x, y):
   return mul(g, jac)
 
 
-pow_p = _binop("pow", float_dtypes, _pow_jvp_x,
+def _pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+  return np.power(x, y.astype(x.dtype))  # an integer exponent is converted, as XLA's lowering does
+
+
+pow_p = _binop("pow", float_dtypes, _pow_reference, _pow_jvp_x,
                lambda g, ans, x, y: mul(g, mul(log(_replace_zero(x)), ans)),
                abstract_eval=_pow_abstract_eval)
 
@@ -465,7 +494,7 @@ def _neg_transpose(ct, x):
   return [_linear_ct(x, ct, neg)]
 
 
-neg_p = _unop("neg", numeric_dtypes)
+neg_p = _unop("neg", numeric_dtypes, np.negative)
 ad.deflinear2(neg_p, _neg_transpose)
 
 
@@ -476,13 +505,22 @@ def _abs_jvp(g, ans, x):
   return _select(ge(x, _const(x, 0)), g, neg(g))
 
 
-abs_p = _unop("abs", signed_numeric_dtypes, _abs_jvp, abstract_eval=_with_params(
+abs_p = _unop("abs", signed_numeric_dtypes, np.abs, _abs_jvp, abstract_eval=_with_params(
     naryop_abstract_eval("abs", [signed_numeric_dtypes], _real_dtype)))
 
-sign_p = _unop("sign", numeric_dtypes)
-floor_p = _unop("floor", real_float_dtypes)
-ceil_p = _unop("ceil", real_float_dtypes)
-round_p = _unop("round", real_float_dtypes)
+
+def _round_reference(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray:
+  if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+    return np.rint(x)
+  trunc = np.trunc(x)  # away from zero: x - trunc(x) is exact, so halves are detected exactly
+  return np.where(np.abs(x - trunc) >= 0.5, trunc + np.sign(x), trunc)
+
+
+# sign keeps the sign of -0.0, as XLA does
+sign_p = _unop("sign", numeric_dtypes, lambda x: np.where(x == 0, x, np.sign(x)))
+floor_p = _unop("floor", real_float_dtypes, np.floor)
+ceil_p = _unop("ceil", real_float_dtypes, np.ceil)
+round_p = _unop("round", real_float_dtypes, _round_reference)
 
 
 def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -503,26 +541,30 @@ def _integer_pow_jvp(g, ans, x, *, y):
 
 
 _integer_pow_eval = naryop_abstract_eval("integer_pow", [numeric_dtypes])
-integer_pow_p = _unop("integer_pow", numeric_dtypes, _integer_pow_jvp,
+integer_pow_p = _unop("integer_pow", numeric_dtypes,
+                      lambda x, *, y: np.power(x, np.asarray(y, x.dtype)), _integer_pow_jvp,
                       abstract_eval=_integer_pow_abstract_eval)
 
 
 # ----------------------------------------------------------------------------------------------
-# Transcendental functions (float and complex); each row: name, dtypes, JVP rule (g, ans, x)
+# Transcendental functions (float and complex); each row: name, dtypes, numpy reference, JVP
+# rule (g, ans, x)
 
-exp_p = _unop("exp", float_dtypes, lambda g, ans, x: mul(g, ans))
-log_p = _unop("log", float_dtypes, lambda g, ans, x: div(g, x))
-log1p_p = _unop("log1p", float_dtypes, lambda g, ans, x: div(g, add(x, _const(x, 1))))
-expm1_p = _unop("expm1", float_dtypes, lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
-sin_p = _unop("sin", float_dtypes, lambda g, ans, x: mul(g, cos(x)))
-cos_p = _unop("cos", float_dtypes, lambda g, ans, x: neg(mul(g, sin(x))))
-tan_p = _unop("tan", float_dtypes, lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
-tanh_p = _unop("tanh", float_dtypes,
+exp_p = _unop("exp", float_dtypes, np.exp, lambda g, ans, x: mul(g, ans))
+log_p = _unop("log", float_dtypes, np.log, lambda g, ans, x: div(g, x))
+log1p_p = _unop("log1p", float_dtypes, np.log1p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+expm1_p = _unop("expm1", float_dtypes, np.expm1,
+                lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
+sin_p = _unop("sin", float_dtypes, np.sin, lambda g, ans, x: mul(g, cos(x)))
+cos_p = _unop("cos", float_dtypes, np.cos, lambda g, ans, x: neg(mul(g, sin(x))))
+tan_p = _unop("tan", float_dtypes, np.tan,
+              lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
+tanh_p = _unop("tanh", float_dtypes, np.tanh,
                lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
-logistic_p = _unop("logistic", float_dtypes,
+logistic_p = _unop("logistic", float_dtypes, lambda x: 1 / (1 + np.exp(-x)),
                    lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
-sqrt_p = _unop("sqrt", float_dtypes, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
-rsqrt_p = _unop("rsqrt", float_dtypes,
+sqrt_p = _unop("sqrt", float_dtypes, np.sqrt, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+rsqrt_p = _unop("rsqrt", float_dtypes, lambda x: 1 / np.sqrt(x),
                 lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
 
@@ -530,15 +572,15 @@ rsqrt_p = _unop("rsqrt", float_dtypes,
 # Comparisons and logic (zero tangents)
 
 
-eq_p = _binop("eq", any_dtype, result_dtype=_to_bool)
-ne_p = _binop("ne", any_dtype, result_dtype=_to_bool)
-lt_p = _binop("lt", ordered_dtypes, result_dtype=_to_bool)
-le_p = _binop("le", ordered_dtypes, result_dtype=_to_bool)
-gt_p = _binop("gt", ordered_dtypes, result_dtype=_to_bool)
-ge_p = _binop("ge", ordered_dtypes, result_dtype=_to_bool)
-and_p = _binop("and", bool_or_int_dtypes)
-or_p = _binop("or", bool_or_int_dtypes)
-not_p = _unop("not", bool_or_int_dtypes)
+eq_p = _binop("eq", any_dtype, np.equal, result_dtype=_to_bool)
+ne_p = _binop("ne", any_dtype, np.not_equal, result_dtype=_to_bool)
+lt_p = _binop("lt", ordered_dtypes, np.less, result_dtype=_to_bool)
+le_p = _binop("le", ordered_dtypes, np.less_equal, result_dtype=_to_bool)
+gt_p = _binop("gt", ordered_dtypes, np.greater, result_dtype=_to_bool)
+ge_p = _binop("ge", ordered_dtypes, np.greater_equal, result_dtype=_to_bool)
+and_p = _binop("and", bool_or_int_dtypes, np.bitwise_and)
+or_p = _binop("or", bool_or_int_dtypes, np.bitwise_or)
+not_p = _unop("not", bool_or_int_dtypes, np.invert)
 
 for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p,
               not_p):
@@ -610,12 +652,19 @@ def _select_n_batcher(args, dims):
   if not scalar_which:
     which = batching.bdim_at_front(which, which_dim, size)
     if which_ndim < case_ndim:  # a scalar `which` per example: give it the cases' shape
-      from stablejax import lax
       which = lax.broadcast_in_dim(which, core.get_aval(cases[0]).shape, (0,))
   return select_n(which, *cases), 0
 
 
+def _select_n_reference(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
+  out = cases[0]
+  for i, case in enumerate(cases[1:], 1):  # an out-of-range `which` clamps to the first/last
+    out = np.where(which >= i, case, out)
+  return out
+
+
 select_n_p = standard_primitive("select_n", _select_n_abstract_eval)
+def_reference(select_n_p, _select_n_reference)
 ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
 batching.primitive_batchers[select_n_p] = _select_n_batcher
@@ -657,7 +706,6 @@ def _clamp_batcher(args, dims):
       return bound
     bound = batching.bdim_at_front(bound, d, size)
     if ndim < x_ndim:  # a scalar bound per example: give it x's shape
-      from stablejax import lax
       bound = lax.broadcast_in_dim(bound, core.get_aval(x).shape, (0,))
     return bound
 
@@ -666,6 +714,7 @@ def _clamp_batcher(args, dims):
 
 _clamp_eval = naryop_abstract_eval("clamp", [any_dtype] * 3)
 clamp_p = standard_primitive("clamp", _clamp_abstract_eval)
+def_reference(clamp_p, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi))
 _defjvp2(clamp_p,
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
@@ -696,8 +745,33 @@ def _convert_element_type_transpose(ct, x, *, new_dtype, weak_type):
       c, new_dtype=aval.dtype, weak_type=aval.weak_type))]
 
 
+def _float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+  """XLA's float-to-integer conversion: truncate, saturate out-of-range values, NaN -> 0."""
+  info = np.iinfo(dtype)
+  x = x.astype(np.float64)
+  lo, hi = float(info.min), float(info.max) + 1.0  # powers of two: exact in float64
+  in_range = (x >= lo) & (x < hi)
+  out = np.trunc(np.where(in_range, x, 0)).astype(dtype)
+  out = np.where(x >= hi, dtype.type(info.max), out)
+  return np.where(x < lo, dtype.type(info.min), out)
+
+
+def _convert(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+  """`x` converted to `new_dtype` as XLA converts (the real part of complex values, saturating
+  float-to-int): the reference, and how `convert_element_type` converts host values."""
+  new_dtype = np.dtype(new_dtype)
+  if x.dtype.kind == "c" and new_dtype.kind != "c":
+    x = x.real
+  with np.errstate(all="ignore"):
+    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+      return _float_to_int(x, new_dtype)
+    return x.astype(new_dtype)
+
+
 convert_element_type_p = standard_primitive("convert_element_type",
                                             _convert_element_type_abstract_eval)
+def_reference(convert_element_type_p,
+              lambda x, *, new_dtype, weak_type: _convert(x, new_dtype))
 ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
 batching.defvectorized(convert_element_type_p)

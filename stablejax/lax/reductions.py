@@ -1,14 +1,16 @@
-"""Reductions (sum, prod, max, min over axes), argmax/argmin and cumsum, with their rules."""
+"""Reductions (sum, prod, max, min over axes), argmax/argmin and cumsum, with their rules and
+numpy references. Lowering rules live in `stablejax.lowering.rules.reductions`."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import any_dtype, check_dtype, numeric_dtypes, standard_primitive
+from stablejax.lax.standard import (any_dtype, check_dtype, def_reference, numeric_dtypes,
+                                    standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 
@@ -24,8 +26,10 @@ def _reduction_abstract_eval(name: str, accepted):
   return abstract_eval
 
 
-def _reduction(name: str, accepted) -> core.Primitive:
+def _reduction(name: str, accepted, reference: Callable) -> core.Primitive:
+  """A reduction over `axes`, with `reference(x, *, axes)` as its numpy reference."""
   prim = standard_primitive(name, _reduction_abstract_eval(name, accepted))
+  def_reference(prim, reference)
   batching.primitive_batchers[prim] = lambda args, dims, **params: _reduction_batcher(
       prim, args, dims, **params)
   return prim
@@ -37,10 +41,28 @@ def _reduction_batcher(prim: core.Primitive, args, dims, *, axes, **params):
   return prim.bind(x, axes=shift_axes(axes, d), **params), d - sum(a < d for a in axes)
 
 
-reduce_sum_p = _reduction("reduce_sum", numeric_dtypes)
-reduce_prod_p = _reduction("reduce_prod", numeric_dtypes)
-reduce_max_p = _reduction("reduce_max", any_dtype)
-reduce_min_p = _reduction("reduce_min", any_dtype)
+def _extremum_reference(ufunc: np.ufunc, x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
+  """max/min over `axes`; an empty reduction gives the identity (-inf for max), as in XLA."""
+  if x.size:
+    return ufunc.reduce(x, axis=tuple(axes))
+  is_max = ufunc is np.maximum
+  if x.dtype == np.bool_:
+    initial = not is_max
+  elif x.dtype.kind in "fc":
+    initial = -np.inf if is_max else np.inf
+  else:
+    initial = np.iinfo(x.dtype).min if is_max else np.iinfo(x.dtype).max
+  return ufunc.reduce(x, axis=tuple(axes), initial=initial)
+
+
+reduce_sum_p = _reduction("reduce_sum", numeric_dtypes,
+                          lambda x, *, axes: np.sum(x, axis=tuple(axes), dtype=x.dtype))
+reduce_prod_p = _reduction("reduce_prod", numeric_dtypes,
+                           lambda x, *, axes: np.prod(x, axis=tuple(axes), dtype=x.dtype))
+reduce_max_p = _reduction("reduce_max", any_dtype,
+                          lambda x, *, axes: _extremum_reference(np.maximum, x, axes))
+reduce_min_p = _reduction("reduce_min", any_dtype,
+                          lambda x, *, axes: _extremum_reference(np.minimum, x, axes))
 
 
 def _bind_reduction(prim: core.Primitive, operand: Any, axes: Sequence[int]) -> Any:
@@ -147,16 +169,19 @@ def _argminmax_abstract_eval(name: str):
   return abstract_eval
 
 
-def _argminmax(name: str) -> core.Primitive:
+def _argminmax(name: str, reference: Callable) -> core.Primitive:
+  """argmax or argmin, with numpy's function of that name (`reference`) as its reference."""
   prim = standard_primitive(name, _argminmax_abstract_eval(name))
+  def_reference(prim, lambda x, *, axes, index_dtype:
+                reference(x, axis=axes[0]).astype(index_dtype))
   ad.defjvp_zero(prim)
   batching.primitive_batchers[prim] = lambda args, dims, **params: _reduction_batcher(
       prim, args, dims, **params)
   return prim
 
 
-argmax_p = _argminmax("argmax")
-argmin_p = _argminmax("argmin")
+argmax_p = _argminmax("argmax", np.argmax)
+argmin_p = _argminmax("argmin", np.argmin)
 
 
 def _bind_argminmax(prim: core.Primitive, operand: Any, axis: int, index_dtype: Any) -> Any:
@@ -195,6 +220,13 @@ def _cumsum_batcher(args, dims, *, axis, reverse):
   return cumsum_p.bind(x, axis=axis + (axis >= d), reverse=reverse), d
 
 
+def _cumsum_reference(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+  if reverse:
+    return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+  return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
 cumsum_p = standard_primitive("cumsum", _cumsum_abstract_eval)
+def_reference(cumsum_p, _cumsum_reference)
 ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
 batching.primitive_batchers[cumsum_p] = _cumsum_batcher

@@ -1,7 +1,10 @@
-"""Helpers that define a primitive's abstract evaluation and eager evaluation from small rules.
+"""Helpers that define a primitive from small rules: its abstract evaluation (accepted dtypes,
+broadcast shapes) and its numpy reference.
 
-Every built-in primitive evaluates eagerly through `eager_impl`, which checks types with the
-abstract evaluation rule and runs the primitive's numpy reference (`stablejax.lax_reference`).
+A built-in primitive has no `impl`: evaluated eagerly, it is compiled for its types and run on
+the device (`stablejax.pipeline.apply_primitive`, the bottom trace's evaluator).
+Its numpy reference, registered with `def_reference` next to the primitive in its family file,
+is the test oracle: `evaluate_reference` runs it, and no primitive evaluates with it.
 """
 from __future__ import annotations
 
@@ -11,19 +14,26 @@ import numpy as np
 
 from stablejax import core
 from stablejax.core import ShapedArray
-from stablejax.lax_reference import impls as reference_impls
 from stablejax.util import join_sizes
 
-# Every primitive defined through these helpers, so later stages can find them all.
-builtin_primitives: list[core.Primitive] = []
+# primitive -> its numpy reference `fn(*operands, **params)`: it takes numpy arrays in the
+# operands' dtypes and computes what the primitive does, with XLA's semantics where numpy's differ.
+reference_impls: dict[core.Primitive, Callable] = {}
 
 
-def eager_impl(prim: core.Primitive, *args: Any, **params: Any) -> Any:
-  """Evaluate `prim` on concrete values with its numpy reference, in the dtypes JAX would use."""
+def def_reference(prim: core.Primitive, fn: Callable) -> None:
+  """Register `fn` as the numpy reference of `prim`."""
+  reference_impls[prim] = fn
+
+
+def evaluate_reference(prim: core.Primitive, *args: Any, **params: Any) -> Any:
+  """Evaluate `prim` on concrete values with its numpy reference, in the dtypes JAX would use
+  (the test oracle; inf and NaN results are the semantics, so numpy's warnings are off)."""
   avals = [core.get_aval(x) for x in args]
   out_avals = prim.out_avals(avals, params)
   ins = [np.asarray(x, a.dtype) for x, a in zip(args, avals)]
-  out = reference_impls[prim.name](*ins, **params)
+  with np.errstate(all="ignore"):
+    out = reference_impls[prim](*ins, **params)
   outs = out if prim.multiple_results else [out]
   outs = [np.asarray(o, a.dtype).reshape(a.shape) for o, a in zip(outs, out_avals)]
   return outs if prim.multiple_results else outs[0]
@@ -31,12 +41,11 @@ def eager_impl(prim: core.Primitive, *args: Any, **params: Any) -> Any:
 
 def standard_primitive(name: str, abstract_eval: Callable[..., ShapedArray | list],
                        multiple_results: bool = False) -> core.Primitive:
-  """A primitive with the given abstract evaluation rule and the standard eager impl."""
+  """A primitive with the given abstract evaluation rule. It has no `impl`: evaluated eagerly,
+  it is compiled for its types and run on the device, as every built-in is."""
   prim = core.Primitive(name)
   prim.multiple_results = multiple_results
   prim.def_abstract_eval(abstract_eval)
-  prim.def_impl(lambda *args, **params: eager_impl(prim, *args, **params))
-  builtin_primitives.append(prim)
   return prim
 
 

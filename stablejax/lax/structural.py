@@ -1,8 +1,8 @@
 """Structural primitives: broadcasting, reshaping, transposition, slicing, padding,
 concatenation and iota, with the array-building helpers built on them (`full`, `broadcast`, ...).
 
-Each primitive sits with its rules: abstract eval and eager impl (through `standard`), JVP,
-transpose and batching. Lowering rules live in `stablejax.lowering`.
+Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+JVP, transpose and batching. Lowering rules live in `stablejax.lowering.rules.structural`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
-from stablejax.lax.standard import check_dtype, numeric_dtypes, standard_primitive
+from stablejax.jaxpr import hide_params
+from stablejax.lax.standard import (check_dtype, def_reference, numeric_dtypes,
+                                    standard_primitive)
 from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
@@ -124,7 +126,15 @@ def _broadcast_in_dim_batcher(args, dims, *, shape, broadcast_dimensions):
   return broadcast_in_dim(x, (size,) + shape, (0,) + tuple(b + 1 for b in broadcast_dimensions)), 0
 
 
+def _broadcast_in_dim_reference(x: np.ndarray, *, shape, broadcast_dimensions) -> np.ndarray:
+  in_shape = [1] * len(shape)
+  for i, d in enumerate(broadcast_dimensions):
+    in_shape[d] = x.shape[i]
+  return np.broadcast_to(x.reshape(in_shape), shape)
+
+
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_abstract_eval)
+def_reference(broadcast_in_dim_p, _broadcast_in_dim_reference)
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batcher
 
@@ -180,6 +190,8 @@ def _reshape_batcher(args, dims, *, new_sizes, dimensions):
 
 
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval)
+def_reference(reshape_p, lambda x, *, new_sizes, dimensions: np.reshape(
+    x if dimensions is None else np.transpose(x, dimensions), new_sizes))
 ad.deflinear2(reshape_p, _reshape_transpose)
 batching.primitive_batchers[reshape_p] = _reshape_batcher
 
@@ -208,8 +220,20 @@ def _transpose_batcher(args, dims, *, permutation):
 
 
 transpose_p = standard_primitive("transpose", _transpose_abstract_eval)
+def_reference(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
 ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))])
 batching.primitive_batchers[transpose_p] = _transpose_batcher
+
+
+def _zeros_like_aval(aval: ShapedArray) -> Any:
+  """A zero of type `aval`: a scalar, broadcast when `aval` has a shape."""
+  zero = np.zeros((), aval.dtype)
+  return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+
+
+# The transformations instantiate zeros and move batch axes with these (see ad and batching).
+ad.aval_zeros_likers[ShapedArray] = _zeros_like_aval
+batching.register_axis_ops(transpose, broadcast_in_dim)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,6 +263,7 @@ def _squeeze_batcher(args, dims, *, dimensions):
 
 
 squeeze_p = standard_primitive("squeeze", _squeeze_abstract_eval)
+def_reference(squeeze_p, lambda x, *, dimensions: np.squeeze(x, axis=tuple(dimensions)))
 ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 batching.primitive_batchers[squeeze_p] = _squeeze_batcher
 
@@ -269,6 +294,7 @@ def _expand_dims_batcher(args, dims, *, dimensions):
 
 
 expand_dims_p = standard_primitive("expand_dims", _expand_dims_abstract_eval)
+def_reference(expand_dims_p, lambda x, *, dimensions: np.expand_dims(x, tuple(dimensions)))
 ad.deflinear2(expand_dims_p, lambda ct, x, *, dimensions: [squeeze(ct, dimensions)])
 batching.primitive_batchers[expand_dims_p] = _expand_dims_batcher
 
@@ -322,6 +348,7 @@ def _concatenate_batcher(args, dims, *, dimension):
 
 
 concatenate_p = standard_primitive("concatenate", _concatenate_abstract_eval)
+def_reference(concatenate_p, lambda *xs, dimension: np.concatenate(xs, axis=dimension))
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching.primitive_batchers[concatenate_p] = _concatenate_batcher
 
@@ -386,7 +413,13 @@ def _slice_batcher(args, dims, *, start_indices, limit_indices, strides):
   return slice(x, starts, limits, strides), d
 
 
+def _slice_reference(x: np.ndarray, *, start_indices, limit_indices, strides) -> np.ndarray:
+  strides = strides or (1,) * x.ndim
+  return x[tuple(map(_builtin_slice, start_indices, limit_indices, strides))]
+
+
 slice_p = standard_primitive("slice", _slice_abstract_eval)
+def_reference(slice_p, _slice_reference)
 ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batcher
 
@@ -533,7 +566,19 @@ def _shift_right_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   return x
 
 
+def _clamped_starts(starts: Sequence, shape: Sequence[int], sizes: Sequence[int]) -> list[int]:
+  """Start indices clamped as XLA does, so that the window lies inside the operand."""
+  return [int(np.clip(int(s), 0, d - n)) for s, d, n in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_reference(x: np.ndarray, *start_indices: np.ndarray, slice_sizes
+                             ) -> np.ndarray:
+  starts = _clamped_starts(start_indices, x.shape, slice_sizes)
+  return x[tuple(_builtin_slice(s, s + n) for s, n in zip(starts, slice_sizes))]
+
+
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_eval)
+def_reference(dynamic_slice_p, _dynamic_slice_reference)
 ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = ad.zero_ct_aware(_dynamic_slice_transpose)
 batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
@@ -616,8 +661,17 @@ def _logical_and(a: Any, b: Any) -> Any:
   return lax.select_n(a, a, b)
 
 
+def _dynamic_update_slice_reference(x: np.ndarray, update: np.ndarray,
+                                    *start_indices: np.ndarray) -> np.ndarray:
+  starts = _clamped_starts(start_indices, x.shape, update.shape)
+  out = x.copy()
+  out[tuple(_builtin_slice(s, s + n) for s, n in zip(starts, update.shape))] = update
+  return out
+
+
 dynamic_update_slice_p = standard_primitive("dynamic_update_slice",
                                             _dynamic_update_slice_abstract_eval)
+def_reference(dynamic_update_slice_p, _dynamic_update_slice_reference)
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 ad.primitive_transposes[dynamic_update_slice_p] = ad.zero_ct_aware(_dynamic_update_slice_transpose)
 batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
@@ -681,7 +735,31 @@ def _pad_batcher(args, dims, *, padding_config):
   return lax.select_n(inside, value, padded), 0
 
 
+def _interior_pad(x: np.ndarray, padding_value: np.ndarray, axis: int, interior: int
+                  ) -> np.ndarray:
+  n = x.shape[axis]
+  shape = list(x.shape)
+  shape[axis] = n + max(n - 1, 0) * interior
+  out = np.full(shape, padding_value, x.dtype)
+  index = [_builtin_slice(None)] * x.ndim
+  index[axis] = _builtin_slice(None, None, interior + 1)
+  out[tuple(index)] = x
+  return out
+
+
+def _pad_reference(x: np.ndarray, padding_value: np.ndarray, *, padding_config) -> np.ndarray:
+  """Interior padding, then positive edge padding, then cropping for negative edge padding."""
+  for axis, (_, _, interior) in enumerate(padding_config):
+    x = _interior_pad(x, padding_value, axis, interior)
+  widths = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+  x = np.pad(x, widths, constant_values=padding_value)
+  crop = tuple(_builtin_slice(max(-lo, 0), n - max(-hi, 0))
+               for (lo, hi, _), n in zip(padding_config, x.shape))
+  return x[crop]
+
+
 pad_p = standard_primitive("pad", _pad_abstract_eval)
+def_reference(pad_p, _pad_reference)
 ad.deflinear2(pad_p, _pad_transpose)
 batching.primitive_batchers[pad_p] = _pad_batcher
 
@@ -709,7 +787,14 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
   return ShapedArray(shape, dtype)
 
 
+def _iota_reference(*, dtype, shape, dimension) -> np.ndarray:
+  along = [1] * len(shape)
+  along[dimension] = shape[dimension]
+  return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(along), shape)
+
+
 iota_p = standard_primitive("iota", _iota_abstract_eval)
+def_reference(iota_p, _iota_reference)
 
 
 _python_types = {"b": bool, "i": int, "f": float, "c": complex}
@@ -755,5 +840,4 @@ def zeros_like_array(x: Any) -> Any:
   return full_like(x, 0)
 
 
-from stablejax import pretty_print  # noqa: E402
-pretty_print.hide_params(broadcast_in_dim_p, "shape", if_empty=("broadcast_dimensions",))
+hide_params(broadcast_in_dim_p, "shape", if_empty=("broadcast_dimensions",))

@@ -8,9 +8,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import core
+from stablejax import core, lax
 from stablejax.jaxpr import ClosedJaxpr
-from stablejax.lax.control_flow.scan import scan_p
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
 from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
 from stablejax.lowering.registry import register_lowering
@@ -69,4 +68,4 @@ def _scan_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, le
   return carry_out + ys
 
 
-register_lowering(scan_p, _scan_rule)
+register_lowering(lax.scan_p, _scan_rule)
