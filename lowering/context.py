@@ -33,7 +33,8 @@ _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
 
 
 def _make_context() -> ir.Context:
-  """A context with the upstream dialects, StableHLO and CHLO loaded (DESIGN §9)."""
+  """A context with the upstream dialects, StableHLO and CHLO registered and loaded; without
+  them modules print in generic form and fail verification with "unregistered dialect"."""
   ctx = ir.Context()
   registry = ir.DialectRegistry()
   _jax_mlir_ext.register_dialects(registry)

@@ -6,9 +6,7 @@ by identity (the lowering's one-function-per-callee cache) still see one callee.
 """
 from __future__ import annotations
 
-from typing import Any
-
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, replace_subjaxprs
 
 
 def dce_jaxpr(jaxpr: Jaxpr, memo: dict | None = None) -> Jaxpr:
@@ -20,7 +18,7 @@ def dce_jaxpr(jaxpr: Jaxpr, memo: dict | None = None) -> Jaxpr:
     if not any(v in live for v in eqn.outvars):
       continue
     live.update(v for v in eqn.invars if type(v) is Var)
-    kept.append(_dce_params(eqn, memo))
+    kept.append(replace_subjaxprs(eqn, lambda j: _dce_subjaxpr(j, memo)))
   if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept, reversed(jaxpr.eqns))):
     return jaxpr
   return jaxpr.replace(eqns=kept[::-1])
@@ -28,24 +26,16 @@ def dce_jaxpr(jaxpr: Jaxpr, memo: dict | None = None) -> Jaxpr:
 
 def dce_closed_jaxpr(closed: ClosedJaxpr, memo: dict | None = None) -> ClosedJaxpr:
   """`dce_jaxpr` of a closed jaxpr (the same object when nothing is dead)."""
-  memo = {} if memo is None else memo
-  key = id(closed)
+  return _dce_subjaxpr(closed, {} if memo is None else memo)
+
+
+def _dce_subjaxpr(j: ClosedJaxpr | Jaxpr, memo: dict) -> ClosedJaxpr | Jaxpr:
+  """`j` cleaned once per object: `memo` maps its id to it (keeping the id taken) and the result."""
+  key = id(j)
   if key not in memo:
-    jaxpr = dce_jaxpr(closed.jaxpr, memo)
-    memo[key] = (closed, closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts))
+    if type(j) is ClosedJaxpr:
+      jaxpr = dce_jaxpr(j.jaxpr, memo)
+      memo[key] = (j, j if jaxpr is j.jaxpr else ClosedJaxpr(jaxpr, j.consts))
+    else:
+      memo[key] = (j, dce_jaxpr(j, memo))
   return memo[key][1]
-
-
-def _dce_param(value: Any, memo: dict) -> Any:
-  if type(value) is ClosedJaxpr:
-    return dce_closed_jaxpr(value, memo)
-  if type(value) is tuple and value and all(type(v) is ClosedJaxpr for v in value):
-    return tuple(dce_closed_jaxpr(v, memo) for v in value)
-  return value
-
-
-def _dce_params(eqn: JaxprEqn, memo: dict) -> JaxprEqn:
-  params = {k: _dce_param(v, memo) for k, v in eqn.params.items()}
-  if all(params[k] is v for k, v in eqn.params.items()):
-    return eqn
-  return eqn.replace(params=params)

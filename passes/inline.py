@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stablejax import core
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from stablejax.jit import jit_p
-
-# Call primitives and the param holding the ClosedJaxpr they call.
-call_primitives: dict[core.Primitive, str] = {jit_p: "jaxpr"}
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, call_primitives
 
 
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:

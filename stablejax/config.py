@@ -14,19 +14,12 @@ class Config:
 
   def __init__(self) -> None:
     self.enable_x64: bool = _env_flag("STABLEJAX_ENABLE_X64")
-    self._listeners: list = []
 
   def update(self, name: str, value: Any) -> None:
     if name.startswith("_") or not hasattr(self, name):
       known = sorted(k for k in vars(self) if not k.startswith("_"))
       raise ValueError(f"unknown config option {name!r}; known options: {known}")
     setattr(self, name, bool(value) if isinstance(getattr(self, name), bool) else value)
-    for listener in self._listeners:
-      listener(name, value)
-
-  def on_update(self, listener) -> None:
-    """Register `listener(name, value)`, called after every update (caches use it)."""
-    self._listeners.append(listener)
 
   def read(self, name: str) -> Any:
     return getattr(self, name)

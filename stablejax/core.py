@@ -57,9 +57,6 @@ class ShapedArray:
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type)
 
-  def strip_weak_type(self) -> ShapedArray:
-    return self.update(weak_type=False) if self.weak_type else self
-
   def str_short(self) -> str:
     return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
@@ -194,22 +191,35 @@ def _leak_error(tracer: Tracer) -> UnexpectedTracerError:
 
 
 class EvalTrace(Trace):
-  """The bottom of every stack: applies primitives to concrete values."""
+  """The bottom of every stack: applies primitives to concrete values. A primitive with an
+  `impl` (a user primitive given one with `def_impl`) runs it; every other primitive, which
+  includes all the built-ins, is compiled once for its types and run on a device by the
+  pipeline's evaluator (`install_compiled_eval`)."""
 
   def __init__(self):
     super().__init__(None)
+    self.compiled_eval: Callable[[Primitive, Sequence, dict], Any] | None = None
 
   def process_primitive(self, primitive, args, params):
     for x in args:
       if isinstance(x, Tracer):
         raise _leak_error(x)
-    if primitive.impl is None:
+    if primitive.impl is not None:
+      return primitive.impl(*args, **params)
+    if self.compiled_eval is None:
       raise NotImplementedError(f"primitive '{primitive.name}' has no evaluation rule "
                                 "(register one with def_impl)")
-    return primitive.impl(*args, **params)
+    return self.compiled_eval(primitive, args, params)
 
 
 eval_trace = EvalTrace()
+
+
+def install_compiled_eval(evaluate: Callable[[Primitive, Sequence, dict], Any]) -> None:
+  """Make `evaluate(primitive, args, params)` the eager evaluation of primitives without an
+  `impl`. The pipeline installs it: compiling needs the lowering rules, which are written in
+  terms of every primitive, so the bottom trace is given its evaluator instead of importing it."""
+  eval_trace.compiled_eval = evaluate
 
 
 class _TraceState(threading.local):
@@ -342,9 +352,3 @@ def user_frame() -> tuple[str, int, str] | None:
   if f is None:
     return None
   return f.f_code.co_filename, f.f_lineno, f.f_code.co_name
-
-
-# The jaxpr IR lives in its own module; it is re-exported here as JAX users expect.
-from stablejax.jaxpr import (  # noqa: E402
-    ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, check_jaxpr, eval_jaxpr,
-    jaxpr_as_fun)

@@ -164,10 +164,6 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf=None) -> Any:
   return tree_unflatten(treedef, [f(*xs) for xs in zip(*all_leaves)])
 
 
-def treedef_is_leaf(treedef: PyTreeDef) -> bool:
-  return treedef.node_type is None
-
-
 def broadcast_prefix(prefix: Any, tree: Any, is_leaf=None) -> list:
   """The leaves of `prefix` repeated for every leaf of `tree` below them (vmap's `in_axes`)."""
   out: list = []

@@ -1,6 +1,8 @@
-"""Small list helpers used across the library."""
+"""Small helpers used across the library: lists, axes, shapes, and a weakly keyed cache."""
 from __future__ import annotations
 
+import functools
+import weakref
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -12,22 +14,6 @@ def safe_zip(*args: Sequence) -> list[tuple]:
     if len(arg) != n:
       raise ValueError(f"length mismatch: {[len(a) for a in args]}")
   return list(zip(*args))
-
-
-def safe_map(f: Callable, *args: Sequence) -> list:
-  n = len(args[0])
-  for arg in args[1:]:
-    if len(arg) != n:
-      raise ValueError(f"length mismatch: {[len(a) for a in args]}")
-  return list(map(f, *args))
-
-
-def unzip2(pairs: Iterable[tuple[Any, Any]]) -> tuple[list, list]:
-  xs, ys = [], []
-  for x, y in pairs:
-    xs.append(x)
-    ys.append(y)
-  return xs, ys
 
 
 def split_list(lst: Sequence[T], sizes: Sequence[int]) -> list[list[T]]:
@@ -77,3 +63,30 @@ def join_sizes(shapes: Iterable[Sequence[int]]) -> tuple[int, ...] | None:
       return None
     out.append(big.pop() if big else 1)
   return tuple(out)
+
+
+def weak_cache(maxsize: int) -> Callable[[Callable], Callable]:
+  """Cache `fn(key, *args)` weakly in `key`: the entries for a key die with it (as JAX's
+  weakref_lru_cache), at most `maxsize` of them per key (the oldest is dropped)."""
+  def decorator(fn: Callable) -> Callable:
+    per_key: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def cached(key: Any, *args: Any) -> Any:
+      entries = per_key.get(key)
+      if entries is None:
+        entries = per_key.setdefault(key, {})
+      out = entries.get(args, _MISSING)
+      if out is _MISSING:
+        out = fn(key, *args)
+        if len(entries) >= maxsize:
+          entries.pop(next(iter(entries)), None)
+        entries[args] = out
+      return out
+
+    cached.cache_clear = per_key.clear
+    return cached
+  return decorator
+
+
+_MISSING = object()

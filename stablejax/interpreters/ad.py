@@ -2,13 +2,15 @@
 mode (transposition)."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray, Trace, Tracer
+from stablejax.interpreters import batching, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
+from stablejax.util import weak_cache
 
 # primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
 primitive_jvps: dict[core.Primitive, Callable] = {}
@@ -38,15 +40,17 @@ class Zero:
     return f"Zero({self.aval.str_short()})"
 
 
+# How to build a zero array of an aval type. lax registers it (a `broadcast_in_dim` of a scalar
+# zero, staged cheaply under tracing): lax's rules are written with this module, so this module
+# cannot import lax (JAX's `ad_util.aval_zeros_likers`).
+aval_zeros_likers: dict[type, Callable[[ShapedArray], Any]] = {}
+
+
 def zeros_like_aval(aval: ShapedArray) -> Any:
-  """A zero array of type `aval` (a broadcast scalar, so it stays cheap under tracing)."""
+  """A zero array of type `aval`."""
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  scalar = np.zeros((), aval.dtype)
-  if not aval.shape:
-    return scalar
-  from stablejax import lax
-  return lax.broadcast_in_dim(scalar, aval.shape, ())
+  return aval_zeros_likers[type(aval)](aval)
 
 
 def instantiate_zeros(t: Any) -> Any:
@@ -87,7 +91,6 @@ def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 add_jaxvals_p.def_abstract_eval(_add_any_abstract_eval)
-add_jaxvals_p.def_impl(lambda x, y: np.add(np.asarray(x), np.asarray(y)))
 
 
 def _add_any_jvp(primals, tangents):
@@ -96,6 +99,19 @@ def _add_any_jvp(primals, tangents):
 
 primitive_jvps[add_jaxvals_p] = _add_any_jvp
 primitive_transposes[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
+
+
+def _add_any_batcher(args, dims):
+  """add_any needs equal types: both operands get the batch axis at the front."""
+  (x, y), (dx, dy) = args, dims
+  if dx == dy:
+    return add_jaxvals_p.bind(x, y), dx
+  size = batching.axis_size_of(args, dims)
+  return add_jaxvals_p.bind(batching.bdim_at_front(x, dx, size),
+                            batching.bdim_at_front(y, dy, size)), 0
+
+
+batching.primitive_batchers[add_jaxvals_p] = _add_any_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -251,8 +267,8 @@ def jvp_flat(f: Callable[..., Sequence], primals: Sequence, tangents: Sequence,
 # ----------------------------------------------------------------------------------------------
 # JVP of a whole jaxpr (for higher-order primitives such as jit)
 
-def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
-              instantiate: bool | Sequence[bool]) -> tuple[core.ClosedJaxpr, list[bool]]:
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool],
+              instantiate: bool | Sequence[bool]) -> tuple[ClosedJaxpr, list[bool]]:
   """A jaxpr computing `(*primals_out, *nonzero_tangents_out)` from
   `(*primals, *nonzero_tangents)`, and which output tangents are nonzero."""
   if isinstance(instantiate, bool):
@@ -260,9 +276,8 @@ def jvp_jaxpr(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
   return _jvp_jaxpr_cached(closed, tuple(nonzeros), tuple(instantiate))
 
 
-@functools.lru_cache(maxsize=4096)
+@weak_cache(maxsize=64)
 def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
-  from stablejax.interpreters import partial_eval as pe
   n = len(closed.in_avals)
   out_nonzeros: list[bool] = []
 
@@ -271,7 +286,7 @@ def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
     tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
                 for nz, a in zip(nonzeros, closed.in_avals)]
     primals_out, tangents_out = jvp_flat(
-        lambda *xs: core.eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents,
+        lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents,
         instantiate=False)
     tangents_out = [instantiate_zeros(t) if inst else t
                     for t, inst in zip(tangents_out, instantiate)]
@@ -287,10 +302,9 @@ def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
 # Reverse mode: linearize (JVP + partial evaluation) and transposition
 
 def linearize_flat(f: Callable[..., Sequence], primals: Sequence
-                   ) -> tuple[list, core.ClosedJaxpr]:
+                   ) -> tuple[list, ClosedJaxpr]:
   """Evaluate flat `f` at `primals` and stage its JVP's linear part: a jaxpr from input
   tangents to output tangents whose consts are the residuals."""
-  from stablejax.interpreters import partial_eval as pe
   trace = pe.PartialEvalTrace(core.current_trace())
   tangents = [trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
   try:
@@ -299,10 +313,10 @@ def linearize_flat(f: Callable[..., Sequence], primals: Sequence
     jaxpr, residuals = trace.to_jaxpr(tangents_out)
   finally:
     trace.invalidate()
-  return primals_out, core.ClosedJaxpr(jaxpr, residuals)
+  return primals_out, ClosedJaxpr(jaxpr, residuals)
 
 
-def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts_out: Sequence
+def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Sequence
                   ) -> list:
   """Transpose `jaxpr` with respect to its `UndefinedPrimal` arguments: given cotangents of
   its outputs, return cotangents (possibly `Zero`) of every argument (None for defined ones).
@@ -310,7 +324,7 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts_out: 
   env: dict = {}
 
   def read(x):
-    return x.val if type(x) is core.Literal else env[x]
+    return x.val if type(x) is Literal else env[x]
 
   for v, x in zip(jaxpr.constvars, consts):
     env[v] = x
@@ -331,7 +345,7 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts_out: 
   ct_env: dict = {}
 
   def add_ct(v, ct):
-    if type(v) is core.Var and type(ct) is not Zero and ct is not None:
+    if type(v) is Var and type(ct) is not Zero and ct is not None:
       ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
   for v, ct in zip(jaxpr.outvars, cts_out):
@@ -353,15 +367,14 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts_out: 
           for v, x in zip(jaxpr.invars, args)]
 
 
-def transpose_jaxpr(closed: core.ClosedJaxpr, linear: Sequence[bool]) -> core.ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:
   """A jaxpr taking `(*nonlinear_args, *output_cotangents)` to the (instantiated) cotangents
   of the linear arguments."""
   return _transpose_jaxpr_cached(closed, tuple(linear))
 
 
-@functools.lru_cache(maxsize=4096)
+@weak_cache(maxsize=64)
 def _transpose_jaxpr_cached(closed, linear):
-  from stablejax.interpreters import partial_eval as pe
   n_nonlinear = linear.count(False)
 
   def f(*args):

@@ -1,12 +1,13 @@
 """Batching (vmap): tracers carry a value with an optional batch axis."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
-from stablejax.interpreters import ad
+from stablejax.interpreters import partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
+from stablejax.util import weak_cache
 
 not_mapped = None
 
@@ -15,9 +16,21 @@ not_mapped = None
 primitive_batchers: dict[core.Primitive, Callable] = {}
 
 
-def _lax():
-  from stablejax import lax
-  return lax
+class AxisOps:
+  """The structural ops moving and adding batch axes bind: lax's `transpose(x, permutation)` and
+  `broadcast_in_dim(x, shape, broadcast_dimensions)`. lax registers them with
+  `register_axis_ops`: their own batching rules are written with this module, so this module
+  cannot import lax (as JAX's ad_util holds what lax gives the transformations)."""
+  transpose: Callable[[Any, tuple], Any]
+  broadcast_in_dim: Callable[[Any, tuple, tuple], Any]
+
+
+axis_ops = AxisOps()
+
+
+def register_axis_ops(transpose: Callable, broadcast_in_dim: Callable) -> None:
+  axis_ops.transpose = transpose
+  axis_ops.broadcast_in_dim = broadcast_in_dim
 
 
 def moveaxis(x: Any, src: int, dst: int) -> Any:
@@ -27,7 +40,7 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
   ndim = core.get_aval(x).ndim
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
-  return _lax().transpose(x, tuple(perm))
+  return axis_ops.transpose(x, tuple(perm))
 
 
 def broadcast(x: Any, size: int, axis: int) -> Any:
@@ -36,7 +49,7 @@ def broadcast(x: Any, size: int, axis: int) -> Any:
   shape = list(aval.shape)
   shape.insert(axis, size)
   dims = tuple(i if i < axis else i + 1 for i in range(aval.ndim))
-  return _lax().broadcast_in_dim(x, tuple(shape), dims)
+  return axis_ops.broadcast_in_dim(x, tuple(shape), dims)
 
 
 def matchaxis(size: int, src: int | None, dst: int, x: Any) -> Any:
@@ -81,7 +94,7 @@ def broadcast_batcher(prim: core.Primitive, args, dims, **params):
     else:
       x = moveaxis(x, d, 0)
       if nd == 0 and max(ndims) > 0:  # a batched scalar must line up with the others' axes
-        x = _lax().broadcast_in_dim(x, (core.get_aval(x).shape[0],) + (1,) * max(ndims), (0,))
+        x = axis_ops.broadcast_in_dim(x, (core.get_aval(x).shape[0],) + (1,) * max(ndims), (0,))
       out_args.append(x)
   return prim.bind(*out_args, **params), 0
 
@@ -89,18 +102,6 @@ def broadcast_batcher(prim: core.Primitive, args, dims, **params):
 def defbroadcasting(prim: core.Primitive) -> None:
   primitive_batchers[prim] = lambda args, dims, **params: broadcast_batcher(
       prim, args, dims, **params)
-
-
-def _add_any_batcher(args, dims):
-  """add_any needs equal types: both operands get the batch axis at the front."""
-  (x, y), (dx, dy) = args, dims
-  if dx == dy:
-    return ad.add_jaxvals_p.bind(x, y), dx
-  size = axis_size_of(args, dims)
-  return ad.add_jaxvals_p.bind(bdim_at_front(x, dx, size), bdim_at_front(y, dy, size)), 0
-
-
-primitive_batchers[ad.add_jaxvals_p] = _add_any_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -187,9 +188,9 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
 # ----------------------------------------------------------------------------------------------
 # Batching a whole jaxpr (for higher-order primitives such as jit)
 
-def batch_jaxpr(closed: core.ClosedJaxpr, axis_size: int, in_dims: Sequence[int | None],
+def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[int | None],
                 instantiate: bool | Sequence[bool] = False
-                ) -> tuple[core.ClosedJaxpr, list[int | None]]:
+                ) -> tuple[ClosedJaxpr, list[int | None]]:
   """A jaxpr over the batched inputs (batch axis where `in_dims` says, unbatched inputs as
   they were) whose batched outputs have their batch axis at 0; and each output's batch dim."""
   if isinstance(instantiate, bool):
@@ -197,9 +198,8 @@ def batch_jaxpr(closed: core.ClosedJaxpr, axis_size: int, in_dims: Sequence[int 
   return _batch_jaxpr_cached(closed, axis_size, tuple(in_dims), tuple(instantiate))
 
 
-@functools.lru_cache(maxsize=4096)
+@weak_cache(maxsize=64)
 def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate):
-  from stablejax.interpreters import partial_eval as pe
   out_dims: list[int | None] = []
 
   def f(*args):
@@ -207,7 +207,7 @@ def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate):
     tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     try:
       with core.set_current_trace(trace):
-        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
       results = []
       out_dims.clear()
       for o, inst in zip(outs, instantiate):

@@ -1,14 +1,14 @@
 """Building jaxprs by tracing (the jaxpr trace; omnistaging: every bind is staged)."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+from stablejax.util import weak_cache
 
 
 class DynamicJaxprTracer(Tracer):
@@ -137,7 +137,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
   return _partial_eval_jaxpr_cached(closed, tuple(unknowns), tuple(instantiate))
 
 
-@functools.lru_cache(maxsize=4096)
+@weak_cache(maxsize=64)
 def _partial_eval_jaxpr_cached(closed, unknowns, instantiate):
   out_unknowns: list[bool] = []
   staged: list = []
@@ -149,7 +149,7 @@ def _partial_eval_jaxpr_cached(closed, unknowns, instantiate):
             for a, u in zip(closed.in_avals, unknowns)]
     try:
       with core.set_current_trace(trace):
-        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
       out_unknowns[:] = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
       jaxpr, residuals = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
     finally:

@@ -5,6 +5,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import core, lax
+from stablejax.jaxpr import JaxprTypeError, Var, check_jaxpr, eval_jaxpr
 from stablejax.test_util import check_close
 
 
@@ -121,8 +122,8 @@ def test_vmap_of_vmap():
 
 def test_make_jaxpr_of_jvp_and_vmap_compose():
   jaxpr = sj.make_jaxpr(lambda x: sj.vmap(deriv(f_vec))(x))(np.ones(3, np.float32))
-  core.check_jaxpr(jaxpr.jaxpr)
-  out = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, np.arange(3, dtype=np.float32))
+  check_jaxpr(jaxpr.jaxpr)
+  out = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, np.arange(3, dtype=np.float32))
   check_close(out[0], np.cos(2 * np.arange(3.)) + 2 * np.arange(3.))
 
 
@@ -275,6 +276,6 @@ def test_trace_state_is_thread_local():
 def test_typecheck_catches_bad_jaxpr():
   jaxpr = sj.make_jaxpr(lambda x: lax.sin(x))(1.0).jaxpr
   bad = jaxpr.replace(eqns=jaxpr.eqns[::-1] + jaxpr.eqns)
-  core.check_jaxpr(jaxpr)
-  with pytest.raises(core.JaxprTypeError):
-    core.check_jaxpr(bad.replace(outvars=[core.Var(core.ShapedArray((), np.float32))]))
+  check_jaxpr(jaxpr)
+  with pytest.raises(JaxprTypeError):
+    check_jaxpr(bad.replace(outvars=[Var(core.ShapedArray((), np.float32))]))

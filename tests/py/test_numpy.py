@@ -8,6 +8,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import core, test_util
+from stablejax.jaxpr import jaxpr_as_fun
 
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
@@ -21,7 +22,7 @@ def rand(shape, dtype=F32, seed=0):
 
 def traced(f, *args):
   """`f(*args)` evaluated from its jaxpr, so that operators act on traced values."""
-  return core.jaxpr_as_fun(sj.make_jaxpr(f)(*args))(*args)[0]
+  return jaxpr_as_fun(sj.make_jaxpr(f)(*args))(*args)[0]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def test_traced_integer_index(i):
                                (x,), (x,))[0], x[i])
   jaxpr = sj.make_jaxpr(lambda x, i: x[i, 1:3])(x, np.int32(i))
   assert [e.primitive.name for e in jaxpr.eqns][-2:] == ["dynamic_slice", "squeeze"]
-  test_util.check_close(core.jaxpr_as_fun(jaxpr)(x, np.int32(i))[0], x[i, 1:3])
+  test_util.check_close(jaxpr_as_fun(jaxpr)(x, np.int32(i))[0], x[i, 1:3])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -354,7 +355,7 @@ def _model(x):
 def test_methods_under_make_jaxpr_jvp_and_vmap():
   x = rand((3, 3))
   expected = _model(x)
-  test_util.check_close(core.jaxpr_as_fun(sj.make_jaxpr(_model)(x))(x)[0], expected)
+  test_util.check_close(jaxpr_as_fun(sj.make_jaxpr(_model)(x))(x)[0], expected)
   primal, _ = sj.jvp(_model, (x,), (np.ones_like(x),))
   test_util.check_close(primal, expected)
   xs = rand((4, 3, 3), seed=1)

@@ -3,7 +3,8 @@ import numpy as np
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import core, passes
+from stablejax import passes
+from stablejax.jaxpr import check_jaxpr, jaxpr_as_fun
 from stablejax.test_util import check_close
 
 
@@ -12,8 +13,8 @@ def test_dce_removes_unused_equations():
   assert [e.primitive.name for e in closed.eqns] == ["sin", "cos"]
   cleaned = passes.dce_closed_jaxpr(closed)
   assert [e.primitive.name for e in cleaned.eqns] == ["cos"]
-  core.check_jaxpr(cleaned.jaxpr)
-  check_close(core.jaxpr_as_fun(cleaned)(0.5)[0], np.cos(0.5))
+  check_jaxpr(cleaned.jaxpr)
+  check_close(jaxpr_as_fun(cleaned)(0.5)[0], np.cos(0.5))
 
 
 def test_dce_keeps_a_live_jaxpr_as_is():
@@ -53,9 +54,9 @@ def test_inline_calls_flattens_nested_jits():
   flat = passes.inline_calls(closed)
   assert "jit" in [e.primitive.name for e in closed.eqns]
   assert "jit" not in [e.primitive.name for e in flat.eqns]
-  core.check_jaxpr(flat.jaxpr)
-  check_close(core.jaxpr_as_fun(flat)(x)[0], core.jaxpr_as_fun(closed)(x)[0])
-  check_close(core.jaxpr_as_fun(flat)(x)[0], _nested()(x))
+  check_jaxpr(flat.jaxpr)
+  check_close(jaxpr_as_fun(flat)(x)[0], jaxpr_as_fun(closed)(x)[0])
+  check_close(jaxpr_as_fun(flat)(x)[0], _nested()(x))
 
 
 def test_inline_calls_lowers_to_one_function():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import core, lax, pretty_print as pp
+from stablejax import core, jaxpr as jaxpr_lib, lax, pretty_print as pp
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 F32 = np.dtype(np.float32)
@@ -22,7 +22,7 @@ def prim(name: str) -> core.Primitive:
   if name not in _prims:
     _prims[name] = core.Primitive(name)
     if name == "jit":
-      pp.register_call_primitive(_prims[name])
+      jaxpr_lib.register_call_primitive(_prims[name])
   return _prims[name]
 
 
@@ -74,7 +74,7 @@ def test_break_in_own_group_fills_lines():
 @pytest.mark.parametrize("n, name", [(0, "a"), (25, "z"), (26, "ba"), (27, "bb"), (51, "bz"),
                                      (52, "ca"), (675, "zz"), (676, "baa")])
 def test_variable_names_after_z(n, name):
-  assert pp._alphabetic(n) == name
+  assert jaxpr_lib._alphabetic(n) == name
 
 
 @pytest.mark.parametrize("val, dtype, expected", [
@@ -88,19 +88,19 @@ def test_variable_names_after_z(n, name):
     (np.float16(0.1), np.float16, "0.0999755859375:f16[]"),
 ])
 def test_literal_text(val, dtype, expected):
-  assert pp.literal_text(lit(val, np.dtype(dtype))) == expected
+  assert jaxpr_lib.literal_text(lit(val, np.dtype(dtype))) == expected
 
 
 def test_non_scalar_literal_is_elided():
   x = Literal(np.ones(3, F32), core.ShapedArray((3,), F32))
-  assert pp.literal_text(x) == "[...]:f32[3]"
+  assert jaxpr_lib.literal_text(x) == "[...]:f32[3]"
 
 
 def test_params_sorted_and_printed_like_jax():
   a, b = var(F32, 3), var(F32, 3)
   e = eqn("p", [a], [b], z=None, dtype=F32, axes=(0,), perm=(1, 0), flag=True, t=np.int32,
           s=frozenset({2, 1}), f=lambda: 0)
-  assert pp.pp_eqn(e) == (
+  assert jaxpr_lib.pp_eqn(e) == (
       "a:f32[3] = p[\n  axes=(0,)\n  dtype=float32\n  f=<function test_params_sorted_and_"
       "printed_like_jax.<locals>.<lambda> at 0xXXXXXXXXXXXX>\n  flag=True\n  perm=(1, 0)\n"
       "  s=frozenset({1, 2})\n  t=int32\n  z=None\n] b")
@@ -108,23 +108,23 @@ def test_params_sorted_and_printed_like_jax():
 
 def test_no_params_no_brackets_and_no_outputs():
   a = var()
-  assert pp.pp_eqn(eqn("sin", [a], [var()])) == "a:f32[] = sin b"
-  assert pp.pp_eqn(eqn("effect", [a], [])) == "effect a"
+  assert jaxpr_lib.pp_eqn(eqn("sin", [a], [var()])) == "a:f32[] = sin b"
+  assert jaxpr_lib.pp_eqn(eqn("effect", [a], [])) == "effect a"
 
 
 def test_hide_params_registers_by_primitive():
   p = core.Primitive("bcast")
-  pp.hide_params(p, "shape", if_empty=("dims",))
+  jaxpr_lib.hide_params(p, "shape", if_empty=("dims",))
   x = var()
-  assert pp.pp_eqn(JaxprEqn([x], [var(F32, 2)], p, dict(shape=(2,), dims=()))) == (
+  assert jaxpr_lib.pp_eqn(JaxprEqn([x], [var(F32, 2)], p, dict(shape=(2,), dims=()))) == (
       "a:f32[2] = bcast b")
-  assert pp.pp_eqn(JaxprEqn([x], [var(F32, 2)], p, dict(shape=(2,), dims=(0,)))) == (
+  assert jaxpr_lib.pp_eqn(JaxprEqn([x], [var(F32, 2)], p, dict(shape=(2,), dims=(0,)))) == (
       "a:f32[2] = bcast[dims=(0,)] b")
 
 
 def test_bad_atom_is_a_clear_error():
   with pytest.raises(TypeError, match="cannot print 3 of type int as a jaxpr variable"):
-    pp.pp_eqn(eqn("sin", [3], [var()]))
+    jaxpr_lib.pp_eqn(eqn("sin", [3], [var()]))
 
 
 # ----------------------------------------------------------------------------------------------
