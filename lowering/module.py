@@ -7,11 +7,11 @@ from typing import Any, Callable, Sequence
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from stablejax import core
+from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
-from stablejax.lowering.registry import LoweringError, canonical_platform, lookup_rule
+from stablejax.lowering.registry import LoweringError, lookup_rule
 
 SourceInfo = tuple  # (file, line, function), as `JaxprEqn.source_info` holds it
 
@@ -210,7 +210,7 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str = "cpu",
                 debug_info: bool = False) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` whose public `@main` computes `closed_jaxpr`.
   Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`."""
-  platform = canonical_platform(platform)
+  platform = platforms.canonical(platform)
   with make_ir_context(), ir.Location.unknown():
     module = ir.Module.create()
     attrs = module.operation.attributes

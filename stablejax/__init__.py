@@ -2,7 +2,7 @@
 from stablejax.config import config
 from stablejax import core, lax, tree_util
 from stablejax import numpy  # noqa: F401  (installs the operators of traced values and arrays)
-from stablejax import dispatch  # noqa: F401  (eager primitives run on the device)
+from stablejax import pipeline  # noqa: F401  (eager primitives compile and run on a device)
 from stablejax.api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr,
                            value_and_grad, vjp, vmap)
 from stablejax.jit import jit

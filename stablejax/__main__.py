@@ -10,6 +10,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+import stablejax as sj
+from stablejax import demo, platforms
+
 _TYPE = re.compile(r"^([a-z]+[0-9]*)\[([0-9,\s]*)\]$")
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
            "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32", "bool": "bool",
@@ -46,8 +49,14 @@ def load_function(target: str) -> Callable:
   return fn
 
 
+def _platform(name: str) -> str:
+  try:
+    return platforms.canonical(name)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def lower_command(args: argparse.Namespace) -> None:
-  import stablejax as sj
   fn = load_function(args.target)
   if args.stage == "jaxpr":
     print(sj.make_jaxpr(fn)(*args.arg))
@@ -67,14 +76,14 @@ def main(argv: Sequence[str] | None = None) -> None:
   lower.add_argument("--arg", type=parse_type, action="append", default=[],
                      help="an argument type such as f32[8,4] (repeat per argument)")
   lower.add_argument("--stage", choices=["jaxpr", "stablehlo", "compiled"], default="stablehlo")
-  lower.add_argument("--platform", default=None, help="cpu, cuda, ... (default: the default "
+  lower.add_argument("--platform", default=None, type=_platform,
+                     help=f"{', '.join(platforms.PLATFORMS)} or gpu (default: the default "
                      "device's platform)")
   lower.add_argument("--debug-info", action="store_true", help="source locations in the MLIR")
   args = parser.parse_args(argv)
   if args.command == "lower":
     lower_command(args)
   else:
-    from stablejax import demo
     demo.main()
 
 

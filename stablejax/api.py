@@ -10,7 +10,8 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, batching
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
+from stablejax.jit import Jitted
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
                                  tree_structure, tree_unflatten)
 
@@ -22,12 +23,12 @@ def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
 def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()
                ) -> Callable[..., ClosedJaxpr]:
   """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr."""
-  from stablejax.jit import Jitted
 
   @functools.wraps(fun, updated=())
   def make(*args, **kwargs) -> ClosedJaxpr:
     # jit's tracing, without its cache: static arguments, pytrees and closures as jit has them
-    return Jitted(fun, _ensure_tuple(static_argnums), ()).trace(*args, **kwargs)
+    jitted = Jitted(fun, _ensure_tuple(static_argnums), (), shared_cache=False)
+    return jitted.trace(*args, **kwargs)
 
   return make
 
@@ -219,7 +220,7 @@ def linearize(fun: Callable, *primals) -> tuple[Any, Callable]:
       raise TypeError(f"linearized function takes tangents of structure {in_tree.children[0]}, "
                       f"got {tree.children[0]}")
     _check_cotangents("linearized function", tangents_flat, in_avals)
-    return tree_unflatten(out_tree(), core.eval_jaxpr(lin.jaxpr, lin.consts, *tangents_flat))
+    return tree_unflatten(out_tree(), eval_jaxpr(lin.jaxpr, lin.consts, *tangents_flat))
 
   return tree_unflatten(out_tree(), primals_out), f_jvp
 

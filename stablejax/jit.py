@@ -1,5 +1,7 @@
-"""`jit`: a higher-order primitive whose param is the traced jaxpr, and the user-facing wrapper
-that traces once per signature and caches the compiled executable."""
+"""`sj.jit`: the user-facing wrapper that traces a function once per signature, caches the
+trace and its executable (weakly in the function, as JAX does, so a fresh `jit(f)` of the same
+`f` hits the cache), runs it through the pipeline, and under a transformation binds the `jit`
+primitive (stablejax/lax/call.py)."""
 from __future__ import annotations
 
 import functools
@@ -8,10 +10,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, pretty_print
-from stablejax.interpreters import ad, batching, partial_eval as pe
+import weakref
+
+from stablejax import config, core, pipeline
+from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
+from stablejax.lax.call import jit_p
 from stablejax.runtime import Array
+from stablejax.stages import Lowered
 from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 _MISS = object()  # the fast path did not apply
@@ -20,87 +26,20 @@ _MISS = object()  # the fast path did not apply
 _LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
                          np.int32, np.int64, np.bool_})
 
-jit_p = core.Primitive("jit")
-jit_p.multiple_results = True
+_TRACES_PER_FUNCTION = 1024  # each function's trace cache is bounded (the oldest is dropped)
+
+# function -> {(static_argnums, static_argnames) -> {signature -> _Traced}}, weak in the function
+_trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _jit_abstract_eval(*avals: core.ShapedArray, jaxpr: ClosedJaxpr, name: str):
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
-    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but its jaxpr "
-                    f"takes {[a.str_short() for a in expected]}")
-  return jaxpr.out_avals
+def _shared_cache(fun: Callable, statics: tuple) -> dict:
+  """The trace cache every `jit` of `fun` with these static arguments shares (a private one
+  when `fun` cannot be weakly referenced)."""
+  try:
+    return _trace_caches.setdefault(fun, {}).setdefault(statics, {})
+  except TypeError:
+    return {}
 
-
-def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
-  from stablejax import dispatch
-  return dispatch.jaxpr_executable(jaxpr, name)(*args)
-
-
-jit_p.def_abstract_eval(_jit_abstract_eval)
-jit_p.def_impl(_jit_impl)
-
-
-def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
-  nonzeros = [type(t) is not ad.Zero for t in tangents]
-  jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
-  outs = jit_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
-                    jaxpr=jvp_jaxpr, name=f"jvp({name})")
-  n = len(jaxpr.out_avals)
-  primals_out, nz_tangents_out = outs[:n], iter(outs[n:])
-  tangents_out = [next(nz_tangents_out) if nz else ad.Zero.from_primal_value(p)
-                  for p, nz in zip(primals_out, out_nonzeros)]
-  return primals_out, tangents_out
-
-
-ad.primitive_jvps[jit_p] = _jit_jvp
-
-
-def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
-  size = batching.axis_size_of(args, dims)
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
-  return jit_p.bind(*args, jaxpr=batched, name=f"vmap({name})"), out_dims
-
-
-batching.primitive_batchers[jit_p] = _jit_batch
-
-
-def _jit_partial_eval(trace: pe.PartialEvalTrace, args, params):
-  """Run the known part of the body now (as its own jit) and stage the unknown part."""
-  jaxpr, name = params["jaxpr"], params["name"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
-  with core.set_current_trace(trace.parent):
-    known_outs = jit_p.bind(*[x for x, u in zip(args, unknowns) if not u], jaxpr=known,
-                            name=name)
-  n_known = len(known_outs) - num_res
-  residuals = known_outs[n_known:]
-  unknown_outs = trace.stage(jit_p, residuals + [x for x, u in zip(args, unknowns) if u],
-                             dict(jaxpr=unknown, name=name))
-  known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
-  return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
-
-
-pe.partial_eval_rules[jit_p] = _jit_partial_eval
-
-
-def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
-  linear = [ad.is_undefined_primal(x) for x in args]
-  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear)
-  outs = iter(jit_p.bind(*[x for x, lin in zip(args, linear) if not lin],
-                         *[ad.instantiate_zeros(ct) for ct in cts],
-                         jaxpr=ct_jaxpr, name=f"transpose({name})"))
-  return [next(outs) if lin else None for lin in linear]
-
-
-ad.primitive_transposes[jit_p] = _jit_transpose
-
-
-pretty_print.register_call_primitive(jit_p)
-
-
-# ----------------------------------------------------------------------------------------------
-# The user-facing wrapper
 
 def _fun_name(fun: Callable) -> str:
   return getattr(fun, "__name__", None) or type(fun).__name__
@@ -134,14 +73,16 @@ def _close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
 class Jitted:
   """A jitted function: call it, or `.lower(*args)` it for the ahead-of-time API."""
 
-  def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str]):
+  def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
+               shared_cache: bool = True):
     self.fun = fun
     self.name = _fun_name(fun)
     self.static_argnums = tuple(static_argnums)
     self.static_argnames = tuple(static_argnames)
     self._signature = _signature_or_none(fun)
     self._has_static = bool(self.static_argnums or self.static_argnames)
-    self._cache: dict = {}
+    statics = (self.static_argnums, self.static_argnames)
+    self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:
@@ -178,7 +119,7 @@ class Jitted:
       key = (len(args), avals, config.enable_x64)
       traced = self._cache.get(key)
       if traced is None:
-        traced = self._cache[key] = self._trace_new(tree_structure((args, {})), avals, ((), ()))
+        traced = self._insert(key, self._trace_new(tree_structure((args, {})), avals, ((), ())))
       return traced, args
     dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
     flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
@@ -186,8 +127,14 @@ class Jitted:
     key = (in_tree, avals, static, config.enable_x64)
     traced = self._cache.get(key)
     if traced is None:
-      traced = self._cache[key] = self._trace_new(in_tree, avals, static)
+      traced = self._insert(key, self._trace_new(in_tree, avals, static))
     return traced, flat
+
+  def _insert(self, key: tuple, traced: _Traced) -> _Traced:
+    if len(self._cache) >= _TRACES_PER_FUNCTION:
+      self._cache.pop(next(iter(self._cache)), None)
+    self._cache[key] = traced
+    return traced
 
   def _trace_new(self, in_tree, avals, static) -> _Traced:
     static_pos, static_kw = static
@@ -212,16 +159,15 @@ class Jitted:
     traced, flat = self._trace(args, kwargs)
     if core.is_evaluating() and not traced.closed_over:
       if traced.executable is None:
-        from stablejax import dispatch
-        traced.executable = dispatch.jaxpr_executable(traced.jaxpr, self.name)
+        traced.executable = pipeline.executable(traced.jaxpr, self.name)
       outs = traced.executable(*flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
   def _call_cached(self, args: tuple) -> Any:
-    """The dispatch fast path: Arrays already on the device of an executable compiled for
-    their signature; `_MISS` when it does not apply."""
+    """The dispatch fast path: Arrays whose signature has an executable already; `_MISS` when
+    it does not apply."""
     try:
       key = (len(args), tuple([a.aval for a in args]), config.enable_x64)
     except AttributeError:  # numpy values or Python scalars: take the general path
@@ -229,11 +175,7 @@ class Jitted:
     traced = self._cache.get(key)
     if traced is None or traced.executable is None:
       return _MISS
-    device = traced.executable.device
-    for a in args:
-      if type(a) is not Array or a.device is not device:
-        return _MISS
-    outs = traced.executable._run(*args)
+    outs = traced.executable(*args)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
   def trace(self, *args, **kwargs) -> ClosedJaxpr:
@@ -242,7 +184,6 @@ class Jitted:
 
   def lower(self, *args, platform: str | None = None, **kwargs):
     """Lower for these arguments to a StableHLO module (the ahead-of-time API)."""
-    from stablejax.stages import Lowered
     traced, _ = self._trace(args, kwargs)
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "

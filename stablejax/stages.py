@@ -1,12 +1,12 @@
-"""The ahead-of-time API: `jit(f).lower(*args)` -> Lowered -> `.compile()` -> Compiled."""
+"""The ahead-of-time API: `jit(f).lower(*args)` -> Lowered -> `.compile()` -> Compiled. Both go
+through the pipeline; `Compiled` only adds the pytree handling around its executable."""
 from __future__ import annotations
 
 from typing import Any
 
 from jaxlib.mlir import ir
 
-from stablejax import runtime
-from stablejax.dispatch import JaxprExecutable, lower
+from stablejax import core, pipeline, platforms, runtime
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -22,9 +22,9 @@ class Lowered:
     self.in_tree = in_tree
     # Lowering needs only the platform's name, so a module for 'cuda' can be inspected on a
     # machine without a GPU; a device is needed only to compile.
-    self.platform = (runtime.pjrt.canonical_platform(platform) if platform else
-                     runtime.pjrt.platform_of(runtime.default_device()))
-    self._module = lower(jaxpr, name, self.platform)
+    self.platform = (platforms.canonical(platform) if platform else
+                     runtime.platform_of(runtime.default_device()))
+    self._module = pipeline.lower(jaxpr, name, self.platform)
     self._debug_module = None
 
   def as_text(self, debug_info: bool = False) -> str:
@@ -32,7 +32,7 @@ class Lowered:
     if not debug_info:
       return str(self._module)
     if self._debug_module is None:
-      self._debug_module = lower(self.jaxpr, self.name, self.platform, debug_info=True)
+      self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platform, debug_info=True)
     return self._debug_module.operation.get_asm(enable_debug_info=True)
 
   def compiler_ir(self) -> ir.Module:
@@ -40,39 +40,37 @@ class Lowered:
     return self._module
 
   def compile(self) -> Compiled:
-    """Compile for the first device of the platform (an error if it has none here)."""
+    """Compile for the first device of the platform (an error naming the platforms present if
+    it has none here); the executable is cached, as `jit`'s is."""
     device = runtime.devices(self.platform)[0]
-    executable = runtime.compile_module(str(self._module), device, self.jaxpr.out_avals)
-    return Compiled(JaxprExecutable(executable), self.in_tree, self.out_tree, self.jaxpr)
+    return Compiled(pipeline.executable(self.jaxpr, self.name, device), self.in_tree,
+                    self.out_tree)
 
 
 class Compiled:
   """A compiled function for one argument signature: call it, or read XLA's optimized HLO."""
 
-  def __init__(self, executable: JaxprExecutable, in_tree: PyTreeDef, out_tree: PyTreeDef,
-               jaxpr: ClosedJaxpr):
-    self._executable = executable
+  def __init__(self, executable: runtime.Executable, in_tree: PyTreeDef, out_tree: PyTreeDef):
+    self.executable = executable
     self.in_tree = in_tree
     self.out_tree = out_tree
-    self.in_avals = jaxpr.in_avals
 
   def __call__(self, *args: Any, **kwargs: Any) -> Any:
     flat, tree = tree_flatten((args, kwargs))
     if tree != self.in_tree:
       raise TypeError(f"compiled function called with arguments of structure {tree}, but it "
                       f"was compiled for {self.in_tree}")
-    from stablejax import core
-    for i, (x, aval) in enumerate(zip(flat, self.in_avals)):
+    for i, (x, aval) in enumerate(zip(flat, self.executable.in_avals)):
       got = core.get_aval(x)
       if (got.shape, got.dtype) != (aval.shape, aval.dtype):
         raise TypeError(f"compiled function argument {i} has type {got.str_short()}, but it "
                         f"was compiled for {aval.str_short()}")
-    return tree_unflatten(self.out_tree, self._executable(*flat))
+    return tree_unflatten(self.out_tree, self.executable(*flat))
 
   def as_text(self) -> str:
     """XLA's optimized HLO."""
-    return self._executable.executable.as_text()
+    return self.executable.as_text()
 
   def cost_analysis(self) -> dict:
     """What XLA reports for the program (flops, bytes accessed, ...)."""
-    return self._executable.executable.cost_analysis()
+    return self.executable.cost_analysis()

@@ -18,3 +18,4 @@ from stablejax.lax.control_flow.loops import fori_loop  # noqa: F401
 from stablejax.lax.control_flow.scan import scan, scan_p  # noqa: F401
 from stablejax.lax.control_flow.cond import cond, cond_p, switch  # noqa: F401
 from stablejax.lax.control_flow.while_loop import while_loop, while_p  # noqa: F401
+from stablejax.lax.call import jit_p  # noqa: F401

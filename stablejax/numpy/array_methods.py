@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from stablejax import core
+from stablejax.runtime import Array
 from stablejax.numpy import _contractions, _indexing, _reductions, _shape, _ufuncs
 from stablejax.numpy._promotion import is_arraylike
 
@@ -79,9 +80,4 @@ def install(cls: type) -> None:
 
 
 install(core.Tracer)
-try:
-  from stablejax.runtime.array import Array
-except ImportError:  # no device runtime: traced values still get their methods
-  pass
-else:
-  install(Array)
+install(Array)

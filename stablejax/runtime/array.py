@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from stablejax import core
+from stablejax import core, tree_util
 from stablejax.runtime import pjrt
 
 
@@ -123,3 +123,30 @@ def from_buffer(buf: pjrt.Buffer) -> Array:
 
 
 core.aval_handlers[Array] = operator.attrgetter("aval")
+
+
+def check_device(device: Any) -> pjrt.Device:
+  """`device` if it is a device, else a TypeError."""
+  if not isinstance(device, pjrt.Device):
+    raise TypeError(f"device must be a device from stablejax.devices(), got {device!r}")
+  return device
+
+
+def put(x: Any, device: pjrt.Device | None = None) -> Array:
+  """One value (an Array, a numpy value or a Python scalar) as an Array on `device` (default:
+  an Array stays where it is, anything else goes to the default device)."""
+  if isinstance(x, Array):
+    if device is None or device == x.device:
+      return x
+    return Array(pjrt.copy_to(x._buf, check_device(device)), x.aval)
+  if isinstance(x, core.Tracer):
+    raise TypeError(f"device_put of a traced value {x!r} is not supported; device_put values "
+                    "outside of jit/grad/vmap")
+  aval = core.get_aval(x)
+  device = pjrt.default_device() if device is None else check_device(device)
+  return Array(pjrt.put(x, aval, device), aval)
+
+
+def device_put(x: Any, device: pjrt.Device | None = None) -> Any:
+  """Put `x` (an array, a numpy value, a Python scalar, or a pytree of them) on `device`."""
+  return tree_util.tree_map(lambda leaf: put(leaf, device), x)

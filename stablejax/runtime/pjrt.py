@@ -1,6 +1,7 @@
 """The one module that touches jaxlib's PJRT internals: clients, buffers, compilation, execution.
 
 Supported: jaxlib 0.10.x (CPU; Python 3.11) and 0.11.x (CPU, and CUDA through `jax-cuda13-plugin`).
+Clients exist for cpu and cuda; the other platforms of `stablejax.platforms` can be lowered for.
 API differences are detected by feature where jaxlib allows it. Nothing here imports `jax`.
 """
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from stablejax import platforms
+
 # Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 from jaxlib import _jax, xla_client  # noqa: E402
@@ -24,11 +27,6 @@ SUPPORTED_JAXLIB = ">=0.10.2,<0.12"
 Device = _jax.Device
 Buffer = _jax.ArrayImpl
 JaxRuntimeError = _jax.JaxRuntimeError
-
-# Platforms stablejax knows; "gpu" is accepted as another name for "cuda".
-PLATFORMS = ("cpu", "cuda")
-_ALIASES = {"gpu": "cuda"}
-
 
 class CompileError(RuntimeError):
   """XLA rejected a module."""
@@ -131,38 +129,32 @@ def _make_cuda_client() -> Any:
   return xla_client.make_c_api_client("cuda", options)
 
 
+# The platforms whose PJRT client stablejax can create (the others can be lowered for only).
 _factories: dict[str, Callable[[], Any]] = {"cpu": _make_cpu_client, "cuda": _make_cuda_client}
 
 
-def canonical_platform(platform: str) -> str:
-  """`platform` lower-cased with aliases resolved; an error names the known platforms."""
-  name = _ALIASES.get(platform.lower(), platform.lower())
-  if name not in _factories:
-    raise ValueError(f"unknown platform {platform!r}; stablejax knows {list(PLATFORMS)} "
-                     f"(available here: {available_platforms()})")
-  return name
-
-
 def client(platform: str) -> Any:
-  """The PJRT client of `platform` ('cpu', 'cuda'), created once; a clear error if unavailable."""
-  name = canonical_platform(platform)
+  """The PJRT client of `platform`, created once; a clear error if it is not available here."""
+  name = platforms.canonical(platform)
   c = _clients.get(name)
   if c is not None:
     return c
+  if name not in _factories:
+    _client_errors.setdefault(name, "stablejax has no PJRT client for it")
   if name not in _client_errors:
     try:
       _clients[name] = c = _factories[name]()
       return c
     except Exception as e:  # noqa: BLE001 -- any failure means "platform not available"
       _client_errors[name] = f"{type(e).__name__}: {e}"
-  raise RuntimeError(f"platform {name!r} is not available ({_client_errors[name]}); "
+  raise RuntimeError(f"platform {name!r} is not available here ({_client_errors[name]}); "
                      f"available platforms: {available_platforms()}")
 
 
 def available_platforms() -> list[str]:
   """The platforms whose client can be created here (tries each once)."""
   out = []
-  for name in PLATFORMS:
+  for name in _factories:
     if name not in _clients and name not in _client_errors:
       try:
         client(name)
@@ -177,7 +169,7 @@ def default_platform() -> str:
   """`STABLEJAX_PLATFORM` if set, else 'cuda' when a GPU is usable, else 'cpu'."""
   env = os.environ.get("STABLEJAX_PLATFORM")
   if env:
-    return canonical_platform(env)
+    return platforms.canonical(env)
   return "cuda" if "cuda" in available_platforms() else "cpu"
 
 
@@ -193,8 +185,8 @@ def default_device() -> Device:
 
 
 def platform_of(device: Device) -> str:
-  """'cpu' or 'cuda' for a device (jaxlib calls CUDA devices 'gpu')."""
-  return _ALIASES.get(device.platform, device.platform)
+  """The platform of a device, in the platform table's names (jaxlib calls CUDA devices 'gpu')."""
+  return platforms.canonical(device.platform)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -247,8 +239,8 @@ def _program_shapes(exe: Any) -> tuple[list, list]:
   return as_pairs(ps.parameter_shapes()), as_pairs(results)
 
 
-class Compiled:
-  """A loaded executable on one device, with XLA's optimized HLO and cost analysis."""
+class Loaded:
+  """A compiled program loaded on one device, with XLA's optimized HLO and cost analysis."""
 
   def __init__(self, exe: Any, device: Device):
     self.exe = exe
@@ -263,25 +255,27 @@ class Compiled:
     """What XLA reports: flops, bytes accessed, ..."""
     return dict(self.exe.cost_analysis())
 
-  def result_handlers(self, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]) -> list:
-    """Handlers making each output buffer (typed by `out_avals`) and passing it to `wrap`."""
+  def launcher(self, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]
+               ) -> Callable[[list[Buffer]], list]:
+    """`run(buffers) -> [wrap(out) ...]`: execute on argument buffers, each output buffer typed
+    by `out_avals` (the whole cached-dispatch path)."""
     sh = sharding(self.device)
-    return [_jax.array_result_handler(a, sh, True, _skip_checks=True).wrap(wrap) for a in out_avals]
+    handlers = [_result_handler(a, sh).wrap(wrap) for a in out_avals]
+    execute = self.exe.execute_sharded
+    return lambda buffers: execute(buffers).consume_with_handlers(handlers)
 
 
-class Launcher:
-  """Calling runs `_execute` on the `_buf` of each argument; the cached-dispatch fast path."""
-  __slots__ = ("_execute", "_handlers")
-
-  def __init__(self, compiled: Compiled, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]):
-    self._execute = compiled.exe.execute_sharded
-    self._handlers = compiled.result_handlers(out_avals, wrap)
-
-  def __call__(self, *args: Any) -> list:
-    return self._execute([a._buf for a in args]).consume_with_handlers(self._handlers)
+def _result_handler(aval: Any, sh: _Sharding) -> Any:
+  """jaxlib's result handler; 0.10 takes `_skip_checks` (skipping a per-call check), 0.11 not."""
+  if _HANDLER_SKIPS_CHECKS:
+    return _jax.array_result_handler(aval, sh, True, _skip_checks=True)
+  return _jax.array_result_handler(aval, sh, True)
 
 
-def compile(module: str | bytes, device: Device) -> Compiled:
+_HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
+
+
+def compile(module: str | bytes, device: Device) -> Loaded:
   """Compile StableHLO (MLIR text or bytecode) for `device`."""
   if not isinstance(module, (str, bytes)):
     raise TypeError(f"compile expects MLIR text or bytecode, got {type(module).__name__}")
@@ -291,4 +285,4 @@ def compile(module: str | bytes, device: Device) -> Compiled:
     exe = device.client.compile_and_load(module, _jax.DeviceList((device,)), options)
   except JaxRuntimeError as e:
     raise CompileError(f"XLA could not compile the module for {device}: {e}") from None
-  return Compiled(exe, device)
+  return Loaded(exe, device)

@@ -1,10 +1,13 @@
 """jit: the Autodidax part 3 examples, caching, static arguments, composition, the AOT API."""
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import lax
+from stablejax import lax, pipeline
 from stablejax.test_util import check_close
 
 
@@ -176,3 +179,40 @@ def test_results_are_device_arrays():
   assert isinstance(out, sj.Array)
   assert out.shape == (3,) and out.dtype == np.float32
   check_close(sj.jit(lambda x: x * 2.0)(out), np.full(3, 4.0))
+
+
+def test_a_fresh_wrapper_of_the_same_function_hits_the_cache(monkeypatch):
+  """`jit(f)(x)` with a new wrapper on every call (common in user code) traces and compiles
+  once, as in JAX, whose cache is keyed by the function."""
+  traces, compiles = [], []
+  real_compile = pipeline.compile
+  monkeypatch.setattr(pipeline, "compile",
+                      lambda *a, **k: compiles.append(1) or real_compile(*a, **k))
+
+  def f(x):
+    traces.append(1)
+    return jnp.sin(x) * 2
+
+  x = np.arange(3, dtype=np.float32)
+  for _ in range(5):
+    check_close(sj.jit(f)(x), np.sin(x) * 2)
+  assert len(traces) == 1 and len(compiles) == 1
+  sj.jit(f, static_argnums=0)  # other static arguments: another cache
+  assert sj.jit(f)(np.zeros(4, np.float32)).shape == (4,) and len(traces) == 2
+
+
+def test_traces_and_executables_die_with_their_function():
+  def make(n):
+    def f(x):
+      return x * n
+    return f
+
+  refs = []
+  for n in range(3):
+    f = make(n)
+    sj.jit(f)(np.ones(n + 1, np.float32))
+    (traced,) = sj.jit(f)._cache.values()
+    refs.append(weakref.ref(traced.executable))
+    del f, traced
+  gc.collect()
+  assert all(r() is None for r in refs)

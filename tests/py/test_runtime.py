@@ -165,8 +165,14 @@ def test_devices():
 
 
 def test_unknown_platform_error():
-  with pytest.raises(ValueError, match=r"unknown platform 'tpu'.*available here: \[.*'cpu'"):
-    runtime.devices("tpu")
+  with pytest.raises(ValueError, match=r"unknown platform 'metal'; known platforms: cpu, cuda, "
+                                       r"rocm, tpu"):
+    runtime.devices("metal")
+
+
+def test_platform_without_a_client_names_the_available_ones():
+  with pytest.raises(RuntimeError, match=r"platform 'tpu' is not available here.*\['cpu'"):
+    runtime.devices("TPU")
 
 
 def test_unavailable_platform_error():
@@ -198,14 +204,14 @@ def test_multiple_outputs_keep_given_avals():
   np.testing.assert_array_equal(np.asarray(c), x)
 
 
-def test_checked_call():
+def test_call_checks_values_that_are_not_arrays_on_the_device():
   exe = runtime.compile_module(TWO_OUT)
-  a, b, _ = exe.call(np.ones((2, 2), np.float32), 2)
+  a, b, _ = exe(np.ones((2, 2), np.float32), 2)
   assert b.item() == -2 and not b.weak_type
   with pytest.raises(TypeError, match="takes 2 arguments"):
-    exe.call(np.ones((2, 2), np.float32))
+    exe(np.ones((2, 2), np.float32))
   with pytest.raises(TypeError, match=r"argument 0 has type f32\[3\].*f32\[2,2\]"):
-    exe.call(np.ones(3, np.float32), 1)
+    exe(np.ones(3, np.float32), 1)
 
 
 def test_out_avals_mismatch_error():

@@ -1,6 +1,7 @@
 """`cond` and `switch`: the `cond` primitive, which applies one of its `branches` (closed jaxprs
-of one type) chosen by an int32 index, with its evaluation, abstract evaluation, JVP, batching,
-partial evaluation and transpose rules (its lowering is in `stablejax.lowering.rules`)."""
+of one type) chosen by an int32 index, with its abstract evaluation, JVP, batching,
+partial evaluation and transpose rules (its lowering is in
+`stablejax.lowering.rules.control_flow.cond`)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -9,7 +10,7 @@ import numpy as np
 
 from stablejax import core, lax
 from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Var
+from stablejax.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -105,15 +106,7 @@ def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[list]
 
 
 # ----------------------------------------------------------------------------------------------
-# Evaluation and abstract evaluation
-
-def _cond_impl(index: Any, *operands: Any, branches: tuple[ClosedJaxpr, ...]) -> list:
-  """Run the chosen branch eagerly, equation by equation (an out-of-range index chooses the
-  last branch, as `stablehlo.case` does)."""
-  i = int(np.asarray(index))
-  branch = branches[i if 0 <= i < len(branches) else -1]
-  return core.eval_jaxpr(branch.jaxpr, branch.consts, *operands)
-
+# Abstract evaluation (evaluated eagerly, a cond is compiled and run on the device)
 
 def _cond_abstract_eval(index: core.ShapedArray, *avals: core.ShapedArray,
                         branches: tuple[ClosedJaxpr, ...]) -> list[core.ShapedArray]:
@@ -126,7 +119,6 @@ def _cond_abstract_eval(index: core.ShapedArray, *avals: core.ShapedArray,
   return branches[0].out_avals
 
 
-cond_p.def_impl(_cond_impl)
 cond_p.def_abstract_eval(_cond_abstract_eval)
 
 
@@ -172,7 +164,7 @@ def _cond_batch(args, dims, *, branches: tuple[ClosedJaxpr, ...]):
 def _select_branches(index: Any, operands: Sequence, op_dims: Sequence, size: int,
                      branches: tuple[ClosedJaxpr, ...]):
   """Every branch's results, batched at axis 0, chosen per example by `index` (`select_n`)."""
-  results = [core.jaxpr_as_fun(batching.batch_jaxpr(b, size, op_dims, True)[0])(*operands)
+  results = [jaxpr_as_fun(batching.batch_jaxpr(b, size, op_dims, True)[0])(*operands)
              for b in branches]
   outs = [lax.select_n(broadcast_per_example(index, cases[0]), *cases)
           for cases in zip(*results)]
@@ -223,7 +215,7 @@ def _residuals_of(known: ClosedJaxpr, i: int, res_avals: Sequence[Sequence[core.
                   n_known: int) -> Callable[..., list]:
   """Branch `i`'s known part, outputting zeros in the other branches' residual slots."""
   def f(*args):
-    outs = core.eval_jaxpr(known.jaxpr, known.consts, *args)
+    outs = eval_jaxpr(known.jaxpr, known.consts, *args)
     residuals = [r for j, avals in enumerate(res_avals) for r in
                  (outs[n_known:] if j == i else [ad.zeros_like_aval(a) for a in avals])]
     return outs[:n_known] + residuals

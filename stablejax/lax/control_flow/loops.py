@@ -6,6 +6,8 @@ from typing import Any, Callable
 
 from stablejax import core, dtypes
 from stablejax.lax.control_flow.scan import scan
+from stablejax.lax.control_flow.while_loop import while_loop
+from stablejax.lax.elementwise import convert_element_type
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
@@ -23,8 +25,6 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
   if unroll not in (None, False, 1):
     raise ValueError("fori_loop can only use `unroll` when the loop bounds are statically "
                      "known (concrete integers)")
-  from stablejax.lax import convert_element_type
-  from stablejax.lax.control_flow.while_loop import while_loop
   lower, upper = (x if dtypes.dtype_of(x) == dtype else convert_element_type(x, dtype)
                   for x in (lower, upper))
   _, _, result = while_loop(lambda c: c[0] < c[1],

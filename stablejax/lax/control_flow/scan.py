@@ -1,15 +1,15 @@
 """`scan`: a loop over the leading axis of arrays that threads a carry and stacks per-iteration
-outputs; the `scan` primitive with its evaluation, abstract evaluation, JVP, batching, partial
-evaluation and transpose rules (its lowering is in `stablejax.lowering.rules.scan`)."""
+outputs; the `scan` primitive with its abstract evaluation, JVP, batching, partial
+evaluation and transpose rules (its lowering is in `stablejax.lowering.rules.control_flow.scan`)."""
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable, Sequence
 
-from stablejax import core, pretty_print, runtime
+from stablejax import core, runtime
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.jaxpr import ClosedJaxpr, hide_params
 from stablejax.lax.control_flow.common import (
     carry_fixpoint, promote_weak, trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
@@ -163,13 +163,7 @@ def _leaf_where(i: int, n: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# Evaluation and abstract evaluation
-
-def _scan_impl(*args: Any, **params: Any) -> list:
-  """Compile the loop once (a `stablehlo.while`) and run it: one dispatch, not one per step."""
-  from stablejax import dispatch
-  return dispatch.apply_primitive(scan_p, *args, **params)
-
+# Abstract evaluation (evaluated eagerly, a scan is compiled and run on the device)
 
 def _stacked(aval: ShapedArray, length: int) -> ShapedArray:
   return ShapedArray((length,) + aval.shape, aval.dtype, aval.weak_type)
@@ -196,9 +190,8 @@ def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, re
   return carry_out + [_stacked(a, length) for a in ys]
 
 
-scan_p.def_impl(_scan_impl)
 scan_p.def_abstract_eval(_scan_abstract_eval)
-pretty_print.hide_params(scan_p, "linear")  # JAX 0.10 does not print `linear`
+hide_params(scan_p, "linear")  # JAX 0.10 does not print `linear`
 
 
 # ----------------------------------------------------------------------------------------------

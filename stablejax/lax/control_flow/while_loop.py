@@ -1,6 +1,7 @@
 """`while_loop`: the `while` primitive, which applies `body_jaxpr` to a carry while `cond_jaxpr`
-holds, with its evaluation, abstract evaluation, JVP, batching and partial evaluation rules
-(its lowering is in `stablejax.lowering.rules`). Reverse mode through it is an error, as in JAX."""
+holds, with its abstract evaluation, JVP, batching and partial evaluation rules
+(its lowering is in `stablejax.lowering.rules.control_flow.while_loop`). Reverse mode through it
+is an error, as in JAX."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -9,7 +10,7 @@ import numpy as np
 
 from stablejax import core, lax
 from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Var
+from stablejax.jaxpr import ClosedJaxpr, Var, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     avals_str, broadcast_per_example, carry_fixpoint, check_types, promote_weak,
     trace_to_jaxpr_with_consts, tree_args, with_binders)
@@ -78,20 +79,11 @@ def _check_carry(out_avals: Sequence[core.ShapedArray], carry: Sequence[core.Sha
 
 
 # ----------------------------------------------------------------------------------------------
-# Evaluation and abstract evaluation
+# Abstract evaluation (evaluated eagerly, a loop is compiled and run on the device)
 
 def _split(args: Sequence, cond_nconsts: int, body_nconsts: int) -> list[list]:
   """(cond consts, body consts, carry)."""
   return split_list(args, [cond_nconsts, body_nconsts])
-
-
-def _while_impl(*args: Any, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr, cond_nconsts: int,
-                body_nconsts: int) -> list:
-  """Run the loop eagerly, evaluating the cond and body jaxprs equation by equation."""
-  cond_consts, body_consts, carry = _split(args, cond_nconsts, body_nconsts)
-  while np.asarray(core.jaxpr_as_fun(cond_jaxpr)(*cond_consts, *carry)[0]):
-    carry = core.jaxpr_as_fun(body_jaxpr)(*body_consts, *carry)
-  return carry
 
 
 def _while_abstract_eval(*avals: core.ShapedArray, cond_jaxpr: ClosedJaxpr,
@@ -108,7 +100,6 @@ def _while_abstract_eval(*avals: core.ShapedArray, cond_jaxpr: ClosedJaxpr,
   return body_jaxpr.out_avals
 
 
-while_p.def_impl(_while_impl)
 while_p.def_abstract_eval(_while_abstract_eval)
 
 
@@ -188,13 +179,13 @@ def _until_all_done(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int
   """From a cond with a per-example predicate: a cond that holds while any example's does, and
   a body (taking the cond's consts first) that leaves the carry of finished examples as is."""
   def any_cond(*args):
-    return [lax.reduce_max(core.jaxpr_as_fun(cond)(*args)[0], (0,))]
+    return [lax.reduce_max(jaxpr_as_fun(cond)(*args)[0], (0,))]
 
   def masked_body(*args):
     cond_consts, rest = args[:cond_nconsts], args[cond_nconsts:]
     carry = rest[len(rest) - len(body.out_avals):]
-    pred, = core.jaxpr_as_fun(cond)(*cond_consts, *carry)
-    new = core.jaxpr_as_fun(body)(*rest)
+    pred, = jaxpr_as_fun(cond)(*cond_consts, *carry)
+    new = jaxpr_as_fun(body)(*rest)
     return [lax.select_n(broadcast_per_example(pred, x), x, y) for x, y in zip(carry, new)]
 
   body_avals = cond.in_avals[:cond_nconsts] + body.in_avals

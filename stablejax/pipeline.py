@@ -1,0 +1,95 @@
+"""The pipeline, stage by stage: trace -> jaxpr passes -> lower -> compile -> cached executable
+-> run. `jit` (stablejax/jit.py), the ahead-of-time API (stages.py), eager evaluation of every
+primitive without an `impl` (the bottom trace calls `apply_primitive`) and the CLI all go through
+these functions, each one call into the package of its stage."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from jaxlib.mlir import ir
+
+from stablejax import core, lowering, passes, runtime
+from stablejax.interpreters import partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr
+from stablejax.util import weak_cache
+
+
+def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]) -> ClosedJaxpr:
+  """Stage flat-in, flat-out `fun` on arguments of types `in_avals` into a jaxpr."""
+  return pe.trace_to_closed_jaxpr(fun, in_avals)
+
+
+def jaxpr_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """The jaxpr passes run before lowering: dead-code elimination (as JAX does)."""
+  return passes.dce_closed_jaxpr(closed)
+
+
+def lower(closed: ClosedJaxpr, name: str, platform: str, debug_info: bool = False
+          ) -> ir.Module:
+  """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
+  needed: any platform of `stablejax.platforms` can be lowered for)."""
+  return lowering.lower_jaxpr(jaxpr_passes(closed), name, platform, debug_info)
+
+
+def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage's name)
+            out_avals: Sequence[core.ShapedArray]) -> runtime.Executable:
+  """XLA's executable for `module` on `device`; `out_avals` give the results' weak types."""
+  return runtime.compile_module(str(module), device, out_avals)
+
+
+@weak_cache(maxsize=64)
+def _executable(closed: ClosedJaxpr, name: str, device: runtime.Device) -> runtime.Executable:
+  return compile(lower(closed, name, runtime.platform_of(device)), device, closed.out_avals)
+
+
+def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None
+               ) -> runtime.Executable:
+  """The executable computing `closed` on `device` (default: the default device), compiled once
+  and cached for as long as `closed` lives."""
+  return _executable(closed, name, device or runtime.default_device())
+
+
+# ----------------------------------------------------------------------------------------------
+# Eager evaluation: one primitive, compiled once per (primitive, avals, params, device)
+
+_EAGER_CACHE_SIZE = 4096  # bounded: eager control flow brings new jaxpr params on every call
+_eager: dict[tuple, runtime.Executable] = {}
+
+
+def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict
+                     ) -> ClosedJaxpr:
+  def apply(*args):
+    out = prim.bind(*args, **params)
+    return out if prim.multiple_results else [out]
+  return trace(apply, avals)
+
+
+def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+  """Evaluate `prim` on concrete values: on the device of the first Array argument (else the
+  default device), through an executable cached by primitive, avals, params and device."""
+  avals, device, on_device = [], None, True
+  for x in args:
+    if type(x) is runtime.Array:
+      avals.append(x.aval)
+      d = x.device
+      if device is None:
+        device = d
+      elif d is not device:
+        on_device = False
+    else:
+      avals.append(core.get_aval(x))
+      on_device = False
+  device = device or runtime.default_device()
+  key = (prim, tuple(avals), tuple(params.items()), device)
+  exe = _eager.get(key)
+  if exe is None:
+    if len(_eager) >= _EAGER_CACHE_SIZE:
+      del _eager[next(iter(_eager))]  # the oldest entry
+    closed = _primitive_jaxpr(prim, avals, params)
+    exe = _eager[key] = compile(lower(closed, prim.name, runtime.platform_of(device)), device,
+                                closed.out_avals)
+  outs = exe.launch(args) if on_device else exe(*args)
+  return outs if prim.multiple_results else outs[0]
+
+
+core.install_compiled_eval(apply_primitive)

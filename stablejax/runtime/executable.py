@@ -1,0 +1,71 @@
+"""`Executable`: a program compiled for one device, and the one way to run it."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from stablejax import core
+from stablejax.runtime import pjrt
+from stablejax.runtime.array import Array, check_device, from_buffer, put
+
+
+class Executable:
+  """A compiled program on one device. Calling it with Arrays already on its device is the
+  cached-dispatch fast path; other values are checked against `in_avals` and put there."""
+  __slots__ = ("device", "in_avals", "out_avals", "_loaded", "_run", "__weakref__")
+
+  def __init__(self, loaded: pjrt.Loaded, in_avals: Sequence[core.ShapedArray],
+               out_avals: Sequence[core.ShapedArray]):
+    self.device = loaded.device
+    self.in_avals = tuple(in_avals)
+    self.out_avals = tuple(out_avals)
+    self._loaded = loaded
+    self._run = loaded.launcher(self.out_avals, from_buffer)
+
+  def __call__(self, *args: Any) -> list[Array]:
+    device = self.device
+    for x in args:
+      if type(x) is not Array or x.device is not device:
+        return self._run(self._put_all(args))
+    return self._run([x._buf for x in args])
+
+  def launch(self, arrays: Sequence[Array]) -> list[Array]:
+    """Run on Arrays the caller knows are on this executable's device (no checks)."""
+    return self._run([x._buf for x in arrays])
+
+  def _put_all(self, args: Sequence[Any]) -> list:
+    if len(args) != len(self.in_avals):
+      raise TypeError(f"the executable takes {len(self.in_avals)} arguments, got {len(args)}")
+    return [self._prepare(i, x)._buf for i, x in enumerate(args)]
+
+  def _prepare(self, i: int, x: Any) -> Array:
+    want, got = self.in_avals[i], core.get_aval(x)
+    if (got.shape, got.dtype) != (want.shape, want.dtype):
+      raise TypeError(f"argument {i} has type {got.str_short()} but the executable was compiled "
+                      f"for {want.str_short()}")
+    return put(x, self.device)
+
+  def as_text(self) -> str:
+    """XLA's optimized HLO."""
+    return self._loaded.as_text()
+
+  def cost_analysis(self) -> dict:
+    """What XLA reports for the program (flops, bytes accessed, ...)."""
+    return self._loaded.cost_analysis()
+
+
+def _avals(shapes: Sequence[tuple]) -> list[core.ShapedArray]:
+  return [core.ShapedArray(shape, dtype) for shape, dtype in shapes]
+
+
+def compile_module(module: str | bytes, device: pjrt.Device | None = None,
+                   out_avals: Sequence[core.ShapedArray] | None = None) -> Executable:
+  """Compile a StableHLO module for `device`; `out_avals` (default: from XLA) keep weak types."""
+  device = pjrt.default_device() if device is None else check_device(device)
+  loaded = pjrt.compile(module, device)
+  if out_avals is None:
+    out_avals = _avals(loaded.out_shapes)
+  elif [(a.shape, a.dtype) for a in out_avals] != loaded.out_shapes:
+    raise TypeError(f"out_avals {[a.str_short() for a in out_avals]} do not match the compiled "
+                    f"results {[core.ShapedArray(*s).str_short() for s in loaded.out_shapes]}")
+  return Executable(loaded, _avals(loaded.in_shapes), out_avals)
+

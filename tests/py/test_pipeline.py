@@ -1,0 +1,74 @@
+"""The pipeline: one eager policy for every primitive without an impl, control flow included."""
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as jnp
+from stablejax import core, lax, pipeline, runtime
+
+
+@pytest.fixture
+def executions(monkeypatch):
+  """The primitives evaluated eagerly through the pipeline, and the executables compiled."""
+  seen = {"applied": [], "compiled": 0}
+  real_apply, real_compile = pipeline.apply_primitive, pipeline.compile
+
+  def apply(prim, args, params):
+    seen["applied"].append(prim.name)
+    return real_apply(prim, args, params)
+
+  def compile_(*args, **kwargs):
+    seen["compiled"] += 1
+    return real_compile(*args, **kwargs)
+
+  monkeypatch.setattr(core.eval_trace, "compiled_eval", apply)
+  monkeypatch.setattr(pipeline, "compile", compile_)
+  return seen
+
+
+def test_eager_while_loop_is_one_compiled_program(executions):
+  out = lax.while_loop(lambda c: c < 1000, lambda c: c + 1, np.int32(0))
+  assert int(out) == 1000 and type(out) is runtime.Array
+  assert executions["applied"] == ["while"] and executions["compiled"] == 1
+
+
+def test_eager_cond_and_scan_are_compiled(executions):
+  assert float(lax.cond(np.float32(2.0) > 1, lambda x: x * 3, lambda x: -x, 2.0)) == 6.0
+  carry, _ = lax.scan(lambda c, x: (c + x, c), 0.0, np.arange(5, dtype=np.float32))
+  assert float(carry) == 10.0
+  assert "cond" in executions["applied"] and "scan" in executions["applied"]
+
+
+def test_an_eager_primitive_compiles_once_per_signature(executions):
+  x = sj.device_put(np.ones(3, np.float32))
+  for _ in range(3):
+    jnp.cos(x)
+  assert executions["applied"] == ["cos"] * 3 and executions["compiled"] <= 1
+  jnp.cos(np.ones(4, np.float32))
+  assert executions["compiled"] <= 2
+
+
+def test_a_user_primitive_without_impl_is_compiled_through_its_lowering_rule():
+  from stablejax.lowering import hlo, register_lowering
+  p = core.Primitive("pipeline_negate")
+  p.def_abstract_eval(lambda x: x)
+  register_lowering(p, lambda ctx, x: [hlo.negate(x)])
+  out = p.bind(np.arange(3, dtype=np.float32))
+  assert type(out) is runtime.Array and out.tolist() == [0.0, -1.0, -2.0]
+
+
+def test_a_primitive_with_neither_impl_nor_lowering_rule_is_not_implemented():
+  p = core.Primitive("pipeline_nothing")
+  p.def_abstract_eval(lambda x: x)
+  with pytest.raises(NotImplementedError, match="'pipeline_nothing' on platform 'cpu'"):
+    p.bind(1.0)
+
+
+def test_stages_in_order():
+  closed = pipeline.trace(lambda x: [jnp.sin(x) + 0 * jnp.cos(x)],
+                          [core.ShapedArray((2,), np.float32)])
+  assert [e.primitive.name for e in closed.eqns] == ["sin", "cos", "mul", "add"]
+  module = pipeline.lower(closed, "f", "cpu")
+  exe = pipeline.compile(module, runtime.default_device(), closed.out_avals)
+  np.testing.assert_allclose(exe(np.ones(2, np.float32))[0], np.sin(np.ones(2)), rtol=1e-6)
+  assert pipeline.executable(closed, "f") is pipeline.executable(closed, "f")
