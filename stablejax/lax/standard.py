@@ -118,10 +118,3 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=N
     return ShapedArray(broadcasting_shape(name, *avals), out_dtype, weak)
   return abstract_eval
 
-
-def unop(name: str, accepted: Callable, result_dtype=None) -> core.Primitive:
-  return standard_primitive(name, naryop_abstract_eval(name, [accepted], result_dtype))
-
-
-def binop(name: str, accepted: Callable, result_dtype=None) -> core.Primitive:
-  return standard_primitive(name, naryop_abstract_eval(name, [accepted, accepted], result_dtype))
