@@ -6,6 +6,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax.lowering.context import (
     aval_to_ir_type, dtype_to_ir_type, ir_constant, make_ir_context)
 from stablejax.lowering.ffi import custom_call, ir_attribute
+from stablejax.lowering.host_callbacks import host_callbacks, register_host_callback
 from stablejax.lowering.module import (
     LoweringRuleContext, ModuleContext, call_jaxpr, jaxpr_subcomp, lower_fun, lower_jaxpr,
     verify_module)
@@ -14,11 +15,22 @@ from stablejax.lowering.registry import LoweringError, register_lowering
 # The rules register themselves on import; they import the names above, so they come last.
 from stablejax.lowering.rules import (  # noqa: E402,F401
     call, dot, elementwise, reductions, structural)
+from stablejax.lowering.rules import special  # noqa: E402,F401
+from stablejax.lowering.rules import misc  # noqa: E402,F401
+from stablejax.lowering.rules import bitwise  # noqa: E402,F401
+from stablejax.lowering.rules import sorting  # noqa: E402,F401
+from stablejax.lowering.rules import windowed_reductions  # noqa: E402,F401
+from stablejax.lowering.rules import convolution  # noqa: E402,F401
 from stablejax.lowering.rules.control_flow import cond, scan, while_loop  # noqa: E402,F401
+from stablejax.lowering.rules import custom_derivatives  # noqa: E402,F401
+from stablejax.lowering.rules import callback  # noqa: E402,F401
+from stablejax.lowering.rules import slicing  # noqa: E402,F401
+from stablejax.lowering.rules import random  # noqa: E402,F401
 
 __all__ = [
     "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",
-    "chlo", "custom_call", "dtype_to_ir_type", "func", "hlo", "ir", "ir_attribute",
+    "chlo", "custom_call", "dtype_to_ir_type", "func", "hlo", "host_callbacks", "ir",
+    "ir_attribute", "register_host_callback",
     "ir_constant", "jaxpr_subcomp", "lower_fun", "lower_jaxpr", "make_ir_context",
     "register_lowering", "verify_module",
 ]

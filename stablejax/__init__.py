@@ -1,12 +1,22 @@
 """stablejax: trace Python into jaxprs, transform them, lower them to StableHLO and run them."""
 from stablejax.config import config
 from stablejax import core, lax, tree_util
+from stablejax import tree  # noqa: F401
 from stablejax import numpy  # noqa: F401  (installs the operators of traced values and arrays)
 from stablejax import pipeline  # noqa: F401  (eager primitives compile and run on a device)
 from stablejax.api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_jaxpr,
                            value_and_grad, vjp, vmap)
+from stablejax.api import block_until_ready, device_get, eval_shape, jacobian
+from stablejax.stages import ShapeDtypeStruct
 from stablejax.jit import jit
+from stablejax.custom_derivatives import custom_jvp, custom_vjp
+from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
+from stablejax.callback import pure_callback
+from stablejax import debug  # noqa: F401
 from stablejax.runtime import Array, device_put, devices
+from stablejax import random  # noqa: F401
+from stablejax import nn  # noqa: F401
+from stablejax import scipy  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

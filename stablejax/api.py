@@ -8,10 +8,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes
+from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
+from stablejax.runtime import Array, device_put
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
                                  tree_structure, tree_unflatten)
 
@@ -20,17 +21,38 @@ def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
   return (x,) if isinstance(x, int) else tuple(x)
 
 
-def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = ()
-               ) -> Callable[..., ClosedJaxpr]:
-  """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr."""
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
+               return_shape: bool = False) -> Callable[..., ClosedJaxpr | tuple]:
+  """`make_jaxpr(f)(*args)` traces `f` on the types of `args` and returns its ClosedJaxpr
+  (and, with `return_shape`, its outputs as a pytree of ShapeDtypeStruct)."""
 
   @functools.wraps(fun, updated=())
-  def make(*args, **kwargs) -> ClosedJaxpr:
+  def make(*args, **kwargs) -> ClosedJaxpr | tuple:
     # jit's tracing, without its cache: static arguments, pytrees and closures as jit has them
     jitted = Jitted(fun, _ensure_tuple(static_argnums), (), shared_cache=False)
-    return jitted.trace(*args, **kwargs)
+    traced = jitted.trace(*args, **kwargs)
+    return (traced.jaxpr, traced.out_info) if return_shape else traced.jaxpr
 
   return make
+
+
+def eval_shape(fun: Callable, *args, **kwargs) -> Any:
+  """The types of `fun(*args, **kwargs)` as a pytree of ShapeDtypeStruct, computed by tracing
+  (arguments may be arrays or ShapeDtypeStructs); nothing is evaluated."""
+  return Jitted(fun, (), (), shared_cache=False).trace(*args, **kwargs).out_info
+
+
+def block_until_ready(tree: Any) -> Any:
+  """Wait until every array of `tree` is computed; returns `tree`."""
+  for leaf in tree_flatten(tree)[0]:
+    if isinstance(leaf, Array):
+      leaf.block_until_ready()
+  return tree
+
+
+def device_get(tree: Any) -> Any:
+  """`tree` with each Array replaced by its value as a numpy array."""
+  return tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x, tree)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -260,12 +282,22 @@ def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
     aux_cts = [ad.Zero(a) for a in out_avals[n_out:]]
     undefined = [ad.UndefinedPrimal(a) for a in in_avals]
     cts_in = ad.backward_pass(lin.jaxpr, lin.consts, undefined, list(cts_flat) + aux_cts)
-    return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])[0]
+    cts_in = [_with_weak_type(ad.instantiate_zeros(ct), a) for ct, a in zip(cts_in, in_avals)]
+    return tree_unflatten(in_tree, cts_in)[0]
 
   out = tree_unflatten(out_tree, primals_out[:n_out])
   if has_aux:
     return out, f_vjp, tree_unflatten(full_tree().children[1], primals_out[n_out:])
   return out, f_vjp
+
+
+def _with_weak_type(ct: Any, aval: core.ShapedArray) -> Any:
+  """A cotangent with its primal's weak type, as JAX returns it (a gradient with respect to a
+  Python scalar is weakly typed)."""
+  ct_aval = core.get_aval(ct)
+  if aval.weak_type and not ct_aval.weak_type and ct_aval.dtype == aval.dtype:
+    return lax.convert_element_type(ct, aval.dtype, weak_type=True)
+  return ct
 
 
 def _check_grad_input(x: Any, i: int) -> None:
@@ -284,6 +316,20 @@ def _check_scalar_output(y: Any, name: str) -> None:
   if not dtypes.is_float(aval.dtype):
     raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
                     f"of np.floating), but got {aval.dtype.name}")
+
+
+def _one_like(aval: core.ShapedArray) -> Any:
+  """The cotangent seeding reverse mode: 1 of the output's type, weak type included (a Python
+  scalar is what is weakly typed), as JAX seeds it."""
+  one = complex(1) if dtypes.is_complex(aval.dtype) else 1.0
+  if aval.weak_type and dtypes.python_scalar_dtype(one) == aval.dtype:
+    return one
+  return np.ones((), aval.dtype)
+
+
+def _as_array(x: Any) -> Any:
+  """A gradient that is a host value (a cotangent passed through unchanged) as an Array."""
+  return x if isinstance(x, (core.Tracer, Array)) else device_put(x)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
@@ -313,7 +359,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     else:
       out, f_vjp = vjp(f_of_dyn, *dyn)
     _check_scalar_output(out, "grad")
-    grads = f_vjp(np.ones((), core.get_aval(out).dtype))
+    grads = tree_map(_as_array, f_vjp(_one_like(core.get_aval(out))))
     grads = grads[0] if int_argnums else grads
     return ((out, aux), grads) if has_aux else (out, grads)
 
@@ -368,6 +414,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     return tree_unflatten(y_tree, rows)
 
   return jacfun
+
+
+jacobian = jacrev
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:

@@ -130,6 +130,7 @@ class UnexpectedTracerError(Exception):
 class Primitive:
   """A primitive operation: traces dispatch `bind` to the rules registered for it."""
   multiple_results = False
+  effectful = False  # has an effect (a host callback): dead-code elimination keeps it
 
   def __init__(self, name: str):
     self.name = name

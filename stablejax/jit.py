@@ -17,7 +17,7 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
 from stablejax.runtime import Array
-from stablejax.stages import Lowered
+from stablejax.stages import Lowered, Traced
 from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 _MISS = object()  # the fast path did not apply
@@ -58,7 +58,7 @@ class _Traced:
     self.executable = None
 
 
-def _close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
+def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
   """Constvars bound to tracers of an enclosing trace become leading invars."""
   is_tracer = [isinstance(c, core.Tracer) for c in consts]
   if not any(is_tracer):
@@ -148,7 +148,7 @@ class Jitted:
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals)
-    closed, closed_over = _close_over_tracers(jaxpr, consts)
+    closed, closed_over = close_over_tracers(jaxpr, consts)
     return _Traced(closed, closed_over, in_tree, out_tree())
 
   def __call__(self, *args, **kwargs):
@@ -178,9 +178,12 @@ class Jitted:
     outs = traced.executable(*args)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
-  def trace(self, *args, **kwargs) -> ClosedJaxpr:
-    """The jaxpr this function stages for these arguments."""
-    return self._trace(args, kwargs)[0].jaxpr
+  def trace(self, *args, **kwargs) -> Traced:
+    """The function traced for these arguments (arrays or ShapeDtypeStructs): its jaxpr, its
+    output types, and `.lower()`."""
+    traced, _ = self._trace(args, kwargs)
+    return Traced(traced.jaxpr, self.name, traced.in_tree, traced.out_tree,
+                  lambda platform=None: self.lower(*args, platform=platform, **kwargs))
 
   def lower(self, *args, platform: str | None = None, **kwargs):
     """Lower for these arguments to a StableHLO module (the ahead-of-time API)."""

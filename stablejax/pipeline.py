@@ -34,7 +34,9 @@ def lower(closed: ClosedJaxpr, name: str, platform: str, debug_info: bool = Fals
 def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage's name)
             out_avals: Sequence[core.ShapedArray]) -> runtime.Executable:
   """XLA's executable for `module` on `device`; `out_avals` give the results' weak types."""
-  return runtime.compile_module(str(module), device, out_avals)
+  callbacks = lowering.host_callbacks(module)
+  return runtime.compile_module(module if callbacks else str(module), device, out_avals,
+                                callbacks)
 
 
 @weak_cache(maxsize=64)

@@ -2,13 +2,69 @@
 through the pipeline; `Compiled` only adds the pytree handling around its executable."""
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from jaxlib.mlir import ir
 
 from stablejax import core, pipeline, platforms, runtime
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+
+class ShapeDtypeStruct:
+  """A stand-in for an array of this type (`jit(f).lower`, `.trace` and `eval_shape` take it
+  where they take an array)."""
+  __slots__ = ("shape", "dtype", "weak_type")
+
+  def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+    self.shape = tuple(shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = weak_type
+
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: math.prod(self.shape))
+
+  @classmethod
+  def from_aval(cls, aval: core.ShapedArray) -> ShapeDtypeStruct:
+    return cls(aval.shape, aval.dtype, aval.weak_type)
+
+  def __eq__(self, other: Any) -> bool:
+    return (type(other) is ShapeDtypeStruct and
+            (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype,
+                                                          other.weak_type))
+
+  def __hash__(self) -> int:
+    return hash((self.shape, self.dtype, self.weak_type))
+
+  def __repr__(self) -> str:
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+core.aval_handlers[ShapeDtypeStruct] = lambda s: core.ShapedArray(s.shape, s.dtype, s.weak_type)
+
+
+class Traced:
+  """A function traced for one argument signature: its `jaxpr`, the types of its outputs
+  (`out_info`, a pytree of ShapeDtypeStruct), and `lower()` for the next stage."""
+
+  def __init__(self, jaxpr: ClosedJaxpr, name: str, in_tree: PyTreeDef, out_tree: PyTreeDef,
+               lower: Callable[..., Lowered]):
+    self.jaxpr = jaxpr
+    self.name = name
+    self.in_tree = in_tree
+    self.out_tree = out_tree
+    self._lower = lower
+
+  @property
+  def out_info(self) -> Any:
+    return tree_unflatten(self.out_tree, map(ShapeDtypeStruct.from_aval, self.jaxpr.out_avals))
+
+  def lower(self, platform: str | None = None) -> Lowered:
+    return self._lower(platform=platform)
 
 
 class Lowered:

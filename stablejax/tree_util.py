@@ -1,12 +1,16 @@
 """Pytrees: nested tuples, lists, dicts, None, namedtuples and registered node types."""
 from __future__ import annotations
 
+import dataclasses
+import functools
+import operator
 from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
 
 class _NodeType(NamedTuple):
   flatten: Callable[[Any], tuple[Iterable, Hashable]]
   unflatten: Callable[[Hashable, list], Any]
+  flatten_with_keys: Callable[[Any], tuple[Iterable, Hashable]] | None = None
 
 
 _registry: dict[type, _NodeType] = {}
@@ -57,14 +61,24 @@ class PyTreeDef:
       self.num_leaves = 0
       for c in children:
         self.num_leaves += c.num_leaves
-    self._hash = hash((node_type, aux, children))
+    self._hash = None  # computed when first used as a key: aux data need not be hashable
 
   def __eq__(self, other) -> bool:
-    return (self is other or isinstance(other, PyTreeDef) and self._hash == other._hash and
-            self.node_type is other.node_type and self.aux == other.aux and
-            self.children == other.children)
+    return (self is other or isinstance(other, PyTreeDef) and
+            self.node_type is other.node_type and self.num_leaves == other.num_leaves and
+            (self._hash is None or other._hash is None or self._hash == other._hash) and
+            self.aux == other.aux and self.children == other.children)
 
   def __hash__(self) -> int:
+    if self._hash is None:
+      children = hash(self.children)  # a child's error names that child
+      try:
+        self._hash = hash((self.node_type, self.aux, children))
+      except TypeError:
+        raise TypeError(f"the pytree node {self.node_type.__name__} has unhashable auxiliary "
+                        f"data {self.aux!r}; a tree structure used as a key (as jit's cache "
+                        "uses its arguments') needs the aux data its flatten function returns "
+                        "to be hashable") from None
     return self._hash
 
   @property
@@ -73,6 +87,16 @@ class PyTreeDef:
 
   def unflatten(self, leaves: Iterable) -> Any:
     return tree_unflatten(self, leaves)
+
+  def flatten_up_to(self, tree: Any) -> list:
+    """The subtrees of `tree` at the leaves of this structure (a prefix of `tree`'s)."""
+    return _flatten_up_to(self, tree)
+
+  def compose(self, inner: PyTreeDef) -> PyTreeDef:
+    """This structure with every leaf replaced by `inner`."""
+    if self.node_type is None:
+      return inner
+    return PyTreeDef(self.node_type, self.aux, tuple(c.compose(inner) for c in self.children))
 
   def __repr__(self) -> str:
     return f"PyTreeDef({self._str()})"
@@ -93,6 +117,19 @@ class PyTreeDef:
 
 
 LEAF = PyTreeDef(None, None, ())
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
+  if treedef.node_type is None:
+    return [tree]
+  node_type, node = _node_of(tree)
+  if node_type is not treedef.node_type:
+    raise ValueError(f"expected a tree of structure {treedef}, got a {type(tree).__name__}")
+  children, aux = node.flatten(tree)
+  children = list(children)
+  if aux != treedef.aux or len(children) != len(treedef.children):
+    raise ValueError(f"expected a tree of structure {treedef}, got {tree_structure(tree)}")
+  return [x for c, t in zip(treedef.children, children) for x in _flatten_up_to(c, t)]
 
 
 def _node_of(x: Any):
@@ -203,3 +240,174 @@ def flatten_fun(f: Callable, in_tree: PyTreeDef) -> tuple[Callable, Callable[[],
     return store[-1]
 
   return flat_f, out_tree
+
+
+_NO_INITIAL = object()
+
+
+def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
+                is_leaf=None) -> Any:
+  """`functools.reduce` of `function` over the leaves of `tree`."""
+  leaves = tree_leaves(tree, is_leaf)
+  if initializer is _NO_INITIAL:
+    return functools.reduce(function, leaves)
+  return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, *, is_leaf=None) -> bool:
+  """Whether every leaf of `tree` is truthy."""
+  return all(tree_leaves(tree, is_leaf))
+
+
+def all_leaves(iterable: Iterable, is_leaf=None) -> bool:
+  """Whether every element of `iterable` is a leaf."""
+  return all(tree_structure(x, is_leaf) == LEAF for x in iterable)
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+  """Turn a tree of structure `outer` of trees of structure `inner` into an `inner` tree of
+  `outer` trees."""
+  flat, treedef = tree_flatten(pytree_to_transpose)
+  if inner_treedef is None:
+    inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+  inner, outer = inner_treedef.num_leaves, outer_treedef.num_leaves
+  expected = outer_treedef.compose(inner_treedef)
+  if treedef != expected:
+    raise TypeError(f"tree_transpose: the tree {treedef} does not have the structure "
+                    f"{expected} of outer {outer_treedef} composed with inner {inner_treedef}")
+  rows = [flat[i * inner:(i + 1) * inner] for i in range(outer)]
+  subtrees = [tree_unflatten(outer_treedef, [row[j] for row in rows]) for j in range(inner)]
+  return tree_unflatten(inner_treedef, subtrees)
+
+
+def register_pytree_node_class(cls: type) -> type:
+  """Class decorator: register `cls` with its `tree_flatten` method and `tree_unflatten`
+  classmethod."""
+  register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
+  return cls
+
+
+class Partial(functools.partial):
+  """A `functools.partial` that is a pytree: its bound arguments are the leaves, so it can be
+  passed to and returned from transformed functions."""
+
+  def __new__(cls, func: Callable, *args: Any, **kw: Any) -> Partial:
+    if isinstance(func, functools.partial):  # flatten nested partials, as JAX does
+      args, kw = func.args + args, {**func.keywords, **kw}
+      func = func.func
+    return super().__new__(cls, func, *args, **kw)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Key paths: where a leaf sits in a tree
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+  """The index of a child of a tuple or list, printed `[0]`."""
+  idx: int
+
+  def __str__(self) -> str:
+    return f"[{self.idx!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class DictKey:
+  """The key of a child of a dict, printed `['a']`."""
+  key: Hashable
+
+  def __str__(self) -> str:
+    return f"[{self.key!r}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+  """The attribute of a child (a namedtuple's field), printed `.x`."""
+  name: str
+
+  def __str__(self) -> str:
+    return f".{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class FlattenedIndexKey:
+  """The position of a child of a node registered without keys."""
+  key: int
+
+  def __str__(self) -> str:
+    return f"[<flat index {self.key}>]"
+
+
+def _key_name(key: Any) -> str:
+  for field in ("idx", "key", "name"):
+    if hasattr(key, field):
+      return str(getattr(key, field))
+  return str(key)
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+  """A key path as text: `['a'][0].x`, or with `simple` only the keys joined by `separator`."""
+  if simple:
+    return separator.join(_key_name(k) for k in keys)
+  return separator.join(map(str, keys))
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
+                              unflatten_func: Callable, flatten_func: Callable | None = None
+                              ) -> None:
+  """Register `nodetype` with `flatten_with_keys(x) -> ([(key, child), ...], aux)`."""
+  if flatten_func is None:
+    def flatten_func(x):
+      key_children, aux = flatten_with_keys(x)
+      return [c for _, c in key_children], aux
+  register_pytree_node(nodetype, flatten_func, unflatten_func)
+  _registry[nodetype] = _registry[nodetype]._replace(flatten_with_keys=flatten_with_keys)
+
+
+def _keyed_children(x: Any) -> list[tuple[Any, Any]] | None:
+  """The (key, child) pairs of a pytree node, None for a leaf."""
+  node_type, node = _node_of(x)
+  if node is None:
+    return None
+  if node_type is tuple or node_type is list:
+    return [(SequenceKey(i), c) for i, c in enumerate(x)]
+  if node_type is dict:
+    return [(DictKey(k), x[k]) for k in _sorted_keys(x)]
+  if node_type not in _registry:  # a namedtuple
+    return [(GetAttrKey(f), c) for f, c in zip(node_type._fields, x)]
+  if node.flatten_with_keys is not None:
+    return list(node.flatten_with_keys(x)[0])
+  return [(FlattenedIndexKey(i), c) for i, c in enumerate(node.flatten(x)[0])]
+
+
+def tree_flatten_with_path(tree: Any, is_leaf=None) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+  """The leaves of `tree` with their key paths, and its structure."""
+  out: list = []
+
+  def walk(path: tuple, x: Any) -> None:
+    kids = None if is_leaf is not None and is_leaf(x) else _keyed_children(x)
+    if kids is None:
+      out.append((path, x))
+    for key, child in kids or ():
+      walk(path + (key,), child)
+
+  walk((), tree)
+  return out, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree: Any, is_leaf=None) -> list[tuple[tuple, Any]]:
+  """The (key path, leaf) pairs of `tree`."""
+  return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf=None) -> Any:
+  """Apply `f(path, leaf, *other_leaves)` leafwise."""
+  path_leaves, treedef = tree_flatten_with_path(tree, is_leaf)
+  others = [treedef.flatten_up_to(r) for r in rest]
+  return tree_unflatten(treedef, [f(path, leaf, *xs) for (path, leaf), *xs
+                                  in zip(path_leaves, *others)])

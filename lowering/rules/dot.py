@@ -10,8 +10,15 @@ from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
 
 
+def _precision_config(precision) -> ir.ArrayAttr | None:
+  """`[#stablehlo<precision HIGH>, ...]` for a (lhs, rhs) pair of lax.Precision, as JAX."""
+  if precision is None:
+    return None
+  return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
+
+
 def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
-                      dimension_numbers, preferred_element_type) -> ir.Value:
+                      dimension_numbers, preferred_element_type, precision=None) -> ir.Value:
   (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
   out_aval = ctx.avals_out[0]
   lhs_aval, rhs_aval = ctx.avals_in
@@ -22,7 +29,8 @@ def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
       lhs_batching_dimensions=list(lhs_batch), rhs_batching_dimensions=list(rhs_batch),
       lhs_contracting_dimensions=list(lhs_contract),
       rhs_contracting_dimensions=list(rhs_contract))
-  return hlo.dot_general(aval_to_ir_type(out_aval), lhs, rhs, dnums)
+  return hlo.dot_general(aval_to_ir_type(out_aval), lhs, rhs, dnums,
+                         precision_config=_precision_config(precision))
 
 
 register_lowering(lax.dot_general_p, _dot_general_rule)

@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
@@ -22,12 +23,17 @@ UNARY_OPS = {
     lax.log1p_p: hlo.Log1pOp, lax.expm1_p: hlo.Expm1Op, lax.sin_p: hlo.SineOp,
     lax.cos_p: hlo.CosineOp, lax.tan_p: hlo.TanOp, lax.tanh_p: hlo.TanhOp,
     lax.logistic_p: hlo.LogisticOp, lax.sqrt_p: hlo.SqrtOp, lax.rsqrt_p: hlo.RsqrtOp,
-    lax.not_p: hlo.NotOp,
+    lax.not_p: hlo.NotOp, lax.cbrt_p: hlo.CbrtOp, lax.is_finite_p: hlo.IsFiniteOp,
+    lax.real_p: hlo.RealOp, lax.imag_p: hlo.ImagOp, lax.asin_p: chlo.AsinOp,
+    lax.acos_p: chlo.AcosOp, lax.atan_p: chlo.AtanOp, lax.sinh_p: chlo.SinhOp,
+    lax.cosh_p: chlo.CoshOp, lax.asinh_p: chlo.AsinhOp, lax.acosh_p: chlo.AcoshOp,
+    lax.atanh_p: chlo.AtanhOp,
 }
 BINARY_OPS = {
     lax.add_p: hlo.AddOp, ad.add_jaxvals_p: hlo.AddOp, lax.sub_p: hlo.SubtractOp,
     lax.mul_p: hlo.MulOp, lax.div_p: hlo.DivOp, lax.rem_p: hlo.RemOp, lax.max_p: hlo.MaxOp,
-    lax.min_p: hlo.MinOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp,
+    lax.min_p: hlo.MinOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
+    lax.complex_p: hlo.ComplexOp, lax.nextafter_p: chlo.NextAfterOp,
 }
 COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
                lax.ge_p: "GE"}
@@ -107,6 +113,25 @@ def _integer_pow_rule(ctx: LoweringRuleContext, x: ir.Value, *, y: int) -> ir.Va
   return hlo.divide(ir_constant(1, aval.shape, aval.dtype), acc) if y < 0 else acc
 
 
+def _exp2_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
+  """2 ** x as exp(log(2) x), as JAX lowers it."""
+  aval = ctx.avals_in[0]
+  return hlo.exponential(hlo.multiply(ir_constant(np.log(2), aval.shape, aval.dtype), x))
+
+
+def _square_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
+  if ctx.avals_in[0].dtype.kind in "iu":
+    return hlo.multiply(x, x)
+  return chlo.square(x)
+
+
+def _conj_rule(ctx: LoweringRuleContext, x: ir.Value, *, input_dtype) -> ir.Value:
+  aval = ctx.avals_in[0]
+  if aval.dtype.kind == "c":
+    return hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))
+  return hlo.complex(x, ir_constant(0, aval.shape, aval.dtype))
+
+
 def _convert_element_type_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_dtype,
                                weak_type) -> ir.Value:
   aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
@@ -152,7 +177,8 @@ def _register() -> None:
                      (lax.pow_p, _pow_rule), (lax.integer_pow_p, _integer_pow_rule),
                      (lax.select_n_p, _select_n_rule),
                      (lax.convert_element_type_p, _convert_element_type_rule),
-                     (lax.clamp_p, _clamp_rule)]:
+                     (lax.clamp_p, _clamp_rule), (lax.exp2_p, _exp2_rule),
+                     (lax.square_p, _square_rule), (lax.conj_p, _conj_rule)]:
     register_lowering(prim, rule)
 
 

@@ -35,15 +35,38 @@ REDUCTIONS = {
     lax.reduce_prod_p: (hlo.MulOp, lambda dtype: 1),
     lax.reduce_max_p: (hlo.MaxOp, _lowest),
     lax.reduce_min_p: (hlo.MinOp, _highest),
+    lax.reduce_and_p: (hlo.AndOp, lambda dtype: ~np.zeros((), dtype)),
+    lax.reduce_or_p: (hlo.OrOp, lambda dtype: 0),
+    lax.reduce_xor_p: (hlo.XorOp, lambda dtype: 0),
 }
-CUMULATIVE = {lax.cumsum_p: REDUCTIONS[lax.reduce_sum_p]}
+
+
+def _binary(op_class: type) -> Callable[..., list[ir.Value]]:
+  return lambda a, b: [op_class(a, b).result]
+
+
+def _logaddexp(a: ir.Value, b: ir.Value) -> list[ir.Value]:
+  """log(exp(a) + exp(b)) as max + log1p(exp(min - max)); the max itself where it is infinite."""
+  hi, lo = hlo.maximum(a, b), hlo.minimum(a, b)
+  finite = hlo.add(hi, hlo.log_plus_one(hlo.exponential(hlo.subtract(lo, hi))))
+  return [hlo.select(hlo.is_finite(hi), finite, hi)]
+
+
+# primitive -> (the region combining two values, the identity of that region for a dtype)
+CUMULATIVE = {
+    lax.cumsum_p: (_binary(hlo.AddOp), lambda dtype: 0),
+    lax.cumprod_p: (_binary(hlo.MulOp), lambda dtype: 1),
+    lax.cummax_p: (_binary(hlo.MaxOp), _lowest),
+    lax.cummin_p: (_binary(hlo.MinOp), _highest),
+    lax.cumlogsumexp_p: (_logaddexp, lambda dtype: -np.inf),
+}
 
 
 def _scalar_types(values: Sequence[ir.Value]) -> list[ir.Type]:
   return [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type) for v in values]
 
 
-def _fill_region(region: ir.Region, init_values: Sequence[ir.Value],
+def fill_region(region: ir.Region, init_values: Sequence[ir.Value],
                  reducer: Callable[..., Sequence[ir.Value]]) -> None:
   """The reducer body: scalar block arguments (accumulators..., values...) to a return."""
   types = _scalar_types(init_values)
@@ -57,7 +80,7 @@ def reduce(operands: Sequence[ir.Value], init_values: Sequence[ir.Value], axes: 
            ) -> list[ir.Value]:
   """`stablehlo.reduce` of `operands` over `axes`, combining scalars with `reducer`."""
   op = hlo.ReduceOp(list(result_types), list(operands), list(init_values), list(axes))
-  _fill_region(op.regions[0], init_values, reducer)
+  fill_region(op.regions[0], init_values, reducer)
   return list(op.results)
 
 
@@ -96,7 +119,7 @@ def _argminmax_rule(direction: str, identity: Callable) -> Callable:
   return rule
 
 
-def _cumulative_rule(op_class: type, identity: Callable) -> Callable:
+def _cumulative_rule(reducer: Callable, identity: Callable) -> Callable:
   """A window as long as the axis, padded before it (after it when reversed), slid by 1."""
   def rule(ctx: LoweringRuleContext, x: ir.Value, *, axis: int, reverse: bool) -> ir.Value:
     aval = ctx.avals_in[0]
@@ -112,14 +135,14 @@ def _cumulative_rule(op_class: type, identity: Callable) -> Callable:
     op = hlo.ReduceWindowOp([aval_to_ir_type(aval)], [x], [init], window, window_strides=ones,
                             base_dilations=ones, window_dilations=ones,
                             padding=ir.DenseIntElementsAttr.get(padding))
-    _fill_region(op.regions[0], [init], lambda a, b: [op_class(a, b).result])
+    fill_region(op.regions[0], [init], reducer)
     return op.result
   return rule
 
 
 for _prim, (_op, _identity) in REDUCTIONS.items():
   register_lowering(_prim, _reduce_rule(_op, _identity))
-for _prim, (_op, _identity) in CUMULATIVE.items():
-  register_lowering(_prim, _cumulative_rule(_op, _identity))
+for _prim, (_reducer, _identity) in CUMULATIVE.items():
+  register_lowering(_prim, _cumulative_rule(_reducer, _identity))
 register_lowering(lax.argmax_p, _argminmax_rule("GT", _lowest))
 register_lowering(lax.argmin_p, _argminmax_rule("LT", _highest))

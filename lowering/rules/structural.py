@@ -77,6 +77,10 @@ def _pad_rule(ctx: LoweringRuleContext, x: ir.Value, padding_value: ir.Value, *,
   return hlo.pad(x, padding_value, list(lo), list(hi), list(interior))
 
 
+def _rev_rule(ctx: LoweringRuleContext, x: ir.Value, *, dimensions) -> ir.Value:
+  return hlo.reverse(x, list(dimensions))
+
+
 def _iota_rule(ctx: LoweringRuleContext, *, dtype, shape, dimension) -> ir.Value:
   return hlo.iota(_out_type(ctx), dimension)
 
@@ -87,5 +91,5 @@ for _prim, _rule in [
     (lax.transpose_p, _transpose_rule), (lax.concatenate_p, _concatenate_rule),
     (lax.slice_p, _slice_rule), (lax.dynamic_slice_p, _dynamic_slice_rule),
     (lax.dynamic_update_slice_p, _dynamic_update_slice_rule), (lax.pad_p, _pad_rule),
-    (lax.iota_p, _iota_rule)]:
+    (lax.rev_p, _rev_rule), (lax.iota_p, _iota_rule)]:
   register_lowering(_prim, _rule)

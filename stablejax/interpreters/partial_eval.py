@@ -12,12 +12,12 @@ from stablejax.util import weak_cache
 
 
 class DynamicJaxprTracer(Tracer):
-  __slots__ = ("aval", "var")
+  __slots__ = ("aval", "_var")
 
   def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var):
     self._trace = trace
     self.aval = aval
-    self.var = var
+    self._var = var
 
 
 def _is_literalable(x: Any) -> bool:
@@ -44,7 +44,7 @@ class DynamicJaxprTrace(Trace):
 
   def to_atom(self, x: Any) -> Var | Literal:
     if type(x) is DynamicJaxprTracer and x._trace is self:
-      return x.var
+      return x._var
     if isinstance(x, Tracer):
       core.check_valid(x)  # a live outer tracer: closed over, becomes a constvar
     elif _is_literalable(x):

@@ -2,6 +2,7 @@
 The lowering rule lives in `stablejax.lowering.rules.dot`."""
 from __future__ import annotations
 
+import enum
 import string
 from typing import Any, Sequence
 
@@ -15,21 +16,65 @@ from stablejax.jaxpr import param_printers
 from stablejax.lax.standard import def_reference, standard_primitive
 from stablejax.lax.structural import aval_of
 
-__all__ = ["dot", "dot_general"]
+__all__ = ["Precision", "batch_matmul", "dot", "dot_general"]
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]
+
+
+class Precision(enum.Enum):
+  """How precisely accelerators compute float32 contractions (no effect on CPU)."""
+  DEFAULT = 0
+  HIGH = 1
+  HIGHEST = 2
+
+  @classmethod
+  def _missing_(cls, value: object) -> Precision | None:
+    return _PRECISION_NAMES.get(value)
+
+  def __repr__(self) -> str:
+    return f"{type(self).__name__}.{self.name}"
+
+  def __str__(self) -> str:
+    return self.name
+
+
+_PRECISION_NAMES = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST, "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+    None: Precision.DEFAULT,
+}
+
+PrecisionPair = tuple[Precision, Precision] | None
+
+
+def canonicalize_precision(precision: Any) -> PrecisionPair:
+  """None, or a (lhs, rhs) pair of `Precision`s from a Precision, its name, or a pair of them."""
+  if precision is None:
+    return None
+  try:
+    if isinstance(precision, (str, Precision)):
+      return (Precision(precision),) * 2
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+      return tuple(Precision(p) for p in precision)
+  except ValueError:
+    pass
+  names = sorted(n for n in _PRECISION_NAMES if n)
+  raise ValueError(f"Precision argument must be None, a string in {names}, a lax.Precision "
+                   f"value or a tuple of two lax.Precision values or strings; but got "
+                   f"{precision!r}.")
 
 
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
                 preferred_element_type: Any = None) -> Any:
   """Contract `lhs` with `rhs`: dimension_numbers = ((lhs_contract, rhs_contract),
   (lhs_batch, rhs_batch)). The result has the batch axes, then the free axes of lhs, then
-  those of rhs. `precision` is accepted for compatibility and ignored."""
-  del precision
+  those of rhs. `precision` (see `Precision`) becomes the op's precision config."""
   preferred = None if preferred_element_type is None else dtypes.canonicalize(
       preferred_element_type)
   return dot_general_p.bind(lhs, rhs, dimension_numbers=_canonical_dims(dimension_numbers),
+                            precision=canonicalize_precision(precision),
                             preferred_element_type=preferred)
 
 
@@ -41,6 +86,17 @@ def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any =
                     "vectors and matrices; use dot_general for other ranks)")
   return dot_general(lhs, rhs, (((len(l_shape) - 1,), (0,)), ((), ())), precision,
                      preferred_element_type)
+
+
+def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
+  """Matrix products over the last two axes, batched over the leading axes (equal ranks)."""
+  l_ndim, r_ndim = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
+  if min(l_ndim, r_ndim) < 2:
+    raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {l_ndim}, {r_ndim}")
+  if l_ndim != r_ndim:
+    raise ValueError(f"Arguments to batch_matmul must have same ndim, got {l_ndim}, {r_ndim}")
+  batch = tuple(range(l_ndim - 2))
+  return dot_general(lhs, rhs, (((l_ndim - 1,), (r_ndim - 2,)), (batch, batch)), precision)
 
 
 def _canonical_dims(dimension_numbers: Any) -> DimensionNumbers:
@@ -106,7 +162,7 @@ def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred) -> np.dtype:
 
 
 def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
-                               preferred_element_type):
+                               preferred_element_type, precision=None):
   (lc, rc), (lb, rb) = dimension_numbers
   if len(lb) != len(rb) or len(lc) != len(rc):
     raise TypeError(f"dot_general requires as many lhs as rhs batch dimensions and contracting "
@@ -123,7 +179,7 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
 
 
 def _dot_general_reference(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers,
-                           preferred_element_type) -> np.ndarray:
+                           preferred_element_type, precision=None) -> np.ndarray:
   """An einsum whose output lists batch axes, then lhs free axes, then rhs free axes."""
   (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
   letters = iter(string.ascii_letters)
@@ -159,8 +215,8 @@ def _consecutive(*lengths: int) -> list[tuple[int, ...]]:
   return out
 
 
-def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, preferred_element_type,
-                   swap_ans: bool = False):
+def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
+                   preferred_element_type, swap_ans: bool = False):
   """The cotangent of the lhs: contract ct with y over y's free axes, then put x's axes back
   in order (JAX's _dot_general_transpose_lhs)."""
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
@@ -173,22 +229,25 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, preferred_elem
   dims = ((ans_y, tuple(y_kept)), (ans_batch, y_batch))
   x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
   unsorted = list(x_batch) + x_kept + x_contract_by_y
-  out = dot_general(ct, y, dims, preferred_element_type=preferred_element_type)
+  out = dot_general(ct, y, dims, precision, preferred_element_type)
   x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
   if core.get_aval(x_bar).dtype != x_aval.dtype:
     x_bar = lax.convert_element_type(x_bar, x_aval.dtype)
   return x_bar
 
 
-def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element_type):
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element_type,
+                           precision=None):
   if ad.is_undefined_primal(lhs) and ad.is_undefined_primal(rhs):
     raise TypeError("dot_general transpose: only one operand may be linear (it is bilinear)")
   (lc, rc), (lb, rb) = dimension_numbers
   if ad.is_undefined_primal(lhs):
-    return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, preferred_element_type), None]
+    return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, precision,
+                           preferred_element_type), None]
   swapped = ((rc, lc), (rb, lb))
-  return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, preferred_element_type,
-                               swap_ans=True)]
+  swapped_precision = precision and precision[::-1]
+  return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, swapped_precision,
+                               preferred_element_type, swap_ans=True)]
 
 
 ad.primitive_transposes[dot_general_p] = ad.zero_ct_aware(_dot_general_transpose)
@@ -201,12 +260,13 @@ def _plus1(dims: Sequence[int]) -> tuple[int, ...]:
   return tuple(d + 1 for d in dims)
 
 
-def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_type):
+def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_type,
+                         precision=None):
   """Both batched: a new leading batch dimension. One batched: its batch axis becomes a free
   axis of that side, which lands after the batch axes (lhs) or after the lhs free axes (rhs)."""
   (lhs, rhs), (ld, rd) = args, dims
   (lc, rc), (lb, rb) = dimension_numbers
-  params = dict(preferred_element_type=preferred_element_type)
+  params = dict(precision=precision, preferred_element_type=preferred_element_type)
   if ld is not not_mapped and rd is not not_mapped:
     lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
     dn = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb)))
@@ -225,10 +285,12 @@ batching.primitive_batchers[dot_general_p] = _dot_general_batcher
 
 
 def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
-  """As JAX prints the dimension numbers jax.numpy builds: lists inside the tuples."""
+  """As JAX prints them: the dimension numbers as jax.numpy builds them (lists inside the
+  tuples), then precision and preferred_element_type unless None."""
   (lc, rc), (lb, rb) = params["dimension_numbers"]
   dn = ((list(lc), list(rc)), (list(lb), list(rb)))
-  return [("dimension_numbers", dn), ("preferred_element_type", params["preferred_element_type"])]
+  optional = [(k, params.get(k)) for k in ("precision", "preferred_element_type")]
+  return [("dimension_numbers", dn)] + [(k, v) for k, v in optional if v is not None]
 
 
 param_printers[dot_general_p] = _pp_dot_general_params

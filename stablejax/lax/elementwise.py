@@ -22,8 +22,8 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.ad import Zero
-from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, broadcasting_shape,
-                                    check_dtype, def_reference, float_dtypes,
+from stablejax.lax.standard import (DTypeClass, any_dtype, bool_or_int_dtypes,
+                                    broadcasting_shape, check_dtype, def_reference, float_dtypes,
                                     naryop_abstract_eval, numeric_dtypes, ordered_dtypes,
                                     real_float_dtypes, real_numeric_dtypes,
                                     signed_numeric_dtypes, standard_primitive)
@@ -33,10 +33,12 @@ Array = Any      # what a primitive returns: a tracer, or a concrete array when 
 DTypeLike = Any  # anything np.dtype() accepts
 
 __all__ = [
-    "RoundingMethod", "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or", "ceil", "clamp",
-    "convert_element_type", "cos", "div", "eq", "exp", "expm1", "floor", "ge", "gt",
-    "integer_pow", "le", "log", "log1p", "logistic", "lt", "max", "min", "mul", "ne", "neg",
-    "pow", "rem", "round", "rsqrt", "select_n", "sign", "sin", "sqrt", "sub", "tan", "tanh",
+    "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
+    "bitwise_and", "bitwise_not", "bitwise_or", "cbrt", "ceil", "clamp", "complex", "conj",
+    "convert_element_type", "cos", "cosh", "div", "eq", "exp", "exp2", "expm1", "floor", "ge",
+    "gt", "imag", "integer_pow", "is_finite", "le", "log", "log1p", "logistic", "lt", "max",
+    "min", "mul", "ne", "neg", "nextafter", "pow", "real", "reciprocal", "rem", "round", "rsqrt",
+    "select_n", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan", "tanh",
 ]
 
 
@@ -173,6 +175,101 @@ def sqrt(x: ArrayLike) -> Array:
 def rsqrt(x: ArrayLike) -> Array:
   """Elementwise reciprocal square root: 1 / sqrt(x)."""
   return rsqrt_p.bind(x)
+
+
+def exp2(x: ArrayLike) -> Array:
+  """Elementwise base-2 exponential: 2 ** x."""
+  return exp2_p.bind(x)
+
+
+def cbrt(x: ArrayLike) -> Array:
+  """Elementwise cube root."""
+  return cbrt_p.bind(x)
+
+
+def square(x: ArrayLike) -> Array:
+  """Elementwise square: x * x."""
+  return square_p.bind(x)
+
+
+def reciprocal(x: ArrayLike) -> Array:
+  """Elementwise reciprocal: 1 / x."""
+  return integer_pow(x, -1)
+
+
+def asin(x: ArrayLike) -> Array:
+  """Elementwise arc sine."""
+  return asin_p.bind(x)
+
+
+def acos(x: ArrayLike) -> Array:
+  """Elementwise arc cosine."""
+  return acos_p.bind(x)
+
+
+def atan(x: ArrayLike) -> Array:
+  """Elementwise arc tangent."""
+  return atan_p.bind(x)
+
+
+def atan2(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise arc tangent of x / y, in the quadrant of the point (y, x)."""
+  return atan2_p.bind(x, y)
+
+
+def sinh(x: ArrayLike) -> Array:
+  """Elementwise hyperbolic sine."""
+  return sinh_p.bind(x)
+
+
+def cosh(x: ArrayLike) -> Array:
+  """Elementwise hyperbolic cosine."""
+  return cosh_p.bind(x)
+
+
+def asinh(x: ArrayLike) -> Array:
+  """Elementwise inverse hyperbolic sine."""
+  return asinh_p.bind(x)
+
+
+def acosh(x: ArrayLike) -> Array:
+  """Elementwise inverse hyperbolic cosine."""
+  return acosh_p.bind(x)
+
+
+def atanh(x: ArrayLike) -> Array:
+  """Elementwise inverse hyperbolic tangent."""
+  return atanh_p.bind(x)
+
+
+def real(x: ArrayLike) -> Array:
+  """Elementwise real part of a complex array."""
+  return real_p.bind(x)
+
+
+def imag(x: ArrayLike) -> Array:
+  """Elementwise imaginary part of a complex array."""
+  return imag_p.bind(x)
+
+
+def conj(x: ArrayLike) -> Array:
+  """Elementwise complex conjugate (a complex array, also for real x)."""
+  return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+def complex(x: ArrayLike, y: ArrayLike) -> Array:
+  """Elementwise x + i y from float32 or float64 parts."""
+  return complex_p.bind(x, y)
+
+
+def is_finite(x: ArrayLike) -> Array:
+  """Elementwise test for a finite value: neither infinite nor NaN (a bool array)."""
+  return is_finite_p.bind(x)
+
+
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
+  """Elementwise next representable value after x1 in the direction of x2."""
+  return nextafter_p.bind(x1, x2)
 
 
 def integer_pow(x: ArrayLike, y: int) -> Array:
@@ -499,9 +596,9 @@ ad.deflinear2(neg_p, _neg_transpose)
 
 
 def _abs_jvp(g, ans, x):
-  if dtypes.is_complex(core.get_aval(x).dtype):
-    raise NotImplementedError("the derivative of abs of a complex value needs the real and "
-                              "conj primitives, which stablejax does not have yet")
+  dtype = core.get_aval(x).dtype
+  if dtypes.is_complex(dtype):  # d|x| = Re(conj(x) dx) / |x|
+    return real(mul(g, div(conj(x), _replace_zero(convert_element_type(ans, dtype)))))
   return _select(ge(x, _const(x, 0)), g, neg(g))
 
 
@@ -566,6 +663,96 @@ logistic_p = _unop("logistic", float_dtypes, lambda x: 1 / (1 + np.exp(-x)),
 sqrt_p = _unop("sqrt", float_dtypes, np.sqrt, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
 rsqrt_p = _unop("rsqrt", float_dtypes, lambda x: 1 / np.sqrt(x),
                 lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+exp2_p = _unop("exp2", float_dtypes, np.exp2,
+               lambda g, ans, x: mul(_const(x, np.log(2)), mul(g, ans)))
+cbrt_p = _unop("cbrt", real_float_dtypes, np.cbrt,
+               lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+square_p = _unop("square", numeric_dtypes, np.square,
+                 lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
+asin_p = _unop("asin", float_dtypes, np.arcsin,
+               lambda g, ans, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+acos_p = _unop("acos", float_dtypes, np.arccos,
+               lambda g, ans, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+atan_p = _unop("atan", float_dtypes, np.arctan,
+               lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
+sinh_p = _unop("sinh", float_dtypes, np.sinh, lambda g, ans, x: mul(g, cosh(x)))
+cosh_p = _unop("cosh", float_dtypes, np.cosh, lambda g, ans, x: mul(g, sinh(x)))
+asinh_p = _unop("asinh", float_dtypes, np.arcsinh,
+                lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+acosh_p = _unop("acosh", float_dtypes, np.arccosh,
+                lambda g, ans, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
+atanh_p = _unop("atanh", float_dtypes, np.arctanh,
+                lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)),
+                                      div(g, sub(_const(x, 1), x))))
+
+
+def _atan2_jvp(numerator: Callable) -> Callable:
+  """The JVP rule of atan2(x, y) in one operand: g * numerator(x, y) / (x**2 + y**2)."""
+  return lambda g, ans, x, y: mul(g, div(numerator(x, y), add(square(x), square(y))))
+
+
+atan2_p = _binop("atan2", real_float_dtypes, np.arctan2, _atan2_jvp(lambda x, y: y),
+                 _atan2_jvp(lambda x, y: neg(x)))
+
+
+def _jvp_not_implemented(name: str) -> Callable:
+  """A JVP rule for an operand `name` has no derivative in (as in JAX, whose error it raises)."""
+  def rule(g, ans, *args, **params):
+    raise NotImplementedError(f"Differentiation rule for '{name}' not implemented")
+  return rule
+
+
+nextafter_p = _binop("nextafter", real_float_dtypes, np.nextafter,
+                     _jvp_not_implemented("nextafter"), _jvp_not_implemented("nextafter"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Complex numbers: real, imag, conj and complex are linear (over the reals)
+
+complex_dtypes = DTypeClass("c", "complex")
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+  return np.result_type(dtype, np.complex64)
+
+
+def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+  for i, aval in enumerate((x, y)):
+    if aval.dtype not in (np.float32, np.float64):
+      raise TypeError(f"complex does not accept dtype {aval.dtype} (operand {i} of type "
+                      f"{aval.str_short()}); it accepts float32 and float64")
+  return _complex_eval(x, y)
+
+
+def _complex_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+  out = np.empty(np.broadcast_shapes(x.shape, y.shape), _complex_dtype(x.dtype))
+  out.real, out.imag = x, y  # not x + 1j * y, which makes NaNs of infinities
+  return out
+
+
+def _conj_abstract_eval(x: ShapedArray, *, input_dtype) -> ShapedArray:
+  check_dtype("conj", float_dtypes, x)
+  return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type)
+
+
+def _conj_transpose(ct, x, *, input_dtype):
+  return [conj(ct) if dtypes.is_complex(input_dtype) else real(ct)]
+
+
+_complex_eval = naryop_abstract_eval("complex", [real_float_dtypes] * 2, _complex_dtype)
+real_p = _unop("real", complex_dtypes, np.real, abstract_eval=_with_params(
+    naryop_abstract_eval("real", [complex_dtypes], _real_dtype)))
+ad.deflinear2(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
+imag_p = _unop("imag", complex_dtypes, np.imag, abstract_eval=_with_params(
+    naryop_abstract_eval("imag", [complex_dtypes], _real_dtype)))
+ad.deflinear2(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
+complex_p = _binop("complex", real_float_dtypes, _complex_reference,
+                   abstract_eval=_complex_abstract_eval)
+ad.deflinear2(complex_p, lambda ct, x, y: [_linear_ct(x, ct, real),
+                                           _linear_ct(y, ct, lambda c: imag(neg(c)))])
+conj_p = _unop("conj", float_dtypes, lambda x, *, input_dtype: np.conj(x),
+               abstract_eval=_conj_abstract_eval)
+ad.deflinear2(conj_p, _conj_transpose)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -581,9 +768,11 @@ ge_p = _binop("ge", ordered_dtypes, np.greater_equal, result_dtype=_to_bool)
 and_p = _binop("and", bool_or_int_dtypes, np.bitwise_and)
 or_p = _binop("or", bool_or_int_dtypes, np.bitwise_or)
 not_p = _unop("not", bool_or_int_dtypes, np.invert)
+is_finite_p = _unop("is_finite", real_float_dtypes, np.isfinite, abstract_eval=_with_params(
+    naryop_abstract_eval("is_finite", [real_float_dtypes], _to_bool)))
 
 for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p,
-              not_p):
+              not_p, is_finite_p):
   ad.defjvp_zero(_prim)
 del _prim
 

@@ -1,5 +1,6 @@
-"""Reductions (sum, prod, max, min over axes), argmax/argmin and cumsum, with their rules and
-numpy references. Lowering rules live in `stablejax.lowering.rules.reductions`."""
+"""Reductions (sum, prod, max, min over axes), argmax/argmin and the cumulative reductions,
+with their rules and numpy references. Lowering rules live in
+`stablejax.lowering.rules.reductions`."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -9,12 +10,14 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import (any_dtype, check_dtype, def_reference, numeric_dtypes,
-                                    standard_primitive)
+from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
+                                    float_dtypes, numeric_dtypes, standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["argmax", "argmin", "cumsum", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum"]
+__all__ = ["argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum",
+           "reduce_and", "reduce_max", "reduce_min", "reduce_or",
+           "reduce_prod", "reduce_sum", "reduce_xor"]
 
 
 def _reduction_abstract_eval(name: str, accepted):
@@ -63,6 +66,31 @@ reduce_max_p = _reduction("reduce_max", any_dtype,
                           lambda x, *, axes: _extremum_reference(np.maximum, x, axes))
 reduce_min_p = _reduction("reduce_min", any_dtype,
                           lambda x, *, axes: _extremum_reference(np.minimum, x, axes))
+
+
+reduce_and_p = _reduction("reduce_and", bool_or_int_dtypes,
+                          lambda x, *, axes: np.bitwise_and.reduce(x, axis=tuple(axes)))
+reduce_or_p = _reduction("reduce_or", bool_or_int_dtypes,
+                         lambda x, *, axes: np.bitwise_or.reduce(x, axis=tuple(axes)))
+reduce_xor_p = _reduction("reduce_xor", bool_or_int_dtypes,
+                          lambda x, *, axes: np.bitwise_xor.reduce(x, axis=tuple(axes)))
+for _prim in (reduce_and_p, reduce_or_p, reduce_xor_p):
+  ad.defjvp_zero(_prim)
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
+  """Bitwise (logical, for booleans) AND over `axes`."""
+  return _bind_reduction(reduce_and_p, operand, axes)
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
+  """Bitwise (logical, for booleans) OR over `axes`."""
+  return _bind_reduction(reduce_or_p, operand, axes)
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+  """Bitwise (logical, for booleans) XOR over `axes`."""
+  return _bind_reduction(reduce_xor_p, operand, axes)
 
 
 def _bind_reduction(prim: core.Primitive, operand: Any, axes: Sequence[int]) -> Any:
@@ -201,32 +229,108 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------------------
-# cumsum
+# cumulative reductions: cumsum, cumprod, cummax, cummin, cumlogsumexp
+
+def _cumulative_abstract_eval(name: str, accepted):
+  def abstract_eval(x: ShapedArray, *, axis, reverse):
+    check_dtype(name, accepted, x)
+    check_axes(name, (axis,), x, "axis")
+    return x
+  return abstract_eval
+
+
+def _cumulative_batcher(prim: core.Primitive, args, dims, *, axis, reverse):
+  (x,), (d,) = args, dims
+  return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+
+
+def _cumulative_reference(ufunc: np.ufunc):
+  def reference(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+    if reverse:
+      return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+    return ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+  return reference
+
+
+def _cumulative(name: str, accepted, ufunc: np.ufunc) -> core.Primitive:
+  """A running reduction along `axis` (inclusive; from the end if `reverse`)."""
+  prim = standard_primitive(name, _cumulative_abstract_eval(name, accepted))
+  def_reference(prim, _cumulative_reference(ufunc))
+  batching.primitive_batchers[prim] = lambda args, dims, **params: _cumulative_batcher(
+      prim, args, dims, **params)
+  return prim
+
+
+def _bind_cumulative(prim: core.Primitive, operand: Any, axis: int, reverse: bool) -> Any:
+  axis = canonicalize_axis(axis, core.get_aval(operand).ndim)
+  return prim.bind(operand, axis=axis, reverse=bool(reverse))
+
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
   """Inclusive running sum along `axis` (from the end if `reverse`)."""
-  axis = canonicalize_axis(axis, core.get_aval(operand).ndim)
-  return cumsum_p.bind(operand, axis=axis, reverse=bool(reverse))
+  return _bind_cumulative(cumsum_p, operand, axis, reverse)
 
 
-def _cumsum_abstract_eval(x: ShapedArray, *, axis, reverse):
-  check_dtype("cumsum", numeric_dtypes, x)
-  check_axes("cumsum", (axis,), x, "axis")
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+  """Inclusive running product along `axis` (from the end if `reverse`)."""
+  return _bind_cumulative(cumprod_p, operand, axis, reverse)
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+  """Inclusive running maximum along `axis` (from the end if `reverse`)."""
+  return _bind_cumulative(cummax_p, operand, axis, reverse)
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+  """Inclusive running minimum along `axis` (from the end if `reverse`)."""
+  return _bind_cumulative(cummin_p, operand, axis, reverse)
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+  """Inclusive running log-sum-exp along `axis` (from the end if `reverse`)."""
+  return _bind_cumulative(cumlogsumexp_p, operand, axis, reverse)
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+  """log(exp(a) + exp(b)), exact where the larger one is infinite."""
+  hi, lo = lax.max(a, b), lax.min(a, b)
+  finite = lax.add(hi, lax.log1p(lax.exp(lax.sub(lo, hi))))
+  return lax.select_n(lax.eq(lax.abs(hi), np.array(np.inf, core.get_aval(hi).dtype)),
+                      finite, hi)
+
+
+def _prefix_scan(combine: Callable, x: Any, axis: int, reverse: bool) -> Any:
+  """The running `combine` along `axis` in log2(n) doubling steps (Hillis and Steele)."""
+  n = core.get_aval(x).shape[axis]
+  step = 1
+  while step < n:
+    head = lax.slice_in_dim(x, 0, n - step, axis=axis)
+    tail = lax.slice_in_dim(x, step, n, axis=axis)
+    if reverse:
+      x = lax.concatenate([combine(head, tail), lax.slice_in_dim(x, n - step, n, axis=axis)],
+                          axis)
+    else:
+      x = lax.concatenate([lax.slice_in_dim(x, 0, step, axis=axis), combine(head, tail)], axis)
+    step *= 2
   return x
 
 
-def _cumsum_batcher(args, dims, *, axis, reverse):
-  (x,), (d,) = args, dims
-  return cumsum_p.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+def _scan_jvp(combine: Callable):
+  """JAX's rule: the JVP of the parallel prefix scan (reduce_window is not differentiable)."""
+  def jvp(primals, tangents, *, axis, reverse):
+    scan = lambda v: [_prefix_scan(combine, v, axis, reverse)]  # noqa: E731
+    (out,), (t_out,) = ad.jvp_flat(scan, list(primals), [ad.instantiate_zeros(tangents[0])])
+    return out, t_out
+  return jvp
 
 
-def _cumsum_reference(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
-  if reverse:
-    return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
-  return np.cumsum(x, axis=axis, dtype=x.dtype)
-
-
-cumsum_p = standard_primitive("cumsum", _cumsum_abstract_eval)
-def_reference(cumsum_p, _cumsum_reference)
+cumsum_p = _cumulative("cumsum", numeric_dtypes, np.add)
 ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
-batching.primitive_batchers[cumsum_p] = _cumsum_batcher
+cumprod_p = _cumulative("cumprod", numeric_dtypes, np.multiply)
+ad.primitive_jvps[cumprod_p] = _scan_jvp(lax.mul)
+cummax_p = _cumulative("cummax", numeric_dtypes, np.maximum)
+ad.primitive_jvps[cummax_p] = _scan_jvp(lax.max)
+cummin_p = _cumulative("cummin", numeric_dtypes, np.minimum)
+ad.primitive_jvps[cummin_p] = _scan_jvp(lax.min)
+cumlogsumexp_p = _cumulative("cumlogsumexp", float_dtypes, np.logaddexp)
+ad.primitive_jvps[cumlogsumexp_p] = _scan_jvp(_logaddexp)

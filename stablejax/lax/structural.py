@@ -21,7 +21,7 @@ from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcasted_iota", "concatenate", "dynamic_slice",
-    "dynamic_update_slice", "expand_dims", "full", "full_like", "iota", "pad", "reshape",
+    "dynamic_update_slice", "expand_dims", "full", "full_like", "iota", "pad", "reshape", "rev",
     "slice", "slice_in_dim", "squeeze", "transpose", "zeros_like_array",
 ]
 
@@ -422,6 +422,32 @@ slice_p = standard_primitive("slice", _slice_abstract_eval)
 def_reference(slice_p, _slice_reference)
 ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batcher
+
+
+# ----------------------------------------------------------------------------------------------
+# rev
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+  """Reverse `operand` along the axes `dimensions`."""
+  return rev_p.bind(operand, dimensions=_ints(dimensions, "rev dimensions"))
+
+
+def _rev_abstract_eval(x: ShapedArray, *, dimensions):
+  if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+    raise TypeError(f"rev dimensions {dimensions} must be distinct axes in [0, {x.ndim}) of the "
+                    f"operand of type {x.str_short()} (negative axes are not accepted)")
+  return x
+
+
+def _rev_batcher(args, dims, *, dimensions):
+  (x,), (d,) = args, dims
+  return rev(x, shift_axes(dimensions, d)), d
+
+
+rev_p = standard_primitive("rev", _rev_abstract_eval)
+def_reference(rev_p, lambda x, *, dimensions: np.flip(x, tuple(dimensions)))
+ad.deflinear2(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+batching.primitive_batchers[rev_p] = _rev_batcher
 
 
 # ----------------------------------------------------------------------------------------------

@@ -5,51 +5,61 @@ from typing import Any
 
 import numpy as np
 
-from stablejax import lax
+from stablejax import dtypes, lax
 from stablejax.numpy._promotion import convert, ensure_arraylike, result_type, shape
 from stablejax.numpy._reductions import sum as _sum
 from stablejax.numpy._shape import expand_axes, squeeze_if_needed, transpose_if_needed
 
 
-def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype) -> Any:
-  return lax.dot_general(a, b, dims, preferred_element_type=out_dtype)
+def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None) -> Any:
+  return lax.dot_general(a, b, dims, precision, preferred_element_type=out_dtype)
 
 
-def dot(a: Any, b: Any) -> Any:
+def output_type(preferred_element_type: Any, *operands: Any) -> tuple[np.dtype, bool]:
+  """The (dtype, weak type) of a product: `preferred_element_type` (strong) if given, else the
+  operands' promoted type."""
+  if preferred_element_type is None:
+    return result_type(*operands)
+  return dtypes.canonicalize(np.dtype(preferred_element_type)), False
+
+
+def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
   """numpy.dot: scalars multiply; otherwise contract the last axis of `a` with the last axis of
   a vector `b` or the second-to-last of `b`."""
   a, b = ensure_arraylike("dot", a, b)
-  out_dtype, weak = result_type(a, b)
+  out_dtype, weak = output_type(preferred_element_type, a, b)
   a_ndim, b_ndim = len(shape(a)), len(shape(b))
   if a_ndim == 0 or b_ndim == 0:
     contract = ((), ())
   else:
     contract = ((a_ndim - 1,), (max(b_ndim - 2, 0),))
   _check_contracted("dot", a, b, contract)
-  return convert(_dot_general(a, b, (contract, ((), ())), out_dtype), out_dtype, weak)
+  out = _dot_general(a, b, (contract, ((), ())), out_dtype, precision)
+  return convert(out, out_dtype, weak)
 
 
 def _check_contracted(name: str, a: Any, b: Any, contract: tuple) -> None:
   a_shape, b_shape = shape(a), shape(b)
   if [a_shape[i] for i in contract[0]] != [b_shape[i] for i in contract[1]]:
-    raise ValueError(f"{name}: shapes {a_shape} and {b_shape} are not aligned: the contracted "
+    raise TypeError(f"{name}: shapes {a_shape} and {b_shape} are not aligned: the contracted "
                      f"axes {contract[0]} and {contract[1]} differ in size")
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
   """numpy.matmul (the @ operator): matrix products broadcast over leading batch axes."""
   a, b = ensure_arraylike("matmul", a, b)
   for i, x in enumerate((a, b)):
     if not shape(x):
       raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has ndim 0")
-  out_dtype, weak = result_type(a, b)
+  out_dtype, weak = output_type(preferred_element_type, a, b)
   plan = _matmul_plan(shape(a), shape(b))
   a = squeeze_if_needed(a, plan["a_squeeze"])
   b = squeeze_if_needed(b, plan["b_squeeze"])
   a_ndim, b_ndim = len(shape(a)), len(shape(b))
   contract = ((a_ndim - 1,), (b_ndim - 1 - plan["b_is_mat"],))
   _check_contracted("matmul", a, b, contract)
-  out = _dot_general(a, b, (contract, (plan["a_batch"], plan["b_batch"])), out_dtype)
+  out = _dot_general(a, b, (contract, (plan["a_batch"], plan["b_batch"])), out_dtype,
+                     precision)
   out = transpose_if_needed(out, plan["perm"])
   if plan["both_squeeze"]:
     out = expand_axes(out, plan["both_squeeze"])
@@ -107,22 +117,25 @@ def _plan_batch_axis(p: dict, i: int, ba: int | None, bb: int | None, a_shape: t
 # ----------------------------------------------------------------------------------------------
 # einsum
 
-def einsum(subscripts: str, *operands: Any) -> Any:
+def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any = "auto",
+           precision: Any = None, preferred_element_type: Any = None) -> Any:
   """Einstein summation for one operand (sums, traces, transposes) or two (contractions via
   dot_general), with explicit or implicit ('ij,jk') output."""
   if len(operands) not in (1, 2):
     raise NotImplementedError(f"einsum: only one or two operands are supported, got "
                               f"{len(operands)}")
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   operands = ensure_arraylike("einsum", *operands)
   inputs, out_names = _parse_subscripts(subscripts, [shape(x) for x in operands])
-  out_dtype, weak = result_type(*operands)
+  out_dtype, weak = output_type(preferred_element_type, *operands)
   operands = [convert(x, out_dtype, weak) for x in operands]
   ops = [_prepare(x, names, inputs, out_names, k) for k, (x, names) in
          enumerate(zip(operands, inputs))]
   if len(ops) == 1:
     x, names = ops[0]
   else:
-    x, names = _contract(*ops, out_names, out_dtype)
+    x, names = _contract(*ops, out_names, out_dtype, precision)
   return transpose_if_needed(x, [names.index(c) for c in out_names])
 
 
@@ -185,7 +198,8 @@ def _delta(x_shape: tuple, axes: list[int]) -> Any:
   return mask if base == x_shape else lax.broadcast_in_dim(mask, x_shape, axes)
 
 
-def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype) -> tuple[Any, str]:
+def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision: Any
+              ) -> tuple[Any, str]:
   """Contract two prepared operands with one dot_general, ordered as JAX orders it."""
   (a, a_names), (b, b_names) = a_op, b_op
   batch = [c for c in a_names if c in b_names and c in out]
@@ -197,4 +211,4 @@ def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype) -> tuple[
     (a, a_names, a_rest), (b, b_names, b_rest) = (b, b_names, b_rest), (a, a_names, a_rest)
   dims = (([a_names.index(c) for c in contracted], [b_names.index(c) for c in contracted]),
           ([a_names.index(c) for c in batch], [b_names.index(c) for c in batch]))
-  return _dot_general(a, b, dims, out_dtype), batch_names + a_rest + b_rest
+  return _dot_general(a, b, dims, out_dtype, precision), batch_names + a_rest + b_rest

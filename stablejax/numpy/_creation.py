@@ -8,9 +8,11 @@ import numpy as np
 
 from stablejax import core, dtypes, lax, runtime
 from stablejax.numpy._promotion import (
-    broadcast_to, convert, ensure_arraylike, is_arraylike, result_type, scalar_like, shape,
-    to_inexact)
-from stablejax.numpy._shape import concatenate, reshape, stack
+    broadcast_shapes, broadcast_to, convert, ensure_arraylike, is_arraylike, promote_dtypes,
+    result_type, scalar_like, shape, to_inexact)
+from stablejax.numpy._shape import reshape, stack
+from stablejax.numpy._ufuncs import power
+from stablejax.util import canonicalize_axis
 
 Shape = int | Sequence[int]
 
@@ -24,16 +26,26 @@ def _is_host(x: Any) -> bool:
   return dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic))
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True) -> Any:  # noqa: A002
+def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K",  # noqa: A002
+          ndmin: int = 0) -> Any:
   """An array from `object`: a device Array in the canonical dtype (as in JAX, so operations on
   it are staged, not folded, under tracing), or a traced or device value (converted to `dtype`
-  if given); nested lists may hold traced values."""
+  if given); nested lists may hold traced values. `ndmin` adds leading size-1 axes."""
   del copy  # arrays are immutable
-  dtype = _canonical_dtype(dtype)
+  if order not in (None, "K", "A", "C"):
+    raise NotImplementedError(f"array: only order='C' (or 'K', 'A') is supported, got {order!r}")
+  out = _array(object, _canonical_dtype(dtype))
+  ndim = len(shape(out))
+  return reshape(out, (1,) * (ndmin - ndim) + shape(out)) if ndmin > ndim else out
+
+
+def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
   if is_arraylike(object) and not _is_host(object):
     return object if dtype is None else convert(object, dtype)
+  if dtype is None and dtypes.is_python_scalar(object):
+    return runtime.device_put(object)  # weakly typed, as in JAX
   if isinstance(object, (list, tuple)) and _holds_traced(object):
-    out = stack([array(x) for x in object])
+    out = stack([_array(x, None) for x in object])
     return out if dtype is None else convert(out, dtype)
   try:
     host = np.asarray(object, dtype)
@@ -48,7 +60,11 @@ def _holds_traced(obj: Any) -> bool:
   return is_arraylike(obj) and not _is_host(obj)
 
 
-asarray = array
+def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None
+            ) -> Any:
+  """`a` as an array (of `dtype` if given); nothing is copied, arrays being immutable."""
+  del copy
+  return array(a, dtype, order=order)
 
 
 def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
@@ -110,35 +126,49 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
   dtype = _canonical_dtype(dtype)
   if dtype is None:
     dtype = result_type(*ensure_arraylike("arange", *bounds))[0]
-  out = lax.iota(dtype, size)
+  working = np.dtype(np.float32) if dtype == np.float16 else dtype
+  out = lax.iota(working, size)
   if step != 1:
     out = lax.mul(scalar_like(out, step), out)
   if start != 0:
     out = lax.add(scalar_like(out, start), out)
-  return out
+  return convert(out, dtype)
 
 
-def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None
-             ) -> Any:
-  """`num` evenly spaced values from `start` to `stop` (scalars), including `stop` when
-  `endpoint`."""
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype: Any = None, axis: int = 0) -> Any:
+  """`num` evenly spaced values from `start` to `stop` (broadcast arrays), including `stop`
+  when `endpoint`, along a new axis `axis`; with the step too when `retstep`."""
   num = operator.index(num)
   if num < 0:
-    raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
   start, stop = ensure_arraylike("linspace", start, stop)
-  if shape(start) or shape(stop):
-    raise NotImplementedError("linspace: only scalar start and stop are supported")
   dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
   compute = to_inexact(dtype)
-  start, stop = convert(start, compute), convert(stop, compute)
-  n_steps = num - 1 if endpoint else num
-  if num == 0 or (endpoint and num == 1):
-    return convert(reshape(start, (1,)) if num else lax.full((0,), 0, compute), dtype)
-  frac = lax.div(lax.iota(compute, n_steps), scalar_like(start, n_steps))
-  out = lax.add(lax.mul(start, lax.sub(scalar_like(frac, 1), frac)), lax.mul(stop, frac))
-  if endpoint:
-    out = concatenate([out, reshape(stop, (1,))])
-  return convert(out, dtype)
+  bounds = broadcast_shapes("linspace", shape(start), shape(stop))
+  start, stop = (broadcast_to(convert(v, compute), bounds) for v in (start, stop))
+  axis = canonicalize_axis(axis, len(bounds) + 1)
+  out_shape = bounds[:axis] + (1,) + bounds[axis:]
+  div = num - 1 if endpoint else num
+  delta = lax.full((), np.nan, compute)
+  if num > 1:
+    delta = lax.div(lax.sub(stop, start), scalar_like(stop, div))
+    frac = lax.div(lax.broadcasted_iota(compute, out_shape[:axis] + (div,) + bounds[axis:],
+                                        axis), scalar_like(start, div))
+    lo, hi = (lax.broadcast_in_dim(v, shape(frac), tuple(i for i in range(len(out_shape))
+                                                          if i != axis)) for v in (start, stop))
+    out = lax.add(lax.mul(lo, lax.sub(scalar_like(frac, 1), frac)), lax.mul(hi, frac))
+    if endpoint:
+      out = lax.concatenate([out, reshape(stop, out_shape)], axis)
+  elif num == 1:
+    out = reshape(start, out_shape)
+    delta = delta if endpoint else lax.sub(stop, start)
+  else:
+    out = lax.full(out_shape[:axis] + (0,) + out_shape[axis + 1:], 0, compute)
+  if dtypes.is_integer(dtype):
+    out = lax.floor(out)
+  out = convert(out, dtype)
+  return (out, delta) if retstep else out
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
@@ -152,3 +182,164 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
   cols = lax.broadcasted_iota(int_dtype, (N, M), 1)
   diagonal = lax.eq(lax.add(rows, np.asarray(k, int_dtype)[()]), cols)
   return convert(diagonal, _canonical_dtype(dtype, dtypes.default_float()))
+
+
+def empty(shape: Shape, dtype: Any = None) -> Any:
+  """An array of `shape` (zeros: XLA has no uninitialized memory)."""
+  return zeros(shape, dtype)
+
+
+def empty_like(prototype: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
+  """An array like `prototype` (zeros)."""
+  return zeros_like(prototype, dtype, shape)
+
+
+def identity(n: int, dtype: Any = None) -> Any:
+  """The n x n identity matrix."""
+  return eye(n, dtype=dtype)
+
+
+def _tri_mask(N: int, M: int, k: int) -> Any:  # noqa: N803
+  """The boolean N x M mask of the entries on and below diagonal `k`."""
+  int_dtype = dtypes.default_int()
+  rows = lax.broadcasted_iota(int_dtype, (N, M), 0)
+  cols = lax.broadcasted_iota(int_dtype, (N, M), 1)
+  return lax.ge(lax.add(rows, np.asarray(k, int_dtype)[()]), cols)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+  """The N x M array with ones on and below diagonal `k` and zeros elsewhere."""
+  N = operator.index(N)  # noqa: N806
+  M = N if M is None else operator.index(M)  # noqa: N806
+  if N < 0 or M < 0:
+    raise ValueError(f"tri: negative dimensions are not allowed, got N={N}, M={M}")
+  return convert(_tri_mask(N, M, operator.index(k)),
+                 _canonical_dtype(dtype, dtypes.default_float()))
+
+
+def _triangle(name: str, m: Any, k: int, lower: bool) -> Any:
+  (m,) = ensure_arraylike(name, m)
+  m_shape = shape(m)
+  if len(m_shape) < 2:
+    raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+  mask = _tri_mask(*m_shape[-2:], operator.index(k) - (0 if lower else 1))
+  mask = broadcast_to(mask, m_shape)
+  zero = lax.full_like(m, 0)
+  return lax.select_n(mask, zero, m) if lower else lax.select_n(mask, m, zero)
+
+
+def tril(m: Any, k: int = 0) -> Any:
+  """`m` with the entries above diagonal `k` of its last two axes zeroed."""
+  return _triangle("tril", m, k, True)
+
+
+def triu(m: Any, k: int = 0) -> Any:
+  """`m` with the entries below diagonal `k` of its last two axes zeroed."""
+  return _triangle("triu", m, k, False)
+
+
+def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:  # noqa: N803
+  """The Vandermonde matrix of 1-D `x`: columns are powers of `x` (decreasing by default)."""
+  (x,) = ensure_arraylike("vander", x)
+  if len(shape(x)) != 1:
+    raise ValueError("x must be a one-dimensional array")
+  N = shape(x)[0] if N is None else operator.index(N)  # noqa: N806
+  if N < 0:
+    raise ValueError("N must be nonnegative")
+  powers = lax.iota(np.dtype(np.int32), N)
+  if not increasing:
+    powers = lax.sub(np.int32(N - 1), powers)
+  base = lax.broadcast_in_dim(x, (shape(x)[0], N), (0,))
+  return power(base, lax.broadcast_in_dim(powers, (shape(x)[0], N), (1,)))
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
+             dtype: Any = None, axis: int = 0) -> Any:
+  """`num` values `base ** t` for t evenly spaced from `start` to `stop`."""
+  start, stop = ensure_arraylike("logspace", start, stop)
+  dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
+  compute = to_inexact(dtype)
+  t = linspace(convert(start, compute), convert(stop, compute), num, endpoint, axis=axis)
+  return convert(lax.pow(scalar_like(t, base), t), dtype)
+
+
+def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
+              axis: int = 0) -> Any:
+  """`num` values evenly spaced on a log scale from `start` to `stop` (same sign)."""
+  start, stop = ensure_arraylike("geomspace", start, stop)
+  dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
+  compute = to_inexact(dtype)
+  start, stop = convert(start, compute), convert(stop, compute)
+  sign = lax.sign(start)
+  log10 = lambda v: lax.div(lax.log(lax.div(v, sign)), scalar_like(v, np.log(10)))  # noqa: E731
+  res = logspace(log10(start), log10(stop), num, endpoint, 10.0, compute, axis)
+  return convert(lax.mul(lax.broadcast_in_dim(sign, shape(res), ()), res), dtype)
+
+
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
+  """Coordinate arrays from 1-D coordinate vectors ('xy': Cartesian, 'ij': matrix indexing)."""
+  del copy
+  xi = ensure_arraylike("meshgrid", *xi)
+  if indexing not in ("xy", "ij"):
+    raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+  for x in xi:
+    if len(shape(x)) != 1:
+      raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape {shape(x)}")
+  sizes = [shape(x)[0] for x in xi]
+  axes = list(range(len(xi)))
+  if indexing == "xy" and len(xi) > 1:
+    sizes[0], sizes[1] = sizes[1], sizes[0]
+    axes[0], axes[1] = 1, 0
+  out = []
+  for x, ax in zip(xi, axes):
+    target = tuple(s if i == ax else 1 for i, s in enumerate(sizes)) if sparse else tuple(sizes)
+    out.append(lax.broadcast_in_dim(x, target, (ax,)))
+  return out
+
+
+def _grid_vector(s: slice, name: str) -> Any:
+  """The 1-D coordinates of one slice of mgrid/ogrid (an imaginary step is a point count)."""
+  start, stop, step = (core.concrete_or_error(v, f"slice of jnp.{name}")
+                       for v in (s.start, s.stop, s.step))
+  start, step = start or 0, step or 1
+  if np.iscomplex(step):
+    return linspace(start, stop, int(abs(step)))
+  return arange(start, stop, step)
+
+
+class _Grid:
+  """mgrid (dense) and ogrid (sparse): coordinate arrays from slices, `mgrid[0:3, 0:4]`."""
+
+  def __init__(self, name: str, sparse: bool):
+    self.name, self.sparse = name, sparse
+
+  def __getitem__(self, key: slice | tuple[slice, ...]) -> Any:
+    if isinstance(key, slice):
+      return _grid_vector(key, self.name)
+    vectors = promote_dtypes(*(_grid_vector(k, self.name) for k in key))
+    grids = meshgrid(*vectors, indexing="ij", sparse=self.sparse)
+    if self.sparse:
+      return grids
+    return stack(grids, 0) if grids else arange(0)
+
+
+mgrid = _Grid("mgrid", sparse=False)
+ogrid = _Grid("ogrid", sparse=True)
+
+
+def copy(a: Any, order: str | None = None) -> Any:
+  """A copy of `a` (arrays are immutable, so `a` itself as an array)."""
+  del order
+  return array(a, copy=True)
+
+
+def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:
+  """A 1-D array of the raw bytes of `buffer` read as `dtype`."""
+  return array(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromfunction(function: Any, shape: Shape, *, dtype: Any = float, **kwargs: Any) -> Any:
+  """`function` applied to the index arrays of `shape` (one per axis, of `dtype`)."""
+  shape = _shape_tuple("fromfunction", shape)
+  dt = _canonical_dtype(dtype)
+  return function(*(lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))), **kwargs)

@@ -1,4 +1,4 @@
-"""Shape manipulation: reshape, transpose, axis moves, squeeze, concatenation, stacking, padding."""
+"""Shape manipulation: reshape, transpose, axis moves, squeeze, concatenation, stacking."""
 from __future__ import annotations
 
 import operator
@@ -8,7 +8,7 @@ import numpy as np
 
 from stablejax import lax
 from stablejax.numpy._promotion import (
-    convert, dtype, ensure_arraylike, promote_dtypes, shape)
+    ensure_arraylike, promote_dtypes, shape)
 from stablejax.util import canonicalize_axis, prod
 
 
@@ -42,6 +42,9 @@ def expand_axes(x: Any, dims: Sequence[int]) -> Any:
   return lax.broadcast_in_dim(x, out_shape, kept)
 
 
+_shape_of = shape
+
+
 def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> tuple[int, ...]:
   """`newshape` with its one -1 entry computed from the size."""
   newshape = tuple(operator.index(d) for d in newshape)
@@ -57,22 +60,31 @@ def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> 
   return newshape
 
 
-def reshape(a: Any, *shape_args: Any) -> Any:
-  """`a` with a new shape of the same size (one entry may be -1); `reshape(a, (2, 3))`."""
+def reshape(a: Any, *shape_args: Any, order: str = "C", shape: Any = None) -> Any:
+  """`a` with a new shape of the same size (one entry may be -1); `reshape(a, (2, 3))`, in C
+  (row-major) or F (column-major) `order`."""
   (a,) = ensure_arraylike("reshape", a)
-  newshape = shape_args[0] if len(shape_args) == 1 else shape_args
+  newshape = shape if not shape_args else shape_args[0] if len(shape_args) == 1 else shape_args
+  if newshape is None:
+    raise TypeError("reshape: the new shape is missing")
   newshape = (newshape,) if np.ndim(newshape) == 0 else newshape
-  old = shape(a)
+  if order == "F":
+    return transpose(reshape(transpose(a), tuple(newshape)[::-1]))
+  if order not in ("C", "A"):
+    raise NotImplementedError(f"np.reshape order={order} is not implemented.")
+  old = _shape_of(a)
   newshape = _resolve_shape(prod(old), old, newshape)
   if newshape == old and old:
     return a
   return lax.reshape(a, newshape)
 
 
-def ravel(a: Any) -> Any:
-  """`a` flattened to one dimension."""
+def ravel(a: Any, order: str = "C") -> Any:
+  """`a` flattened to one dimension (in C or F order)."""
   (a,) = ensure_arraylike("ravel", a)
-  return reshape(a, (prod(shape(a)),))
+  if order == "K":
+    raise NotImplementedError("Ravel not implemented for order='K'.")
+  return reshape(a, (prod(_shape_of(a)),), order=order)
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
@@ -172,23 +184,3 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
   axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
   return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)
 
-
-def pad(array: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
-  """Pad with a constant (mode 'constant' only); `pad_width` as numpy.pad takes it."""
-  if mode != "constant":
-    raise NotImplementedError(f"pad: only mode='constant' is supported, got mode={mode!r}")
-  (array,) = ensure_arraylike("pad", array)
-  ndim = len(shape(array))
-  try:
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
-  except ValueError:
-    raise ValueError(f"pad: pad_width {pad_width!r} is not valid for an array of rank "
-                     f"{ndim}") from None
-  if (widths < 0).any():
-    raise ValueError(f"pad: pad_width {pad_width!r} has negative entries")
-  if np.ndim(constant_values) != 0:
-    raise NotImplementedError("pad: only scalar constant_values are supported")
-  (value,) = ensure_arraylike("pad", constant_values)
-  value = convert(value, dtype(array))
-  config = tuple((int(lo), int(hi), 0) for lo, hi in widths)
-  return lax.pad(array, value, config)

@@ -58,9 +58,20 @@ def _logical(op: Callable) -> Callable:
   return lambda *args: op(*map(_to_bool, args))
 
 
-def _xor(x: Any, y: Any) -> Any:
-  """(x | y) & ~(x & y): lax has no xor primitive yet."""
-  return lax.bitwise_and(lax.bitwise_or(x, y), lax.bitwise_not(lax.bitwise_and(x, y)))
+def _bool_to_int(*args: Any) -> list:
+  """Promoted operands with booleans converted to the default integer type (as JAX's
+  promote_args_numeric)."""
+  return [convert(x, dtypes.default_int()) if _is_bool(x) else x for x in args]
+
+
+def _numeric(op: Callable) -> Callable:
+  return lambda *args: op(*_bool_to_int(*args))
+
+
+def _right_shift(x: Any, y: Any) -> Any:
+  """Logical for unsigned x, arithmetic for signed x."""
+  shift = lax.shift_right_logical if dtype(x).kind == "u" else lax.shift_right_arithmetic
+  return shift(x, y)
 
 
 # name -> lax op, and whether integer inputs become floating-point first.
@@ -70,6 +81,10 @@ _UNARY = {
     "log1p": (lax.log1p, True), "expm1": (lax.expm1, True), "sin": (lax.sin, True),
     "cos": (lax.cos, True), "tan": (lax.tan, True), "tanh": (lax.tanh, True),
     "sqrt": (lax.sqrt, True),
+    "arcsin": (lax.asin, True), "arccos": (lax.acos, True), "arctan": (lax.atan, True),
+    "sinh": (lax.sinh, True), "cosh": (lax.cosh, True), "arcsinh": (lax.asinh, True),
+    "arccosh": (lax.acosh, True), "arctanh": (lax.atanh, True), "cbrt": (lax.cbrt, True),
+    "exp2": (lax.exp2, True),
 }
 
 # name -> op on promoted operands, and whether integer inputs become floating-point first.
@@ -84,10 +99,15 @@ _BINARY = {
     "greater": (lax.gt, False), "greater_equal": (lax.ge, False),
     "logical_and": (_logical(lax.bitwise_and), False),
     "logical_or": (_logical(lax.bitwise_or), False),
-    "logical_xor": (_logical(_xor), False),
+    "logical_xor": (_logical(lax.bitwise_xor), False),
+    "arctan2": (lax.atan2, True), "nextafter": (lax.nextafter, True),
     "bitwise_and": (lax.bitwise_and, False),
     "bitwise_or": (lax.bitwise_or, False),
-    "bitwise_xor": (_xor, False),
+    "bitwise_xor": (lax.bitwise_xor, False),
+    "left_shift": (_numeric(lax.shift_left), False),
+    "bitwise_left_shift": (_numeric(lax.shift_left), False),
+    "right_shift": (_numeric(_right_shift), False),
+    "bitwise_right_shift": (_numeric(_right_shift), False),
 }
 
 UNARY = {name: _unary(name, op, inexact) for name, (op, inexact) in _UNARY.items()}
@@ -123,9 +143,9 @@ def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
 
 
 def square(x: Any) -> Any:
-  """Elementwise x * x (integer_pow: lax has no square primitive)."""
-  (x,) = ensure_arraylike("square", x)
-  return lax.integer_pow(x, 2)
+  """Elementwise x * x."""
+  (x,) = _bool_to_int(*ensure_arraylike("square", x))
+  return lax.square(x)
 
 
 def reciprocal(x: Any) -> Any:
@@ -138,6 +158,12 @@ def logical_not(x: Any) -> Any:
   """Elementwise logical negation (nonzero is True)."""
   (x,) = ensure_arraylike("logical_not", x)
   return lax.bitwise_not(_to_bool(x))
+
+
+def bitwise_count(x: Any) -> Any:
+  """Elementwise number of set bits of |x|, as uint8 (numpy.bitwise_count)."""
+  (x,) = _bool_to_int(*ensure_arraylike("bitwise_count", x))
+  return convert(lax.population_count(_abs(x)), np.dtype(np.uint8))
 
 
 def invert(x: Any) -> Any:
@@ -217,7 +243,7 @@ def _concrete_int(x: Any) -> int | None:
     return None
   try:
     return operator.index(x)
-  except TypeError:
+  except (TypeError, ValueError):  # not an integer; or an array of more than one element
     return None
 
 
@@ -250,3 +276,340 @@ def convert_dtype(x: Any, new_dtype: Any) -> Any:
   """`x` converted to `new_dtype` (canonicalized), as `x.astype`."""
   (x,) = ensure_arraylike("astype", x)
   return convert(x, dtypes.canonicalize(np.dtype(new_dtype)))
+
+
+# ----------------------------------------------------------------------------------------------
+# The math long tail (as jax.numpy)
+
+def _inexact(name: str, *args: Any) -> list:
+  """The operands checked, promoted to one inexact dtype and broadcast."""
+  return promote_args_inexact(name, *args)
+
+
+def log2(x: Any) -> Any:
+  """Elementwise base-2 logarithm."""
+  (x,) = _inexact("log2", x)
+  return lax.div(lax.log(x), lax.log(scalar_like(x, 2)))
+
+
+def log10(x: Any) -> Any:
+  """Elementwise base-10 logarithm."""
+  (x,) = _inexact("log10", x)
+  return lax.div(lax.log(x), lax.log(scalar_like(x, 10)))
+
+
+def _scale(name: str, factor: float) -> Callable[[Any], Any]:
+  def fn(x: Any) -> Any:
+    (x,) = _inexact(name, x)
+    return lax.mul(x, scalar_like(x, factor))
+  return _named(fn, name, f"Elementwise x * {factor:.6g}, as numpy.{name}.")
+
+
+deg2rad = radians = _scale("deg2rad", np.pi / 180)
+rad2deg = degrees = _scale("rad2deg", 180 / np.pi)
+
+
+def hypot(x1: Any, x2: Any) -> Any:
+  """Elementwise sqrt(x1**2 + x2**2), without overflow for large operands."""
+  x1, x2 = _inexact("hypot", x1, x2)
+  x1, x2 = lax.abs(x1), lax.abs(x2)
+  big, small = lax.max(x1, x2), lax.min(x1, x2)
+  safe_big = where(lax.eq(big, scalar_like(big, 0)), scalar_like(big, 1), big)
+  ratio = lax.div(small, safe_big)
+  out = lax.mul(big, lax.sqrt(lax.add(scalar_like(ratio, 1), lax.mul(ratio, ratio))))
+  return where(lax.eq(small, scalar_like(small, np.inf)), small, out)
+
+
+def _logaddexp(name: str, exp: Callable, log1p: Callable) -> Callable[[Any, Any], Any]:
+  """log(exp(x1) + exp(x2)) in base e or 2: max + log1p(exp(min - max)) (the derivative is
+  split evenly at ties), x1 + x2 where x1 - x2 is NaN (equal infinities, NaNs)."""
+  def fn(x1: Any, x2: Any) -> Any:
+    x1, x2 = _inexact(name, x1, x2)
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    out = lax.add(big, log1p(exp(lax.sub(small, big))))
+    return where(isnan(lax.sub(x1, x2)), lax.add(x1, x2), out)
+  return _named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}.")
+
+
+logaddexp = _logaddexp("logaddexp", lax.exp, lax.log1p)
+logaddexp2 = _logaddexp("logaddexp2", lax.exp2,
+                        lambda y: lax.div(lax.log1p(y), lax.log(scalar_like(y, 2))))
+
+
+def real(val: Any) -> Any:
+  """The real part (the value itself for real arrays)."""
+  (val,) = ensure_arraylike("real", val)
+  return lax.real(val) if dtypes.is_complex(dtype(val)) else val
+
+
+def imag(val: Any) -> Any:
+  """The imaginary part (zeros for real arrays)."""
+  (val,) = ensure_arraylike("imag", val)
+  if dtypes.is_complex(dtype(val)):
+    return lax.imag(val)
+  return broadcast_to(scalar_like(val, 0), shape(val))
+
+
+def conjugate(x: Any) -> Any:
+  """Elementwise complex conjugate (the value itself for real arrays)."""
+  (x,) = ensure_arraylike("conjugate", x)
+  return lax.conj(x) if dtypes.is_complex(dtype(x)) else x
+
+
+conj = conjugate
+
+
+def angle(z: Any, deg: bool = False) -> Any:
+  """Elementwise angle of a complex number (0 or pi for real numbers), in radians or degrees."""
+  (z,) = ensure_arraylike("angle", z)
+  re, im = real(z), imag(z)
+  if not dtypes.is_inexact(dtype(re)):
+    re, im = promote_dtypes_inexact(re, im)
+  out = lax.atan2(im, re)
+  return rad2deg(out) if deg else out
+
+
+def _all_false(x: Any) -> Any:
+  return broadcast_to(np.bool_(False), shape(x))
+
+
+def isnan(x: Any) -> Any:
+  """Elementwise test for NaN."""
+  (x,) = ensure_arraylike("isnan", x)
+  return lax.ne(x, x) if dtypes.is_inexact(dtype(x)) else _all_false(x)
+
+
+def isinf(x: Any) -> Any:
+  """Elementwise test for positive or negative infinity."""
+  (x,) = ensure_arraylike("isinf", x)
+  if dtypes.is_complex(dtype(x)):
+    return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+  if dtypes.is_inexact(dtype(x)):
+    return lax.eq(lax.abs(x), scalar_like(x, np.inf))
+  return _all_false(x)
+
+
+def isfinite(x: Any) -> Any:
+  """Elementwise test for a finite value (neither infinite nor NaN)."""
+  (x,) = ensure_arraylike("isfinite", x)
+  if dtypes.is_complex(dtype(x)):
+    return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+  if dtypes.is_inexact(dtype(x)):
+    return lax.is_finite(x)
+  return broadcast_to(np.bool_(True), shape(x))
+
+
+def _is_signed_inf(name: str, value: float) -> Callable[[Any], Any]:
+  def fn(x: Any) -> Any:
+    (x,) = ensure_arraylike(name, x)
+    if dtypes.is_complex(dtype(x)):
+      raise ValueError(f"jnp.{name} is not well defined for complex-valued inputs")
+    if not dtypes.is_inexact(dtype(x)):
+      return _all_false(x)
+    return lax.eq(x, scalar_like(x, value))
+  return _named(fn, name, f"Elementwise test for {value}, as numpy.{name}.")
+
+
+isposinf = _is_signed_inf("isposinf", np.inf)
+isneginf = _is_signed_inf("isneginf", -np.inf)
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:
+  """`x` with NaN, +inf and -inf replaced by `nan`, `posinf` (default: the largest finite
+  value) and `neginf` (default: the most negative finite value)."""
+  (x,) = ensure_arraylike("nan_to_num", x)
+  dt = dtype(x)
+  if dtypes.is_complex(dt):
+    return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                       nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+  if not dtypes.is_inexact(dt):
+    return x
+  info = np.finfo(dt)
+  posinf = info.max if posinf is None else posinf
+  neginf = info.min if neginf is None else neginf
+  x = where(isnan(x), scalar_like(x, nan), x)
+  x = where(isposinf(x), scalar_like(x, posinf), x)
+  return where(isneginf(x), scalar_like(x, neginf), x)
+
+
+def signbit(x: Any) -> Any:
+  """Elementwise test for a set sign bit (true for -0.0 and negative NaNs)."""
+  (x,) = ensure_arraylike("signbit", x)
+  dt = dtype(x)
+  if dt.kind in "iu":
+    return lax.lt(x, scalar_like(x, 0))
+  if dt.kind == "b":
+    return _all_false(x)
+  if dt.kind != "f":
+    raise ValueError(f"jnp.signbit is not well defined for {dt}")
+  as_int = lax.bitcast_convert_type(x, np.dtype(f"int{dt.itemsize * 8}"))
+  return lax.lt(as_int, scalar_like(as_int, 0))
+
+
+def copysign(x1: Any, x2: Any) -> Any:
+  """Elementwise magnitude of x1 with the sign of x2."""
+  x1, x2 = _inexact("copysign", x1, x2)
+  if dtypes.is_complex(dtype(x1)):
+    raise TypeError("copysign does not support complex-valued inputs")
+  return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def sinc(x: Any) -> Any:
+  """Elementwise normalized sinc: sin(pi x) / (pi x), 1 at 0."""
+  (x,) = _inexact("sinc", x)
+  is_zero = lax.eq(x, scalar_like(x, 0))
+  pi_x = lax.mul(scalar_like(x, np.pi), where(is_zero, scalar_like(x, 1), x))
+  return where(is_zero, scalar_like(x, 1), lax.div(lax.sin(pi_x), pi_x))
+
+
+def heaviside(x1: Any, x2: Any) -> Any:
+  """Elementwise step function: 0 for x1 < 0, x2 at 0, 1 for x1 > 0."""
+  x1, x2 = _inexact("heaviside", x1, x2)
+  zero, one = scalar_like(x1, 0), scalar_like(x1, 1)
+  return where(lax.lt(x1, zero), zero, where(lax.eq(x1, zero), x2, where(isnan(x1), x1, one)))
+
+
+def _nan_ignoring(name: str, pick_first: Callable) -> Callable[[Any, Any], Any]:
+  """fmax and fmin: x1 where `pick_first(x1, x2)` or x2 is NaN, else x2."""
+  def fn(x1: Any, x2: Any) -> Any:
+    x1, x2 = promote_args(name, x1, x2)
+    return where(lax.bitwise_or(pick_first(x1, x2), isnan(x2)), x1, x2)
+  return _named(fn, name, f"Elementwise {name} ignoring NaNs, as numpy.{name}.")
+
+
+fmax = _nan_ignoring("fmax", lax.gt)
+fmin = _nan_ignoring("fmin", lax.lt)
+
+
+def fmod(x1: Any, x2: Any) -> Any:
+  """Elementwise remainder with the sign of the dividend (C's fmod); x % 0 is 0 for integers."""
+  x1, x2 = _bool_to_int(*promote_args("fmod", x1, x2))
+  if dtypes.is_integer(dtype(x2)):
+    x2 = where(lax.eq(x2, scalar_like(x2, 0)), scalar_like(x2, 1), x2)
+  return lax.rem(x1, x2)
+
+
+def trunc(x: Any) -> Any:
+  """Elementwise rounding toward zero (integers are unchanged)."""
+  (x,) = ensure_arraylike("trunc", x)
+  if not dtypes.is_inexact(dtype(x)):
+    return x
+  return where(lax.lt(x, scalar_like(x, 0)), lax.ceil(x), lax.floor(x))
+
+
+def rint(x: Any) -> Any:
+  """Elementwise rounding to the nearest integer, halves to even, in floating point."""
+  (x,) = _inexact("rint", x)
+  if dtypes.is_complex(dtype(x)):
+    return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+  return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def positive(x: Any) -> Any:
+  """Elementwise +x."""
+  (x,) = ensure_arraylike("positive", x)
+  return x
+
+
+def float_power(x1: Any, x2: Any) -> Any:
+  """Elementwise x1 ** x2 in floating point."""
+  return lax.pow(*_inexact("float_power", x1, x2))
+
+
+def i0(x: Any) -> Any:
+  """Elementwise modified Bessel function of the first kind of order 0."""
+  (x,) = _inexact("i0", x)
+  if dtypes.is_complex(dtype(x)):
+    raise ValueError("i0 does not support complex-valued inputs")
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def _integers(name: str, *args: Any) -> list:
+  args = _bool_to_int(*promote_args(name, *args))
+  if not dtypes.is_integer(dtype(args[0])):
+    raise ValueError(f"Arguments to jax.numpy.{name} must be integers, got "
+                     f"{', '.join(str(dtype(a)) for a in args)}")
+  return args
+
+
+def _gcd(x1: Any, x2: Any) -> Any:
+  """Euclid's algorithm on |x1|, |x2|, all elements in one while_loop."""
+  def body(state):
+    a, b = state
+    nonzero = lax.ne(b, scalar_like(b, 0))
+    safe_b = where(nonzero, b, scalar_like(b, 1))
+    return where(nonzero, b, a), where(nonzero, lax.rem(a, safe_b), b)
+
+  def cond(state):
+    b = state[1]
+    return lax.reduce_or(lax.ne(b, scalar_like(b, 0)), tuple(range(len(shape(b)))))
+
+  return lax.while_loop(cond, body, (_abs(x1), _abs(x2)))[0]
+
+
+def gcd(x1: Any, x2: Any) -> Any:
+  """Elementwise greatest common divisor of |x1| and |x2|."""
+  x1, x2 = _integers("gcd", x1, x2)
+  out_shape = broadcast_shapes("gcd", shape(x1), shape(x2))
+  return _gcd(broadcast_to(x1, out_shape), broadcast_to(x2, out_shape))
+
+
+def lcm(x1: Any, x2: Any) -> Any:
+  """Elementwise least common multiple of |x1| and |x2|."""
+  x1, x2 = _integers("lcm", x1, x2)
+  divisor = gcd(x1, x2)
+  zero = lax.eq(divisor, scalar_like(divisor, 0))
+  safe = where(zero, scalar_like(divisor, 1), divisor)
+  return where(zero, scalar_like(divisor, 0), lax.mul(_abs(lax.div(x1, safe)), _abs(x2)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Comparing arrays
+
+def _reduce_all(x: Any) -> Any:
+  return lax.reduce_and(x, tuple(range(len(shape(x)))))
+
+
+def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
+            equal_nan: bool = False) -> Any:
+  """Elementwise |a - b| <= atol + rtol |b|, infinities equal only to themselves."""
+  a, b = promote_args("isclose", a, b)
+  if not dtypes.is_inexact(dtype(a)):
+    return lax.eq(a, b)
+  rtol, atol = (convert(x, dtype(lax.abs(a))) for x in ensure_arraylike("isclose", rtol, atol))
+  close = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  finite = lax.bitwise_and(isfinite(a), isfinite(b))
+  out = where(finite, close, lax.eq(a, b))
+  if equal_nan:
+    out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
+  return out
+
+
+def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
+             equal_nan: bool = False) -> Any:
+  """Whether every element of `a` is close to `b` (`isclose`)."""
+  return _reduce_all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+  """Whether `a1` and `a2` have the same shape and elements."""
+  a1, a2 = ensure_arraylike("array_equal", a1, a2)
+  if shape(a1) != shape(a2):
+    return np.bool_(False)
+  a1, a2 = promote_dtypes(a1, a2)
+  equal = lax.eq(a1, a2)
+  if equal_nan:
+    equal = lax.bitwise_or(equal, lax.bitwise_and(isnan(a1), isnan(a2)))
+  return _reduce_all(equal)
+
+
+def array_equiv(a1: Any, a2: Any) -> Any:
+  """Whether `a1` and `a2` broadcast to one shape and are equal elementwise."""
+  a1, a2 = ensure_arraylike("array_equiv", a1, a2)
+  try:
+    out_shape = broadcast_shapes("array_equiv", shape(a1), shape(a2))
+  except ValueError:
+    return np.bool_(False)
+  a1, a2 = promote_dtypes(a1, a2)
+  return _reduce_all(lax.eq(broadcast_to(a1, out_shape), broadcast_to(a2, out_shape)))

@@ -7,6 +7,7 @@ from typing import Any, Callable
 from stablejax import core
 from stablejax.runtime import Array
 from stablejax.numpy import _contractions, _indexing, _reductions, _shape, _ufuncs
+from stablejax.numpy import _products
 from stablejax.numpy._promotion import is_arraylike
 
 _fn = {**_ufuncs.UNARY, **_ufuncs.BINARY, "floor_divide": _ufuncs.floor_divide,
@@ -17,6 +18,7 @@ _BINARY_OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
 }
 _COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                 "gt": "greater", "ge": "greater_equal"}
@@ -56,9 +58,11 @@ _METHODS = {
     "sum": _reductions.sum, "mean": _reductions.mean, "max": _reductions.max,
     "min": _reductions.min, "prod": _reductions.prod, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "cumsum": _reductions.cumsum,
+    "std": _reductions.std, "var": _reductions.var, "any": _reductions.any,
+    "all": _reductions.all, "ptp": _reductions.ptp, "trace": _products.trace,
     "astype": _astype, "dot": _contractions.dot, "clip": _clip, "round": _ufuncs.round,
 }
-_PROPERTIES = {"T": lambda self: _shape.transpose(self)}
+_PROPERTIES = {"T": lambda self: _shape.transpose(self), "at": _indexing._IndexUpdateHelper}
 
 
 def _operators() -> dict[str, Callable]:

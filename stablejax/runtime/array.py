@@ -109,6 +109,12 @@ class Array:
   def __str__(self) -> str:
     return str(self._value())
 
+  def __format__(self, format_spec: str) -> str:
+    """A 0-d array formats as its scalar value (`f"{x:.2f}"`); others as their str."""
+    if self.ndim == 0:
+      return format(self._value().item(), format_spec)
+    return format(str(self), format_spec)
+
 
 _new = object.__new__
 

@@ -1,7 +1,7 @@
 """`Executable`: a program compiled for one device, and the one way to run it."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.runtime import pjrt
@@ -57,11 +57,13 @@ def _avals(shapes: Sequence[tuple]) -> list[core.ShapedArray]:
   return [core.ShapedArray(shape, dtype) for shape, dtype in shapes]
 
 
-def compile_module(module: str | bytes, device: pjrt.Device | None = None,
-                   out_avals: Sequence[core.ShapedArray] | None = None) -> Executable:
-  """Compile a StableHLO module for `device`; `out_avals` (default: from XLA) keep weak types."""
+def compile_module(module: Any, device: pjrt.Device | None = None,
+                   out_avals: Sequence[core.ShapedArray] | None = None,
+                   host_callbacks: Sequence[Callable] = ()) -> Executable:
+  """Compile a StableHLO module (text, bytecode, or an ir.Module calling `host_callbacks`) for
+  `device`; `out_avals` (default: from XLA) keep weak types."""
   device = pjrt.default_device() if device is None else check_device(device)
-  loaded = pjrt.compile(module, device)
+  loaded = pjrt.compile(module, device, host_callbacks)
   if out_avals is None:
     out_avals = _avals(loaded.out_shapes)
   elif [(a.shape, a.dtype) for a in out_avals] != loaded.out_shapes:

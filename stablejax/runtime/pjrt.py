@@ -242,9 +242,10 @@ def _program_shapes(exe: Any) -> tuple[list, list]:
 class Loaded:
   """A compiled program loaded on one device, with XLA's optimized HLO and cost analysis."""
 
-  def __init__(self, exe: Any, device: Device):
+  def __init__(self, exe: Any, device: Device, host_callbacks: Sequence[Callable] = ()):
     self.exe = exe
     self.device = device
+    self.host_callbacks = tuple(host_callbacks)  # alive as long as the program
     self.in_shapes, self.out_shapes = _program_shapes(exe)
 
   def as_text(self) -> str:
@@ -275,14 +276,19 @@ def _result_handler(aval: Any, sh: _Sharding) -> Any:
 _HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
 
 
-def compile(module: str | bytes, device: Device) -> Loaded:
-  """Compile StableHLO (MLIR text or bytecode) for `device`."""
-  if not isinstance(module, (str, bytes)):
+def compile(module: Any, device: Device, host_callbacks: Sequence[Callable] = ()) -> Loaded:
+  """Compile StableHLO (MLIR text or bytecode; a `jaxlib.mlir.ir.Module` when it calls
+  `host_callbacks`, the Python functions its custom calls to XLA's Python callback target call
+  by index) for `device`."""
+  if host_callbacks and isinstance(module, (str, bytes)):
+    raise TypeError("compile with host callbacks expects a jaxlib.mlir.ir.Module")
+  if not host_callbacks and not isinstance(module, (str, bytes)):
     raise TypeError(f"compile expects MLIR text or bytecode, got {type(module).__name__}")
   options = xla_client.CompileOptions()
   options.device_assignment = xla_client.DeviceAssignment.create(np.array([[device.id]], np.int32))
+  extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
   try:
-    exe = device.client.compile_and_load(module, _jax.DeviceList((device,)), options)
+    exe = device.client.compile_and_load(module, _jax.DeviceList((device,)), options, **extra)
   except JaxRuntimeError as e:
     raise CompileError(f"XLA could not compile the module for {device}: {e}") from None
-  return Loaded(exe, device)
+  return Loaded(exe, device, host_callbacks)

@@ -331,7 +331,7 @@ def test_make_jaxpr_dot_general_structure():
   x, y = np.ones((2, 3), F32), np.ones((5, 3), F32)
   (eqn,) = sj.make_jaxpr(lambda x, y: lax.dot_general(x, y, (((1,), (1,)), ((), ()))))(x, y).eqns
   assert eqn.primitive is lax.dot_general_p
-  assert eqn.params == {"dimension_numbers": (((1,), (1,)), ((), ())),
+  assert eqn.params == {"dimension_numbers": (((1,), (1,)), ((), ())), "precision": None,
                         "preferred_element_type": None}
   assert eqn.outvars[0].aval.str_short() == "f32[2,5]"
 

@@ -1,0 +1,23 @@
+"""Lowering rules of the lax miscellany: `stablehlo.reduce_precision` and
+`stablehlo.optimization_barrier`."""
+from __future__ import annotations
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax import lax
+from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.registry import register_lowering
+
+
+def _reduce_precision_rule(ctx: LoweringRuleContext, x: ir.Value, *, exponent_bits: int,
+                           mantissa_bits: int) -> ir.Value:
+  return hlo.reduce_precision(x, exponent_bits, mantissa_bits)
+
+
+def _optimization_barrier_rule(ctx: LoweringRuleContext, *xs: ir.Value) -> list[ir.Value]:
+  return list(hlo.OptimizationBarrierOp(list(xs)).results)
+
+
+register_lowering(lax.reduce_precision_p, _reduce_precision_rule)
+register_lowering(lax.optimization_barrier_p, _optimization_barrier_rule)

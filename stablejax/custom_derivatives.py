@@ -1,0 +1,224 @@
+"""`custom_jvp` and `custom_vjp`: functions with user-defined derivative rules, as in JAX.
+
+Called under a transformation, the function is traced to a jaxpr and bound as the
+`custom_jvp_call` / `custom_vjp_call` primitive (stablejax/lax/custom_derivatives.py) with the
+user's rules over flat values as params; evaluated eagerly, it simply runs.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from stablejax import core, dtypes
+from stablejax.interpreters import ad, partial_eval as pe
+from stablejax.jit import close_over_tracers
+from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp_call_p
+from stablejax.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_map, tree_unflatten
+
+
+def _name(f: Callable) -> str:
+  return getattr(f, "__name__", None) or type(f).__name__
+
+
+class _Call:
+  """One call of a custom-derivative function: its arguments split into the non-differentiable
+  ones (`nondiff_argnums`, passed to the rules first) and the flat differentiable ones, and the
+  primal function traced on them."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...], args: tuple,
+               kwargs: dict):
+    if kwargs:
+      bound = inspect.signature(fun).bind(*args, **kwargs)
+      bound.apply_defaults()
+      args = bound.args
+    self.fun = fun
+    self.nondiff_argnums = nondiff_argnums
+    self.nondiff = [args[i] for i in nondiff_argnums]
+    dyn = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+    self.args = args
+    self.flat, self.in_tree = tree_flatten((dyn, {}))
+    self.in_avals = [core.get_aval(x) for x in self.flat]
+    flat_fun, out_tree = flatten_fun(lambda *d: fun(*self.full_args(d)), self.in_tree)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, self.in_avals)
+    self.call_jaxpr, self.closed_over = close_over_tracers(jaxpr, consts)
+    self.out_tree: PyTreeDef = out_tree()
+
+  def full_args(self, dyn: Sequence) -> list:
+    """The positional arguments, the non-differentiable ones back in place."""
+    full, it = [], iter(dyn)
+    for i in range(len(self.args)):
+      full.append(self.args[i] if i in self.nondiff_argnums else next(it))
+    return full
+
+  def dyn_args(self, flat: Sequence) -> tuple:
+    return tree_unflatten(self.in_tree, flat)[0]
+
+  def bind(self, prim: Any, **params: Any) -> Any:
+    outs = prim.bind(*self.closed_over, *self.flat, call_jaxpr=self.call_jaxpr,
+                     num_consts=len(self.closed_over), symbolic_zeros=False, **params)
+    return tree_unflatten(self.out_tree, outs)
+
+
+def _check_tangent(rule: str, primal: Any, tangent: Any) -> None:
+  p, t = core.get_aval(primal), core.get_aval(tangent)
+  expected = ad.tangent_aval(p)
+  if t.shape != p.shape or (not t.weak_type and expected.dtype != dtypes.float0 and
+                            t.dtype != expected.dtype):
+    raise TypeError(f"Custom JVP rule {rule} must produce primal and tangent outputs with "
+                    f"corresponding shapes and dtypes, but got primal {p.str_short()} and "
+                    f"tangent {t.str_short()}")
+
+
+class custom_jvp:  # noqa: N801  (JAX's name)
+  """A function with a custom JVP rule: decorate it, then give the rule with `defjvp` (or one
+  rule per argument with `defjvps`)."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.jvp: Callable | None = None
+
+  def __get__(self, obj, objtype=None):
+    return self if obj is None else functools.partial(self, obj)
+
+  def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+    """`jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
+    if symbolic_zeros:
+      raise NotImplementedError("custom_jvp: symbolic_zeros=True is not supported")
+    self.jvp = jvp
+    return jvp
+
+  def defjvps(self, *jvps: Callable | None) -> None:
+    """One rule per argument, `jvp_i(tangent_i, primal_out, *primals)`, whose results are
+    summed (None: the output does not depend on that argument)."""
+    if self.nondiff_argnums:
+      raise TypeError("custom_jvp.defjvps is not supported with nondiff_argnums")
+
+    def jvp(primals, tangents):
+      ans = self(*primals)
+      outs = [rule(t, ans, *primals) for rule, t in zip(jvps, tangents) if rule is not None]
+      if not outs:
+        return ans, tree_map(lambda x: ad.zeros_like_aval(core.get_aval(x)), ans)
+      return ans, functools.reduce(lambda a, b: tree_map(lambda x, y: x + y, a, b), outs)
+
+    jvp.__name__ = "jvp"
+    self.defjvp(jvp)
+
+  def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    name = _name(self.fun)
+    if self.jvp is None:
+      raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
+    if core.is_evaluating():
+      return self.fun(*args, **kwargs)
+    call = _Call(self.fun, self.nondiff_argnums, args, kwargs)
+    rule_name = _name(self.jvp)
+    n = len(call.flat)
+
+    def jvp_flat(*primals_and_tangents):
+      primals = call.dyn_args(primals_and_tangents[:n])
+      tangents = call.dyn_args(primals_and_tangents[n:])
+      out = self.jvp(*call.nondiff, primals, tangents)
+      if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"Custom JVP rule {rule_name} for function {name} must produce a pair "
+                        f"(list or tuple of length two) representing primal and tangent "
+                        f"outputs, but got {out!r}")
+      p_flat, p_tree = tree_flatten(out[0])
+      t_flat, t_tree = tree_flatten(out[1])
+      if p_tree != call.out_tree:
+        raise TypeError(f"Custom JVP rule {rule_name} must produce primal outputs with the "
+                        f"same container (pytree) structure as the function {name}: "
+                        f"{call.out_tree} (function) vs {p_tree} (rule)")
+      if t_tree != p_tree:
+        raise TypeError(f"Custom JVP rule {rule_name} must produce primal and tangent outputs "
+                        f"with equal container (pytree) structures, but got {p_tree} and "
+                        f"{t_tree} respectively.")
+      for p, t in zip(p_flat, t_flat):
+        _check_tangent(rule_name, p, t)
+      return p_flat + t_flat
+
+    return call.bind(custom_jvp_call_p, jvp_jaxpr_fun=Rule(jvp_flat, rule_name, name))
+
+
+class custom_vjp:  # noqa: N801  (JAX's name)
+  """A function with a custom VJP rule: decorate it, then give `defvjp(fwd, bwd)`."""
+
+  def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.fwd: Callable | None = None
+    self.bwd: Callable | None = None
+
+  def __get__(self, obj, objtype=None):
+    return self if obj is None else functools.partial(self, obj)
+
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+    """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, out_cotangent)` -> a
+    tuple with one cotangent (or None, for zero) per differentiable argument."""
+    if symbolic_zeros:
+      raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
+    self.fwd, self.bwd = fwd, bwd
+
+  def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    name = _name(self.fun)
+    if self.fwd is None:
+      raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+    if core.is_evaluating():
+      return self.fun(*args, **kwargs)
+    call = _Call(self.fun, self.nondiff_argnums, args, kwargs)
+    res_trees: list[PyTreeDef] = []
+    fwd_name, bwd_name = _name(self.fwd), _name(self.bwd)
+
+    def fwd_flat(*primals):
+      out = self.fwd(*call.full_args(call.dyn_args(primals)))
+      if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"Custom VJP fwd rule {fwd_name} for function {name} must produce a "
+                        f"pair (list or tuple of length two) where the first element "
+                        f"represents the primal output and the second the residuals, but got "
+                        f"{out!r}")
+      o_flat, o_tree = tree_flatten(out[0])
+      if o_tree != call.out_tree:
+        raise TypeError(f"Custom VJP fwd rule {fwd_name} must produce a primal output with "
+                        f"the same container (pytree) structure as the function {name}: "
+                        f"{call.out_tree} (function) vs {o_tree} (fwd rule)")
+      res_flat, res_tree = tree_flatten(out[1])
+      res_trees[:] = [res_tree]
+      return o_flat + res_flat
+
+    def bwd_flat(*res_and_cts):
+      (res_tree,) = res_trees
+      res = tree_unflatten(res_tree, res_and_cts[:res_tree.num_leaves])
+      cts = tree_unflatten(call.out_tree, res_and_cts[res_tree.num_leaves:])
+      cts_in = self.bwd(*call.nondiff, res, cts)
+      return _flat_cotangents(bwd_name, cts_in, call.dyn_args(call.in_avals))
+
+    return call.bind(custom_vjp_call_p, fwd_jaxpr_thunk=Rule(fwd_flat, fwd_name, name),
+                     bwd=Rule(bwd_flat, bwd_name, name))
+
+
+def _flat_cotangents(rule: str, cts: Any, in_avals: tuple) -> list:
+  """The flat input cotangents a backward rule gives, one per argument leaf (None: zeros)."""
+  if not isinstance(cts, (tuple, list)) or len(cts) != len(in_avals):
+    raise TypeError(f"Custom VJP bwd rule {rule} must produce a tuple of length equal to the "
+                    f"number of arguments to the primal function ({len(in_avals)}), but got "
+                    f"{cts!r}")
+  flat = []
+  for i, (ct, avals) in enumerate(zip(cts, in_avals)):
+    aval_leaves, aval_tree = tree_flatten(avals)
+    if ct is None:
+      flat.extend(ad.zeros_like_aval(a) for a in aval_leaves)
+      continue
+    ct_leaves, ct_tree = tree_flatten(ct, is_leaf=lambda x: x is None)
+    if ct_tree != aval_tree:
+      raise TypeError(f"Custom VJP bwd rule {rule} must produce an output with the same "
+                      f"container (pytree) structure as the args tuple of the primal "
+                      f"function; for argument {i} got {ct_tree}, expected {aval_tree}")
+    for a, c in zip(aval_leaves, ct_leaves):
+      if c is not None and core.get_aval(c).shape != a.shape:
+        raise ValueError(f"Custom VJP bwd rule {rule} must produce cotangents of the shapes of "
+                         f"the primal arguments: argument {i} has a leaf of type "
+                         f"{a.str_short()} but its cotangent has shape {core.get_aval(c).shape}")
+      flat.append(ad.zeros_like_aval(a) if c is None else c)
+  return flat

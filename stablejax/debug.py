@@ -1,0 +1,30 @@
+"""`sj.debug`: `callback` and `print`, which run on the host when the program reaches them,
+under jit too (the effectful `debug_callback` primitive, stablejax/lax/callback.py)."""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable
+
+from stablejax.lax.callback import HostCallback, debug_callback_p, debug_effect
+from stablejax.tree_util import tree_flatten, tree_unflatten
+
+
+def callback(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+  """Call `callback(*args, **kwargs)` on the host with the values as numpy arrays, eagerly or
+  when the compiled program reaches it; its result is ignored."""
+  flat, in_tree = tree_flatten((args, kwargs))
+
+  def flat_callback(*xs):
+    a, kw = tree_unflatten(in_tree, xs)
+    callback(*a, **kw)
+    return ()
+
+  name = getattr(callback, "__name__", None) or type(callback).__name__
+  debug_callback_p.bind(*flat, callback=HostCallback(flat_callback, (), name),
+                        effect=debug_effect, partitioned=False)
+
+
+def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001  (JAX's name)
+  """Print `fmt.format(*args, **kwargs)` with the values, eagerly or when the compiled program
+  reaches it."""
+  callback(lambda *a, **kw: builtins.print(fmt.format(*a, **kw)), *args, **kwargs)

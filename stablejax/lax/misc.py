@@ -1,0 +1,184 @@
+"""The lax miscellany: `reduce_precision` (rounding floats to fewer exponent and mantissa bits)
+and `optimization_barrier` (both linear), with their rules and numpy references; `reduce`
+over the known monoids; `collapse` and `broadcast_to_rank`, which reshape. Lowering rules live in
+`stablejax.lowering.rules.misc`."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablejax import core
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.lax import elementwise, reductions
+from stablejax.lax.bitwise import bitwise_xor
+from stablejax.lax.standard import (check_dtype, def_reference, real_float_dtypes,
+                                    standard_primitive)
+from stablejax.lax.structural import broadcast_in_dim, reshape
+from stablejax.tree_util import tree_flatten, tree_unflatten
+from stablejax.util import canonicalize_axis
+from stablejax.util import prod as size_of
+
+__all__ = ["broadcast_to_rank", "collapse", "optimization_barrier", "reduce",
+           "reduce_precision"]
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce_precision
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+  """Round `operand` to the nearest value with `exponent_bits` and `mantissa_bits` (overflow
+  to infinity, underflow to zero), keeping its dtype."""
+  exponent_bits = _bit_count("exponent_bits", exponent_bits, 1)
+  mantissa_bits = _bit_count("mantissa_bits", mantissa_bits, 0)
+  return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
+                                 mantissa_bits=mantissa_bits)
+
+
+def _bit_count(name: str, bits: Any, least: int) -> int:
+  value = int(core.concrete_or_error(bits, f"reduce_precision's {name}"))
+  if value < least:
+    raise ValueError(f"reduce_precision: {name} must be at least {least}; got {value}")
+  return value
+
+
+def _reduce_precision_abstract_eval(x: ShapedArray, *, exponent_bits, mantissa_bits):
+  check_dtype("reduce_precision", real_float_dtypes, x)
+  return x
+
+
+def _reduce_precision_reference(x: np.ndarray, *, exponent_bits: int, mantissa_bits: int
+                                ) -> np.ndarray:
+  """XLA's algorithm on the bits: round the mantissa to nearest even, then saturate the
+  exponent (to signed infinity above the range, signed zero at or below its bottom)."""
+  info = np.finfo(x.dtype)
+  uint = np.dtype(f"u{x.dtype.itemsize}")
+  one = uint.type(1)
+  bits = x.view(uint)
+  src_mantissa, src_exponent = info.nmant, info.nexp
+  if mantissa_bits < src_mantissa:
+    shift = uint.type(src_mantissa - mantissa_bits)
+    last_bit = one << shift
+    bias = ((bits & last_bit) >> shift) + ((last_bit >> one) - one)
+    bits = (bits + bias) & ~(last_bit - one)
+  if exponent_bits < src_exponent:
+    exponent_mask = uint.type(((1 << src_exponent) - 1) << src_mantissa)
+    sign = bits & uint.type(1 << (8 * x.dtype.itemsize - 1))
+    exponent = bits & exponent_mask
+    bias, reduced_bias = (1 << (src_exponent - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+    overflow = exponent > uint.type((bias + reduced_bias) << src_mantissa)
+    underflow = exponent <= uint.type((bias - reduced_bias) << src_mantissa)
+    bits = np.where(overflow, sign | exponent_mask, np.where(underflow, sign, bits))
+  out = np.asarray(bits, uint).view(x.dtype)
+  return np.where(np.isnan(x), x, out)  # XLA keeps NaN a NaN, whatever the widths
+
+
+reduce_precision_p = standard_primitive("reduce_precision", _reduce_precision_abstract_eval)
+def_reference(reduce_precision_p, _reduce_precision_reference)
+ad.deflinear2(reduce_precision_p,
+              lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
+batching.defvectorized(reduce_precision_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# optimization_barrier
+
+def optimization_barrier(operand: Any, /) -> Any:
+  """`operand` (a pytree of arrays) unchanged, but XLA may not move computations across it."""
+  leaves, tree = tree_flatten(operand)
+  return tree_unflatten(tree, optimization_barrier_p.bind(*leaves))
+
+
+def _optimization_barrier_jvp(primals, tangents):
+  """A barrier on the primals and one on the tangents (which is linear), as in JAX."""
+  return (optimization_barrier_p.bind(*primals),
+          optimization_barrier_p.bind(*map(ad.instantiate_zeros, tangents)))
+
+
+optimization_barrier_p = standard_primitive("optimization_barrier", lambda *avals: list(avals),
+                                            multiple_results=True)
+def_reference(optimization_barrier_p, lambda *xs: list(xs))
+ad.primitive_jvps[optimization_barrier_p] = _optimization_barrier_jvp
+ad.primitive_transposes[optimization_barrier_p] = lambda cts, *args: (
+    optimization_barrier_p.bind(*map(ad.instantiate_zeros, cts)))
+batching.primitive_batchers[optimization_barrier_p] = lambda args, dims: (
+    optimization_barrier_p.bind(*args), list(dims))
+
+
+# ----------------------------------------------------------------------------------------------
+# Reshapes
+
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+  """Merge axes [start_dimension, stop_dimension) of `operand` into one."""
+  shape = core.get_aval(operand).shape
+  start = canonicalize_axis(start_dimension, len(shape))
+  stop = len(shape) if stop_dimension is None else stop_dimension
+  stop = stop + len(shape) if stop < 0 else stop
+  if start > stop:
+    raise ValueError(f"collapse: start_dimension {start_dimension} must not come after "
+                     f"stop_dimension {stop_dimension} (operand shape {shape})")
+  return reshape(operand, shape[:start] + (size_of(shape[start:stop]),) + shape[stop:])
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+  """`x` with leading size-1 axes added up to `rank` (unchanged if its rank is not lower)."""
+  shape = core.get_aval(x).shape
+  lead = rank - len(shape)
+  if lead <= 0:
+    return x
+  return broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce
+
+def _extreme(dtype: np.dtype, low: bool) -> Any:
+  if dtype.kind in "fc":
+    return -np.inf if low else np.inf
+  if dtype.kind == "b":
+    return not low
+  info = np.iinfo(dtype)
+  return info.min if low else info.max
+
+
+# computation -> (the reduction it amounts to, its identity for a dtype): JAX's monoid reducers.
+_MONOID_REDUCTIONS = {
+    elementwise.add: (reductions.reduce_sum, lambda dtype: 0),
+    elementwise.mul: (reductions.reduce_prod, lambda dtype: 1),
+    elementwise.max: (reductions.reduce_max, lambda dtype: _extreme(dtype, True)),
+    elementwise.min: (reductions.reduce_min, lambda dtype: _extreme(dtype, False)),
+    elementwise.bitwise_and: (reductions.reduce_and, lambda dtype: ~np.zeros((), dtype)),
+    elementwise.bitwise_or: (reductions.reduce_or, lambda dtype: 0),
+    bitwise_xor: (reductions.reduce_xor, lambda dtype: 0),
+}
+
+
+def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Any) -> Any:
+  """Reduce `operands` (one array, or a pytree holding one) over `dimensions` with
+  `computation`, starting from `init_values`. `computation` must be one of lax's monoids (add,
+  mul, max, min, bitwise_and, bitwise_or, bitwise_xor); an initial value other than its
+  identity is combined with the result."""
+  leaves, tree = tree_flatten(operands)
+  inits, init_tree = tree_flatten(init_values)
+  if init_tree != tree:
+    raise ValueError(f"lax.reduce: operands {tree} and init_values {init_tree} must have the "
+                     "same structure")
+  if len(leaves) != 1 or computation not in _MONOID_REDUCTIONS:
+    raise NotImplementedError(f"lax.reduce: only one operand reduced with one of the monoids "
+                              f"lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and, "
+                              f"lax.bitwise_or and lax.bitwise_xor is supported; got "
+                              f"{len(leaves)} operands and computation {computation!r}")
+  reducer, identity = _MONOID_REDUCTIONS[computation]
+  (x,), (init,) = leaves, inits
+  out = reducer(x, tuple(dimensions))
+  if not _is_value(init, identity(core.get_aval(x).dtype)):
+    out = computation(init, out)
+  return tree_unflatten(tree, [out])
+
+
+def _is_value(x: Any, value: Any) -> bool:
+  """Whether `x` is known (concretely) to equal the scalar `value`."""
+  if isinstance(x, core.Tracer) or np.ndim(x):
+    return False
+  return bool(np.asarray(x) == value)

@@ -1,0 +1,291 @@
+"""The threefry-2x32 PRNG written with lax ops (JAX's default PRNG, in its "partitionable"
+mode), and `random_gamma`: JAX's Marsaglia–Tsang gamma sampler as a primitive, with its rules.
+
+Keys are JAX's legacy raw keys, uint32[..., 2]. `stablejax.random` builds every sampler on the
+functions here; `random_gamma` is lowered with `lower_fun(gamma_impl)` (as JAX lowers it), and
+its numpy reference is the same algorithm over a numpy threefry.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.special
+
+from stablejax import core, lax
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.lax.standard import def_reference, standard_primitive
+
+Array = Any
+
+__all__ = ["random_gamma_p"]
+
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+               64: np.dtype(np.uint64)}
+
+
+# ----------------------------------------------------------------------------------------------
+# The threefry-2x32 hash (Salmon et al. 2011), as JAX computes it
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_KEY_PARITY = np.uint32(0x1BD11BDA)
+
+
+def _rotate_left(x: Array, d: Array) -> Array:
+  return lax.bitwise_or(lax.shift_left(x, d),
+                        lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
+
+
+def _threefry_step(i: Array, state: tuple) -> tuple:
+  """Four rounds, then a key injection; the key words and rotation sets rotate for the next."""
+  x1, x2, ks, rotations = state
+  for j in range(4):
+    x1 = lax.add(x1, x2)
+    x2 = lax.bitwise_xor(x1, _rotate_left(x2, rotations[0][j]))
+  x1 = lax.add(x1, ks[0])
+  x2 = lax.add(lax.add(x2, ks[1]), lax.convert_element_type(lax.add(i, 1), np.uint32))
+  return x1, x2, (*ks[1:], ks[0]), (rotations[1], rotations[0])
+
+
+def _threefry2x32(k1: Array, k2: Array, x1: Any, x2: Any) -> tuple[Array, Array]:
+  """The threefry-2x32 hash of the counts (x1, x2) (uint32, of one shape) under the key
+  (k1, k2) (uint32 scalars): 20 rounds, a key injection every 4, in a 5-step loop (as JAX
+  computes it on CPU: much faster to compile than unrolled)."""
+  ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _KEY_PARITY))
+  x1, x2 = lax.add(x1, ks[0]), lax.add(x2, ks[1])
+  rotations = tuple(np.array(r, np.uint32) for r in _ROTATIONS)
+  x1, x2, _, _ = lax.fori_loop(0, 5, _threefry_step, (x1, x2, (*ks[1:], ks[0]), rotations))
+  return x1, x2
+
+
+def _counts(shape: tuple[int, ...]) -> Array:
+  """The low 32 bits of a 64-bit iota of `shape` (row-major); the high bits are 0."""
+  size = math.prod(shape)
+  if size > 2 ** 32:
+    raise NotImplementedError(f"random bits for more than 2**32 values (shape {shape})")
+  if not shape:
+    return np.uint32(0)
+  return lax.reshape(lax.iota(np.uint32, size), shape)
+
+
+def hash_counts(key: Array, counts: Any) -> tuple[Array, Array]:
+  """threefry2x32 of the counts (high words 0) under `key`."""
+  return _threefry2x32(key[0], key[1], lax.full_like(counts, 0), counts)
+
+
+def stack_words(hi: Array, lo: Array) -> Array:
+  """Two uint32 arrays of one shape as keys: stacked on a new last axis."""
+  ndim = core.get_aval(hi).ndim
+  return lax.concatenate([lax.expand_dims(hi, (ndim,)), lax.expand_dims(lo, (ndim,))], ndim)
+
+
+def split(key: Array, shape: tuple[int, ...]) -> Array:
+  """Keys of `shape` (uint32[*shape, 2]) derived from `key`."""
+  return stack_words(*hash_counts(key, _counts(shape)))
+
+
+def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+  """Unsigned integers of `bit_width` bits and `shape`."""
+  hi, lo = hash_counts(key, _counts(shape))
+  dtype = UINT_DTYPES[bit_width]
+  if bit_width == 64:
+    hi, lo = (lax.convert_element_type(b, dtype) for b in (hi, lo))
+    return lax.bitwise_or(lax.shift_left(hi, np.array(32, dtype)), lo)
+  return lax.convert_element_type(lax.bitwise_xor(hi, lo), dtype)
+
+
+def uniform(key: Array, minval: Any, maxval: Any, shape: tuple[int, ...],
+            dtype: np.dtype) -> Array:
+  """Random mantissa bits under the exponent of 1.0 give [1, 2); minus 1, scaled and shifted."""
+  minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+  maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+  finfo = np.finfo(dtype)
+  nbits, nmant = finfo.bits, finfo.nmant
+  uint = UINT_DTYPES[nbits]
+  float_bits = lax.bitwise_or(lax.shift_right_logical(random_bits(key, nbits, shape),
+                                                      np.array(nbits - nmant, uint)),
+                              np.array(1.0, dtype).view(uint))
+  floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
+  return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+
+
+def normal(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+  """Standard normal values: sqrt(2) erf_inv(u), u uniform in (-1, 1)."""
+  lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+  u = uniform(key, lo, np.array(1., dtype), shape, dtype)
+  return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+# ----------------------------------------------------------------------------------------------
+# random_gamma: Gamma(a, 1) samples, one key per element (Marsaglia and Tsang 2000)
+
+_SQUEEZE = 0.0331
+
+
+def _select(pred: Array, on_true: Array, on_false: Array) -> Array:
+  return lax.select_n(pred, on_false, on_true)
+
+
+def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
+  """One Gamma(alpha) sample from one key, as JAX draws it: alpha < 1 is boosted to alpha + 1
+  and the sample scaled by u**(1/alpha) (added as log(u)/alpha in log space)."""
+  dtype = core.get_aval(alpha).dtype
+  c = lambda v: np.array(v, dtype)  # noqa: E731
+  boost_mask = lax.ge(alpha, c(1))
+  alpha_orig = alpha
+  alpha = _select(boost_mask, alpha, lax.add(alpha, c(1)))
+  d = lax.sub(alpha, c(1. / 3.))
+  scale = lax.div(c(1. / 3.), lax.sqrt(d))
+
+  def rejected(state):
+    _, x, v, u = state
+    return lax.bitwise_and(
+        lax.ge(u, lax.sub(c(1), lax.mul(c(_SQUEEZE), lax.mul(x, x)))),
+        lax.ge(lax.log(u), lax.add(lax.mul(x, c(0.5)),
+                                   lax.mul(d, lax.add(lax.sub(c(1), v), lax.log(v))))))
+
+  def next_xv(state):
+    keys = split(state[0], (2,))
+    x = normal(keys[1], (), dtype)
+    return keys[0], x, lax.add(c(1), lax.mul(x, scale))
+
+  def propose(state):
+    keys = split(state[0], (3,))
+    _, x, v = lax.while_loop(lambda s: lax.le(s[2], c(0)), next_xv, (keys[1], c(0), c(-1)))
+    u = uniform(keys[2], c(0), c(1), (), dtype)
+    return keys[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+
+  keys = split(key, (2,))
+  _, _, v, _ = lax.while_loop(rejected, propose, (keys[0], c(0), c(1), c(2)))
+  u = uniform(keys[1], c(0), c(1), (), dtype)
+  if log_space:
+    log_u = lax.log1p(lax.neg(u))  # -exponential(key)
+    log_boost = _select(lax.bitwise_or(boost_mask, lax.eq(log_u, c(0))), c(0),
+                        lax.mul(log_u, lax.div(c(1), alpha_orig)))
+    return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+  boost = _select(boost_mask, c(1), lax.pow(lax.sub(c(1), u), lax.div(c(1), alpha_orig)))
+  return lax.mul(lax.mul(d, v), boost)
+
+
+def gamma_impl(key: Array, a: Array, *, log_space: bool) -> Array:
+  """Gamma(a) samples: each of the keys (uint32[*batch, 2]) is split into one key per element
+  of the rest of a's shape; the samples are drawn together, in one vectorized loop."""
+  key_batch = core.get_aval(key).shape[:-1]
+  a_shape = core.get_aval(a).shape
+  size = math.prod(a_shape)
+  if size == 0:
+    return a
+  count = math.prod(a_shape[len(key_batch):])
+  keys = lax.reshape(key, (math.prod(key_batch), 2))
+  keys = lax.reshape(lax.map(lambda k: split(k, (count,)), keys), (size, 2))
+  samples = lax.map(lambda ka: _gamma_one(ka[0], ka[1], log_space), (keys, lax.reshape(a, (size,))),
+                    batch_size=size)
+  return lax.reshape(samples, a_shape)
+
+
+def _random_gamma_abstract_eval(key: ShapedArray, a: ShapedArray, *,
+                                log_space: bool) -> ShapedArray:
+  if key.dtype != np.uint32 or key.shape[-1:] != (2,):
+    raise TypeError(f"random_gamma: key must be uint32[..., 2] (raw PRNG keys), got "
+                    f"{key.str_short()}")
+  if a.dtype.kind != "f":
+    raise TypeError(f"random_gamma: a must have a real floating dtype, got {a.str_short()}")
+  if a.shape[:key.ndim - 1] != key.shape[:-1]:
+    raise ValueError(f"random_gamma: the key batch shape {key.shape[:-1]} must be a prefix "
+                     f"of a's shape {a.shape}")
+  return ShapedArray(a.shape, a.dtype)
+
+
+def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
+  """d sample / d a, as JAX computes it (through exp(sample), at least `tiny`, in log space)."""
+  if not log_space:
+    return lax.random_gamma_grad(a, sample)
+  dtype = core.get_aval(sample).dtype
+  samples = lax.exp(sample)
+  samples = _select(lax.eq(samples, np.array(0, dtype)),
+                    lax.full_like(samples, np.finfo(dtype).tiny), samples)
+  return lax.div(lax.random_gamma_grad(a, samples), samples)
+
+
+def _random_gamma_jvp(primals, tangents, *, log_space):
+  key, a = primals
+  out = random_gamma_p.bind(key, a, log_space=log_space)
+  if type(tangents[1]) is ad.Zero:
+    return out, ad.Zero.from_primal_value(out)
+  return out, lax.mul(tangents[1], _gamma_grad(out, a, log_space))
+
+
+def _random_gamma_batcher(args, dims, *, log_space):
+  size = batching.axis_size_of(args, dims)
+  key, a = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+  return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+# ----------------------------------------------------------------------------------------------
+# The numpy reference: the same algorithm over a numpy threefry, one element at a time
+
+def _np_threefry(key: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+  ks = (key[0], key[1], key[0] ^ key[1] ^ _KEY_PARITY)
+  x1, x2 = np.zeros_like(counts) + ks[0], counts + ks[1]
+  for i in range(5):
+    for r in _ROTATIONS[i % 2]:
+      x1 = x1 + x2
+      x2 = x1 ^ ((x2 << np.uint32(r)) | (x2 >> np.uint32(32 - r)))
+    x1, x2 = x1 + ks[(i + 1) % 3], x2 + ks[(i + 2) % 3] + np.uint32(i + 1)
+  return x1, x2
+
+
+def _np_split(key: np.ndarray, n: int) -> np.ndarray:
+  return np.stack(_np_threefry(key, np.arange(n, dtype=np.uint32)), axis=-1)
+
+
+def _np_uniform(key: np.ndarray, dtype: np.dtype, lo: float = 0.) -> np.ndarray:
+  finfo = np.finfo(dtype)
+  uint = UINT_DTYPES[finfo.bits]
+  hi, low = _np_threefry(key, np.zeros((), np.uint32))
+  bits = (np.uint64(hi) << np.uint64(32)) | np.uint64(low) if finfo.bits == 64 else hi ^ low
+  bits = uint.type(bits) >> uint.type(finfo.bits - finfo.nmant) | np.array(1., dtype).view(uint)
+  u = bits.view(dtype) - dtype.type(1)
+  return max(dtype.type(lo), u * (dtype.type(1) - dtype.type(lo)) + dtype.type(lo))
+
+
+def _np_gamma_one(key: np.ndarray, alpha: np.generic, log_space: bool) -> np.generic:
+  dtype = alpha.dtype
+  t = dtype.type
+  boosted = alpha < 1
+  d = (alpha + t(1) if boosted else alpha) - t(1. / 3.)
+  scale = t(1. / 3.) / np.sqrt(d)
+  key, sub = _np_split(key, 2)
+  while True:
+    key, x_key, u_key = _np_split(key, 3)
+    v = t(-1)
+    while v <= 0:
+      x_key, normal_key = _np_split(x_key, 2)
+      lo = np.nextafter(t(-1), t(0))
+      x = t(np.sqrt(2)) * t(scipy.special.erfinv(_np_uniform(normal_key, dtype, lo)))
+      v = t(1) + x * scale
+    x, v, u = x * x, v * v * v, _np_uniform(u_key, dtype)
+    if not (u >= t(1) - t(_SQUEEZE) * (x * x)
+            and np.log(u) >= x * t(0.5) + d * (t(1) - v + np.log(v))):
+      break
+  u = _np_uniform(sub, dtype)
+  if log_space:
+    log_u = np.log1p(-u)
+    return np.log(d) + np.log(v) + (log_u * (t(1) / alpha) if boosted and log_u != 0 else t(0))
+  return d * v * ((t(1) - u) ** (t(1) / alpha) if boosted else t(1))
+
+
+def _random_gamma_reference(key: np.ndarray, a: np.ndarray, *, log_space: bool) -> np.ndarray:
+  keys = key.reshape(-1, 2)
+  count = math.prod(a.shape[key.ndim - 1:])
+  keys = np.concatenate([_np_split(k, count) for k in keys]) if a.size else keys
+  return np.array([_np_gamma_one(k, x, log_space) for k, x in zip(keys, a.reshape(-1))],
+                  a.dtype).reshape(a.shape)
+
+
+random_gamma_p = standard_primitive("random_gamma", _random_gamma_abstract_eval)
+ad.primitive_jvps[random_gamma_p] = _random_gamma_jvp
+batching.primitive_batchers[random_gamma_p] = _random_gamma_batcher
+def_reference(random_gamma_p, _random_gamma_reference)

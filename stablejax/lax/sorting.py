@@ -1,0 +1,164 @@
+"""Sorting: `sort` over several operands (the first `num_keys` are the keys) and `top_k`, with
+their rules and numpy references. Lowering rules live in `stablejax.lowering.rules.sorting`.
+
+Floats sort in JAX's total order: -0.0 equals 0.0 and every NaN sorts last. The tangents of
+both are the operands' tangents gathered by the permutation (an iota sorted with the keys)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablejax import core, lax
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.lax.slicing import GatherDimensionNumbers, gather
+from stablejax.lax.standard import check_dtype, def_reference, ordered_dtypes, standard_primitive
+from stablejax.lax.structural import check_axes
+from stablejax.util import canonicalize_axis
+
+__all__ = ["sort", "sort_key_val", "top_k"]
+
+INDEX_DTYPE = np.dtype(np.int32)
+
+
+def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
+  """Sort `operand` (an array, or a sequence of arrays sorted lexicographically by the first
+  `num_keys` and permuted alike) along `dimension`."""
+  if isinstance(operand, (list, tuple)):
+    if not operand:
+      raise TypeError("Sort requires at least one operand")
+    if not 1 <= num_keys <= len(operand):
+      raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operand)}")
+    dimension = canonicalize_axis(dimension, core.get_aval(operand[0]).ndim)
+    return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
+                             num_keys=int(num_keys)))
+  if num_keys != 1:
+    raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
+  dimension = canonicalize_axis(dimension, core.get_aval(operand).ndim)
+  return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable), num_keys=1)[0]
+
+
+def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True
+                 ) -> tuple[Any, Any]:
+  """Sort `keys` along `dimension` and apply the same permutation to `values`."""
+  dimension = canonicalize_axis(dimension, core.get_aval(keys).ndim)
+  k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=bool(is_stable), num_keys=1)
+  return k, v
+
+
+def _sort_abstract_eval(*avals: ShapedArray, dimension, is_stable, num_keys):
+  if any(a.shape != avals[0].shape for a in avals[1:]):
+    raise TypeError(f"Arguments to sort must have equal shapes, got: "
+                    f"{' '.join(str(a.shape) for a in avals)}")
+  if not 1 <= num_keys <= len(avals):
+    raise ValueError(f"sort: num_keys={num_keys} must be between 1 and {len(avals)}")
+  check_axes("sort", (dimension,), avals[0], "dimension")
+  return list(avals)
+
+
+def _take_along(x: Any, indices: Any, axis: int) -> Any:
+  """x[..., indices[..., j, ...], ...] along `axis`: a gather batched over the other axes."""
+  ndim = core.get_aval(x).ndim
+  batch = tuple(i for i in range(ndim) if i != axis)
+  dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                 start_index_map=(axis,), operand_batching_dims=batch,
+                                 start_indices_batching_dims=batch)
+  return gather(x, lax.expand_dims(indices, (ndim,)), dnums, (1,) * ndim,
+                mode="promise_in_bounds")
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+  """Sort an iota with the operands; gather the tangents by it (JAX's rule)."""
+  shape = core.get_aval(primals[0]).shape
+  iota = lax.broadcasted_iota(INDEX_DTYPE, shape, dimension)
+  *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                            num_keys=num_keys)
+  return outs, [ad.Zero.from_primal_value(o) if type(t) is ad.Zero
+                else _take_along(t, perm, dimension) for o, t in zip(outs, tangents)]
+
+
+def _sort_batcher(args, dims, *, dimension, is_stable, num_keys):
+  size = batching.axis_size_of(args, dims)
+  args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+  outs = sort_p.bind(*args, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+  return outs, [0] * len(outs)
+
+
+def _sort_reference(*operands: np.ndarray, dimension, is_stable, num_keys) -> list[np.ndarray]:
+  moved = [np.moveaxis(x, dimension, -1) for x in operands]
+  keys = []
+  for k in moved[:num_keys]:
+    keys += [k.real, k.imag] if k.dtype.kind == "c" else [k]
+  order = np.lexsort(keys[::-1], axis=-1)
+  return [np.moveaxis(np.take_along_axis(x, order, -1), -1, dimension) for x in moved]
+
+
+sort_p = standard_primitive("sort", _sort_abstract_eval, multiple_results=True)
+def_reference(sort_p, _sort_reference)
+ad.primitive_jvps[sort_p] = _sort_jvp
+batching.primitive_batchers[sort_p] = _sort_batcher
+
+
+# ----------------------------------------------------------------------------------------------
+# top_k
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+  """The `k` largest entries along `axis`, largest first (ties: lower index first), and their
+  int32 indices."""
+  k = int(k)
+  if k < 0:
+    raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  axis = canonicalize_axis(axis, core.get_aval(operand).ndim)
+  values, indices = top_k_p.bind(operand, k=k, axis=axis)
+  return values, indices
+
+
+def _top_k_abstract_eval(x: ShapedArray, *, k, axis):
+  check_dtype("top_k", ordered_dtypes, x)
+  if not x.ndim:
+    raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
+  check_axes("top_k", (axis,), x, "axis")
+  if x.shape[axis] < k:
+    raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} "
+                     f"with shape={x.shape} and axis={axis}")
+  shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
+  return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, INDEX_DTYPE)]
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+  (x,), (t,) = primals, tangents
+  values, indices = top_k_p.bind(x, k=k, axis=axis)
+  t_out = (ad.Zero.from_primal_value(values) if type(t) is ad.Zero
+           else _take_along(t, indices, axis))
+  return [values, indices], [t_out, ad.Zero.from_primal_value(indices)]
+
+
+def _top_k_batcher(args, dims, *, k, axis):
+  (x,), (d,) = args, dims
+  outs = top_k_p.bind(x, k=k, axis=axis + (d <= axis))
+  return outs, [d, d]
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+  """Integers ordered as XLA orders `x` for top_k: floats by their total order (-NaN < -inf <
+  ... < -0.0 < 0.0 < ... < inf < NaN), booleans and integers by value."""
+  if x.dtype.kind != "f":
+    return x.astype(np.int64)
+  bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+  return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+def _top_k_reference(x: np.ndarray, *, k, axis) -> list[np.ndarray]:
+  moved = np.moveaxis(x, axis, -1)
+  index = np.arange(moved.shape[-1]) + np.zeros(moved.shape, int)
+  # descending by value (~ reverses the integer order exactly), ascending by index on ties
+  order = np.lexsort((index, ~_total_order_key(moved)), axis=-1)[..., :k]
+  return [np.moveaxis(np.take_along_axis(moved, order, -1), -1, axis),
+          np.moveaxis(order, -1, axis).astype(INDEX_DTYPE)]
+
+
+top_k_p = standard_primitive("top_k", _top_k_abstract_eval, multiple_results=True)
+def_reference(top_k_p, _top_k_reference)
+ad.primitive_jvps[top_k_p] = _top_k_jvp
+batching.primitive_batchers[top_k_p] = _top_k_batcher

@@ -1,0 +1,384 @@
+"""The jax.numpy indexing functions: take, take_along_axis, put_along_axis, nonzero and its
+relatives (with a static `size` under jit, as in JAX), diagonals, index grids, select."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
+    ScatterDimensionNumbers
+from stablejax.numpy._indexing import getitem, scatter_update
+from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
+                                        ensure_arraylike, promote_args, shape)
+from stablejax.util import canonicalize_axis
+
+_INDEX = dtypes.int32
+
+
+def _take_mode(name: str, mode: str | None) -> GatherScatterMode:
+  if mode in (None, "fill"):
+    return GatherScatterMode.FILL_OR_DROP
+  if mode == "clip":
+    return GatherScatterMode.CLIP
+  if mode == "wrap":
+    return GatherScatterMode.PROMISE_IN_BOUNDS
+  if mode == "raise":
+    raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
+  raise ValueError(f"Invalid mode '{mode}' for np.{name}")
+
+
+def _normalized(indices: Any, size: int, mode: str | None) -> Any:
+  """Integer indices as int32, negative ones from the end (or taken modulo for 'wrap')."""
+  if dtypes.dtype_of(indices).kind not in "iu":
+    raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
+  indices = convert(indices, _INDEX)
+  if mode == "wrap":
+    return lax.rem(lax.add(lax.rem(indices, np.int32(size)), np.int32(size)), np.int32(size))
+  return lax.select_n(lax.lt(indices, np.int32(0)), indices, lax.add(indices, np.int32(size)))
+
+
+def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
+         mode: str | None = None, unique_indices: bool = False, indices_are_sorted: bool = False,
+         fill_value: Any = None) -> Any:
+  """Elements of `a` at `indices` along `axis` (of the flattened `a` if None)."""
+  a, indices = ensure_arraylike("take", a, indices)
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+  if axis is None:
+    a, axis = lax.reshape(a, (int(np.prod(shape(a))),)), 0
+  a_shape = shape(a)
+  axis = canonicalize_axis(axis, len(a_shape))
+  gather_mode = _take_mode("take", mode)
+  idx_shape = shape(indices)
+  out_shape = a_shape[:axis] + idx_shape + a_shape[axis + 1:]
+  if a_shape[axis] == 0:
+    if 0 not in idx_shape:
+      raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    return a
+  if 0 in out_shape:
+    return lax.full(out_shape, 0, core.get_aval(a).dtype)
+  # take wraps negative indices, but for mode="clip" (they clip to 0), as JAX
+  indices = convert(indices, _INDEX) if mode == "clip" else _normalized(indices, a_shape[axis],
+                                                                        mode)
+  indices = lax.expand_dims(indices, (len(idx_shape),))
+  n = len(idx_shape)
+  offset = tuple(range(axis)) + tuple(range(axis + n, len(a_shape) + n - 1))
+  dnums = GatherDimensionNumbers(offset, (axis,), (axis,))
+  sizes = tuple(1 if d == axis else s for d, s in enumerate(a_shape))
+  return lax.gather(a, indices, dnums, sizes, mode=gather_mode, fill_value=fill_value,
+                    unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+
+
+def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str | None
+                ) -> tuple[Any, Any, int, tuple[int, ...]]:
+  """`arr` and `indices` broadcast together on the axes other than `axis`, the indices
+  normalized and given a last index-vector axis; and those other axes."""
+  if axis is None:
+    arr, indices, axis = lax.reshape(arr, (int(np.prod(shape(arr))),)), \
+        lax.reshape(indices, (int(np.prod(shape(indices))),)), 0
+  a_shape, i_shape = shape(arr), shape(indices)
+  if len(a_shape) != len(i_shape):
+    raise ValueError(f"indices and arr must have the same number of dimensions; "
+                     f"{len(i_shape)} vs. {len(a_shape)}")
+  axis = canonicalize_axis(axis, len(a_shape))
+  others = tuple(d for d in range(len(a_shape)) if d != axis)
+  common = broadcast_shapes(name, [a_shape[d] for d in others], [i_shape[d] for d in others])
+  a_target, i_target = list(common), list(common)
+  a_target.insert(axis, a_shape[axis])
+  i_target.insert(axis, i_shape[axis])
+  arr, indices = broadcast_to(arr, a_target), broadcast_to(indices, i_target)
+  indices = lax.expand_dims(_normalized(indices, a_shape[axis], mode), (len(i_shape),))
+  return arr, indices, axis, others
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: str | None = None,
+                    fill_value: Any = None) -> Any:
+  """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather)."""
+  arr, indices = ensure_arraylike("take_along_axis", arr, indices)
+  arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode)
+  dnums = GatherDimensionNumbers((), (axis,), (axis,), others, others)
+  return lax.gather(arr, indices, dnums, (1,) * len(shape(arr)),
+                    mode=_take_mode("take_along_axis", mode), fill_value=fill_value)
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplace: bool = True,
+                   *, mode: str | None = None) -> Any:
+  """`arr` with `values` written at `indices` along `axis` (JAX requires inplace=False)."""
+  if inplace:
+    raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                     "arrays are immutable. Pass inplace=False to instead return an updated "
+                     "array.")
+  arr, indices, values = ensure_arraylike("put_along_axis", arr, indices, values)
+  target, idx, axis, others = _along_axis("put_along_axis", arr, indices, axis, mode)
+  if shape(target) != shape(arr):
+    raise ValueError(f"put_along_axis: indices of shape {shape(indices)} must broadcast to arr "
+                     f"of shape {shape(arr)} on the axes other than {axis}")
+  values = broadcast_to(convert(values, core.get_aval(arr).dtype), shape(idx)[:-1])
+  dnums = ScatterDimensionNumbers((), (axis,), (axis,), others, others)
+  return lax.scatter(target, idx, values, dnums, mode=mode)
+
+
+# ----------------------------------------------------------------------------------------------
+# nonzero and its relatives
+
+def _static_size(name: str, a: Any, size: int | None) -> int:
+  if size is not None:
+    return int(core.concrete_or_error(size, f"The size argument of jnp.{name}"))
+  if isinstance(a, core.Tracer):
+    raise core.ConcretizationTypeError(
+        f"The size argument of jnp.{name} must be statically specified to use jnp.{name} "
+        "within JAX transformations.")
+  return int(np.count_nonzero(np.asarray(a)))
+
+
+def _first_true_positions(mask: Any, size: int) -> tuple[Any, Any]:
+  """(flat positions of the first `size` true elements of the 1-d `mask`, padded with 0;
+  whether each slot is filled)."""
+  n = shape(mask)[0]
+  ones = lax.convert_element_type(mask, _INDEX)
+  slot = lax.sub(lax.cumsum(ones, 0), np.int32(1))
+  slot = lax.select_n(mask, lax.full((n,), size, _INDEX), slot)
+  positions = lax.scatter(lax.full((size,), 0, _INDEX), lax.expand_dims(slot, (1,)),
+                          lax.iota(_INDEX, n), ScatterDimensionNumbers((), (0,), (0,)),
+                          mode=GatherScatterMode.FILL_OR_DROP)
+  filled = lax.lt(lax.iota(_INDEX, size), lax.reduce_sum(ones, (0,)))
+  return positions, filled
+
+
+def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
+  """The indices of the nonzero elements of `a`, one array per axis (of length `size`, padded
+  with `fill_value`, when given)."""
+  (a,) = ensure_arraylike("nonzero", a)
+  a_shape = shape(a)
+  if not a_shape:
+    raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar) "
+                     "instead.")
+  n = _static_size("nonzero", a, size)
+  mask = lax.ne(lax.reshape(a, (int(np.prod(a_shape)),)),
+                lax.full((), 0, core.get_aval(a).dtype))
+  flat, filled = _first_true_positions(mask, n)
+  fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * len(a_shape)
+  if len(fills) != len(a_shape):
+    raise ValueError(f"fill_value must be a scalar or a tuple of length {len(a_shape)}; got "
+                     f"{fill_value}")
+  out = []
+  for coord, fill in zip(_unravel(flat, a_shape), fills):
+    out.append(coord if fill is None else lax.select_n(
+        filled, lax.full((n,), fill, _INDEX), coord))
+  return tuple(out)
+
+
+def _unravel(flat: Any, dims: Sequence[int]) -> list:
+  """Row-major coordinates of in-bounds flat indices."""
+  coords = []
+  for d in reversed(dims):
+    coords.append(lax.rem(flat, np.asarray(d, core.get_aval(flat).dtype)) if d else flat)
+    flat = lax.div(flat, np.asarray(max(d, 1), core.get_aval(flat).dtype))
+  return coords[::-1]
+
+
+def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+  """Indices of the nonzero elements of the flattened `a`."""
+  (a,) = ensure_arraylike("flatnonzero", a)
+  return nonzero(lax.reshape(a, (int(np.prod(shape(a))),)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+  """The indices of the nonzero elements of `a`, as rows of an (N, a.ndim) array."""
+  (a,) = ensure_arraylike("argwhere", a)
+  if not shape(a):
+    return lax.full((_static_size("argwhere", a, size), 0), 0, _INDEX)
+  coords = nonzero(a, size=size, fill_value=fill_value)
+  return lax.concatenate([lax.expand_dims(c, (1,)) for c in coords], 1)
+
+
+def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,
+             fill_value: Any = 0, out: None = None) -> Any:
+  """The slices of `a` along `axis` where `condition` is true."""
+  condition, a = ensure_arraylike("compress", condition, a)
+  if len(shape(condition)) != 1:
+    raise ValueError("condition must be a 1D array")
+  if axis is None:
+    a, axis = lax.reshape(a, (int(np.prod(shape(a))),)), 0
+  axis = canonicalize_axis(axis, len(shape(a)))
+  condition = lax.ne(convert(condition, dtypes.bool_), False) if dtypes.dtype_of(
+      condition) != dtypes.bool_ else condition
+  n = shape(condition)[0]
+  if n > shape(a)[axis]:
+    raise ValueError(f"compress: condition of length {n} is longer than axis {axis} of a, of "
+                     f"length {shape(a)[axis]}")
+  (idx,) = nonzero(condition, size=size, fill_value=shape(a)[axis])
+  return take(a, idx, axis, mode="fill", fill_value=fill_value)
+
+
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
+  """The elements of the flattened `arr` where the flattened `condition` is true."""
+  condition, arr = ensure_arraylike("extract", condition, arr)
+  flat_c = lax.reshape(condition, (int(np.prod(shape(condition))),))
+  return compress(lax.ne(flat_c, lax.full((), 0, dtypes.dtype_of(flat_c))),
+                  lax.reshape(arr, (int(np.prod(shape(arr))),)), size=size,
+                  fill_value=fill_value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Diagonals and index grids
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+  """The `offset` diagonal of `a` over `axis1` and `axis2`, as its last axis."""
+  (a,) = ensure_arraylike("diagonal", a)
+  a_shape = shape(a)
+  if len(a_shape) < 2:
+    raise ValueError("diagonal requires an array of at least two dimensions.")
+  axis1, axis2 = canonicalize_axis(axis1, len(a_shape)), canonicalize_axis(axis2, len(a_shape))
+  if axis1 == axis2:
+    raise ValueError("axis1 and axis2 can not be the same.")
+  perm = [d for d in range(len(a_shape)) if d not in (axis1, axis2)] + [axis1, axis2]
+  a = lax.transpose(a, perm)
+  n, m = a_shape[axis1], a_shape[axis2]
+  length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+  i = np.arange(length, dtype=np.int32)
+  return getitem(a, (Ellipsis, i - min(offset, 0), i + max(offset, 0)))
+
+
+def diag(v: Any, k: int = 0) -> Any:
+  """The k-th diagonal of a matrix, or a matrix with `v` on its k-th diagonal."""
+  (v,) = ensure_arraylike("diag", v)
+  v_shape = shape(v)
+  if len(v_shape) == 2:
+    return diagonal(v, k)
+  if len(v_shape) != 1:
+    raise ValueError("diag input must be 1d or 2d")
+  n = v_shape[0] + abs(k)
+  i = np.arange(v_shape[0], dtype=np.int32)
+  zeros = lax.full((n, n), 0, core.get_aval(v).dtype)
+  return scatter_update(zeros, (i - min(k, 0), i + max(k, 0)), v, lax.scatter,
+                        unique_indices=True)
+
+
+def _int_arrays(*arrays: np.ndarray) -> tuple[Any, ...]:
+  return tuple(lax.convert_element_type(np.asarray(x), dtypes.default_int()) for x in arrays)
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
+  """The indices of the main diagonal of an n x ... x n array."""
+  n, ndim = int(core.concrete_or_error(n, "diag_indices n")), int(ndim)
+  if n < 0 or ndim < 0:
+    raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}" if n < 0 else
+                     f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+  return _int_arrays(*[np.arange(n)] * ndim)
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+  """The row and column indices of the lower triangle of an (n, m) array."""
+  return _int_arrays(*np.tril_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+  """The row and column indices of the upper triangle of an (n, m) array."""
+  return _int_arrays(*np.triu_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+  """An array of index grids (a tuple of broadcastable grids if `sparse`)."""
+  dims = tuple(int(d) for d in dimensions)
+  dtype = dtypes.default_int() if dtype is None else dtypes.canonicalize(dtype)
+  grids = []
+  for axis, size in enumerate(dims):
+    grid_shape = tuple(size if a == axis else (1 if sparse else d) for a, d in enumerate(dims))
+    grids.append(lax.broadcasted_iota(dtype, grid_shape, axis))
+  if sparse:
+    return tuple(grids)
+  if not grids:
+    return lax.full((0,), 0, dtype)
+  return lax.concatenate([lax.expand_dims(g, (0,)) for g in grids], 0)
+
+
+def ix_(*args: Any) -> tuple[Any, ...]:
+  """An open mesh from 1-d integer index arrays."""
+  out = []
+  for i, a in enumerate(ensure_arraylike("ix_", *args)):
+    if len(shape(a)) != 1:
+      raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
+                       f"{shape(a)}")
+    if dtypes.dtype_of(a) == dtypes.bool_:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+    new_shape = [1] * len(args)
+    new_shape[i] = shape(a)[0]
+    out.append(lax.reshape(a, new_shape))
+  return tuple(out)
+
+
+def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:  # noqa: A002
+  """Coordinates in an array of `shape` of flat indices (clipped into range, as JAX)."""
+  (indices,) = ensure_arraylike("unravel_index", indices)
+  dims = tuple(int(core.concrete_or_error(d, "The shape argument of unravel_index"))
+               for d in shape)
+  total = int(np.prod(dims))
+  dtype = dtypes.dtype_of(indices)
+  if dtype.kind not in "iu":
+    raise TypeError(f"Only integer indices are supported by unravel_index, got {dtype}")
+  wrapped = lax.select_n(lax.lt(indices, lax.full((), 0, dtype)), indices,
+                         lax.add(indices, lax.full((), total, dtype)))
+  clipped = lax.clamp(lax.full((), 0, dtype), wrapped, lax.full((), max(total - 1, 0), dtype))
+  return tuple(_unravel(clipped, dims))
+
+
+def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "raise",
+                      order: str = "C") -> Any:
+  """Flat indices of coordinates in an array of shape `dims`."""
+  dims = tuple(int(d) for d in dims)
+  multi_index = ensure_arraylike("ravel_multi_index", *multi_index)
+  if len(multi_index) != len(dims):
+    raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+  if order not in ("C", "F"):
+    raise ValueError("only 'C' or 'F' order is permitted")
+  if mode == "raise":
+    for i, d in zip(multi_index, dims):
+      v = np.asarray(core.concrete_or_error(i, "The error occurred because ravel_multi_index "
+                                            "was jit-compiled with mode='raise'. Use mode='wrap' "
+                                            "or mode='clip' instead."))
+      if np.any((v < 0) | (v >= d)):
+        raise ValueError("invalid entry in coordinates array")
+  elif mode not in ("wrap", "clip"):
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+  idx = [convert(i, dtypes.default_int()) for i in promote_args("ravel_multi_index",
+                                                               *multi_index)]
+  idx = [_bounded(i, d, mode) for i, d in zip(idx, dims)]
+  if order == "F":
+    idx, dims = idx[::-1], dims[::-1]
+  out, stride = None, 1
+  for i, d in zip(reversed(idx), reversed(dims)):
+    term = lax.mul(i, lax.full((), stride, dtypes.dtype_of(i)))
+    out = term if out is None else lax.add(out, term)
+    stride *= d
+  return out
+
+
+def _bounded(i: Any, size: int, mode: str) -> Any:
+  dtype = dtypes.dtype_of(i)
+  if mode == "clip":
+    return lax.clamp(lax.full((), 0, dtype), i, lax.full((), size - 1, dtype))
+  if mode == "wrap":
+    s = lax.full((), size, dtype)
+    return lax.rem(lax.add(lax.rem(i, s), s), s)
+  return i
+
+
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+  """The choice of the first true condition, elementwise (`default` where none is)."""
+  if len(condlist) != len(choicelist):
+    raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                     f"{len(choicelist)})")
+  if not condlist:
+    raise ValueError("condlist must be non-empty")
+  choices = promote_args("select", default, *choicelist)
+  conds = ensure_arraylike("select", *condlist)
+  if any(dtypes.dtype_of(c) != dtypes.bool_ for c in conds):
+    raise TypeError("select condlist must contain boolean arrays")
+  out_shape = broadcast_shapes("select", *(shape(x) for x in conds + list(choices)))
+  out = broadcast_to(choices[0], out_shape)
+  for cond, choice in reversed(list(zip(conds, choices[1:]))):
+    out = lax.select_n(broadcast_to(cond, out_shape), out, broadcast_to(choice, out_shape))
+  return out

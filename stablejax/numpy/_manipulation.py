@@ -1,0 +1,786 @@
+"""Array manipulation: flips and rolls, repeat and tile, splits, stacks, atleast_nd, broadcasting,
+append/insert/delete, resize, differences and axis permutations."""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.numpy import _reductions, _ufuncs
+from stablejax.numpy._creation import array, linspace, zeros
+from stablejax.numpy._creation import array as array_
+from stablejax.numpy._promotion import (
+    broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, convert, dtype,
+    ensure_arraylike, scalar_like, shape)
+from stablejax.numpy._shape import (
+    canonicalize_axes, concatenate, moveaxis, ravel, reshape, transpose,
+    transpose_if_needed)
+from stablejax.util import canonicalize_axis, prod
+
+Axis = int | Sequence[int] | None
+
+
+def _index_tuple(x: Any) -> tuple[int, ...]:
+  """An int or a sequence of ints as a tuple of ints (TypeError for traced values)."""
+  return (operator.index(x),) if np.ndim(x) == 0 else tuple(operator.index(i) for i in x)
+
+
+def _as_array(name: str, x: Any) -> Any:
+  """`x`, checked, as an array (so that no-op results are arrays too, as in JAX)."""
+  (x,) = ensure_arraylike(name, x)
+  return array(x)
+
+
+def _axis_slice(x: Any, start: int, stop: int, axis: int) -> Any:
+  return lax.slice_in_dim(x, start, stop, axis=axis)
+
+
+# ----------------------------------------------------------------------------------------------
+# Flips, rotations, rolls
+
+
+def flip(m: Any, axis: Axis = None) -> Any:
+  """`m` with the order of elements reversed along `axis` (all axes when None)."""
+  m = _as_array("flip", m)
+  ndim = len(shape(m))
+  axes = tuple(range(ndim)) if axis is None else canonicalize_axes("flip", axis, ndim)
+  return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m: Any) -> Any:
+  """`m` reversed along axis 1."""
+  (m,) = ensure_arraylike("fliplr", m)
+  if len(shape(m)) < 2:
+    raise ValueError(f"fliplr requires an array of at least 2 dimensions, got shape {shape(m)}")
+  return flip(m, 1)
+
+
+def flipud(m: Any) -> Any:
+  """`m` reversed along axis 0."""
+  (m,) = ensure_arraylike("flipud", m)
+  if len(shape(m)) < 1:
+    raise ValueError("flipud requires an array of at least 1 dimension, got a scalar")
+  return flip(m, 0)
+
+
+def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
+  """`m` rotated by 90 degrees `k` times in the plane of `axes`."""
+  m = _as_array("rot90", m)
+  ndim = len(shape(m))
+  if ndim < 2:
+    raise ValueError(f"rot90 requires its first argument to have ndim at least two, but got "
+                     f"first argument of shape {shape(m)}, which has ndim {ndim}")
+  ax1, ax2 = (canonicalize_axis(a, ndim) for a in axes)
+  if ax1 == ax2:
+    raise ValueError("Axes must be different")
+  k = operator.index(k) % 4
+  if k == 0:
+    return m
+  if k == 2:
+    return flip(flip(m, ax1), ax2)
+  perm = list(range(ndim))
+  perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+  return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+def roll(a: Any, shift: Any, axis: Axis = None) -> Any:
+  """`a` with its elements shifted cyclically by `shift` along `axis` (flattened when None)."""
+  a = _as_array("roll", a)
+  if axis is None:
+    return reshape(roll(ravel(a), shift, 0), shape(a))
+  axes = tuple(canonicalize_axis(ax, len(shape(a))) for ax in _index_tuple(axis))
+  try:
+    shifts = _index_tuple(shift)
+  except TypeError:
+    return _roll_dynamic(a, shift, axes)
+  try:
+    pairs = zip(*np.broadcast_arrays(axes, shifts))
+  except ValueError:
+    raise ValueError(f"roll: shift {shift} and axis {axis} must have matching lengths") from None
+  for ax, s in pairs:
+    size = shape(a)[ax]
+    if size:
+      i = int(-s) % size
+      a = concatenate([_axis_slice(a, i, size, ax), _axis_slice(a, 0, i, ax)], ax)
+  return a
+
+
+def _roll_dynamic(a: Any, shift: Any, axes: tuple[int, ...]) -> Any:
+  """roll by traced shifts: a dynamic window of `a` concatenated with itself."""
+  (shift,) = ensure_arraylike("roll", shift)
+  if not dtypes.is_integer(dtype(shift)):
+    raise TypeError(f"roll: shift must be an integer, got dtype {dtype(shift)}")
+  try:
+    (n,) = _broadcast_shapes("roll", shape(shift), (len(axes),))
+  except ValueError:
+    raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays") from None
+  shift = _broadcast_to(convert(shift, np.dtype(np.int32)), (n,))
+  for j, ax in enumerate(np.broadcast_to(axes, (n,))):
+    size = np.int32(shape(a)[ax])
+    s = lax.reshape(lax.slice_in_dim(shift, j, j + 1), ())
+    s = lax.rem(lax.add(lax.rem(s, max(size, 1)), size), max(size, 1))
+    starts = [np.int32(0)] * len(shape(a))
+    starts[ax] = lax.sub(size, s)
+    a = lax.dynamic_slice(lax.concatenate([a, a], int(ax)), starts, shape(a))
+  return a
+
+
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+  """`a` with `axis` moved to lie before position `start`."""
+  (a,) = ensure_arraylike("rollaxis", a)
+  ndim = len(shape(a))
+  axis = canonicalize_axis(axis, ndim)
+  if not -ndim <= start <= ndim:
+    raise ValueError(f"start={start} must satisfy {-ndim}<=start<={ndim}")
+  start = start + ndim if start < 0 else start
+  return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+# ----------------------------------------------------------------------------------------------
+# Repeat, tile, resize
+
+
+def _gather_static(a: Any, indices: np.ndarray, axis: int) -> Any:
+  """`a` indexed along `axis` by concrete in-range `indices`: slices of runs of consecutive
+  indices and broadcasts of repeated ones, joined by one concatenate."""
+  runs: list[list[int]] = []  # [start, stop, count]: a[start:stop] taken count times
+  for i in map(int, indices):
+    last = runs[-1] if runs else None
+    if last and last[1] - last[0] == 1 and last[0] == i:
+      last[2] += 1
+    elif last and last[2] == 1 and last[1] == i:
+      last[1] += 1
+    else:
+      runs.append([i, i + 1, 1])
+  a_shape = shape(a)
+  pieces = []
+  for start, stop, count in runs:
+    piece = _axis_slice(a, start, stop, axis)
+    if count > 1:
+      out_shape = a_shape[:axis] + (count,) + a_shape[axis + 1:]
+      piece = lax.broadcast_in_dim(piece, out_shape, tuple(range(len(a_shape))))
+    pieces.append(piece)
+  if not pieces:
+    return _axis_slice(a, 0, 0, axis)
+  return pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, axis)
+
+
+def repeat(a: Any, repeats: Any, axis: int | None = None, *,
+           total_repeat_length: int | None = None, out_sharding: Any = None) -> Any:
+  """Each element of `a` repeated `repeats` times along `axis` (flattened when None)."""
+  del out_sharding
+  a, repeats = ensure_arraylike("repeat", a, repeats)
+  if axis is None:
+    a, axis = ravel(a), 0
+  a_shape = shape(a)
+  axis = canonicalize_axis(operator.index(axis), max(len(a_shape), 1))
+  repeats = np.asarray(core.concrete_or_error(
+      repeats, "the `repeats` of jnp.repeat (the total number of repeats must be static)"))
+  if not a_shape:
+    if repeats.size != 1:
+      raise ValueError("`repeat` with a scalar parameter `a` is only implemented for scalar "
+                       "values of the parameter `repeats`.")
+    n = int(repeats.reshape(())) if total_repeat_length is None else total_repeat_length
+    return lax.broadcast_in_dim(a, (n,), ())
+  if np.ndim(repeats) == 0 and total_repeat_length is None:
+    r = operator.index(repeats[()])
+    wide = a_shape[:axis + 1] + (r,) + a_shape[axis + 1:]
+    out = lax.broadcast_in_dim(a, wide, tuple(i for i in range(len(wide)) if i != axis + 1))
+    return lax.reshape(out, a_shape[:axis] + (a_shape[axis] * r,) + a_shape[axis + 1:])
+  try:
+    repeats = np.broadcast_to(np.ravel(repeats), (a_shape[axis],))
+  except ValueError:
+    raise ValueError(f"repeat: repeats of shape {np.shape(repeats)} do not match axis {axis} "
+                     f"of size {a_shape[axis]}") from None
+  if (repeats < 0).any():
+    raise ValueError(f"repeat: repeats may not contain negative values, got {repeats}")
+  indices = np.repeat(np.arange(a_shape[axis]), repeats)
+  if total_repeat_length is not None:
+    indices = indices[:total_repeat_length]
+    fill = np.full(total_repeat_length - len(indices), a_shape[axis] - 1)
+    indices = np.concatenate([indices, fill])
+  return _gather_static(a, indices, axis)
+
+
+def tile(A: Any, reps: int | Sequence[int]) -> Any:  # noqa: N803  (numpy's name)
+  """`A` repeated `reps` times along each axis (leading axes added as needed)."""
+  A = _as_array("tile", A)  # noqa: N806
+  reps = _index_tuple(reps)
+  a_shape = shape(A)
+  ndim = max(len(reps), len(a_shape))
+  reps = (1,) * (ndim - len(reps)) + reps
+  a_shape = (1,) * (ndim - len(a_shape)) + a_shape
+  if all(r == 1 for r in reps):
+    return reshape(A, a_shape) if shape(A) != a_shape else A
+  wide = tuple(d for pair in zip(reps, a_shape) for d in pair)
+  out = lax.broadcast_in_dim(reshape(A, a_shape), wide, tuple(range(1, 2 * ndim, 2)))
+  return lax.reshape(out, tuple(r * d for r, d in zip(reps, a_shape)))
+
+
+def resize(a: Any, new_shape: int | Sequence[int]) -> Any:
+  """`a` flattened, repeated cyclically to the size of `new_shape`, and reshaped to it."""
+  (a,) = ensure_arraylike("resize", a)
+  new_shape = _index_tuple(new_shape)
+  if any(d < 0 for d in new_shape):
+    raise ValueError("All elements of `new_shape` must be non-negative")
+  flat = ravel(a)
+  size, new_size = prod(shape(a)), prod(new_shape)
+  if size == 0 or new_size == 0:
+    return zeros(new_shape, dtype(a))
+  flat = tile(flat, -(-new_size // size))
+  return reshape(_axis_slice(flat, 0, new_size, 0), new_shape)
+
+
+# ----------------------------------------------------------------------------------------------
+# Splitting
+
+
+def _split(name: str, ary: Any, indices_or_sections: Any, axis: int) -> list:
+  (ary,) = ensure_arraylike(name, ary)
+  axis = canonicalize_axis(operator.index(axis), len(shape(ary)))
+  size = shape(ary)[axis]
+  if np.ndim(indices_or_sections) > 0:
+    bounds = [0, *(operator.index(core.concrete_or_error(i, f"{name} indices"))
+                   for i in indices_or_sections), size]
+    pairs = list(zip(bounds[:-1], bounds[1:]))
+    if any(hi < lo for lo, hi in pairs):
+      raise ValueError(f"Sizes passed to split must be nonnegative, got split indices "
+                       f"{bounds[1:-1]} for an axis of size {size}")
+  else:
+    sections = operator.index(core.concrete_or_error(indices_or_sections, f"{name} sections"))
+    if sections <= 0:
+      raise ValueError(f"{name}: number of sections must be larger than 0, got {sections}")
+    part, rest = divmod(size, sections)
+    if rest and name != "array_split":
+      raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+    sizes = [part + 1] * rest + [part] * (sections - rest)
+    ends = np.cumsum([0] + sizes)
+    pairs = list(zip(ends[:-1], ends[1:]))
+  return [_axis_slice(ary, int(lo), int(hi), axis) for lo, hi in pairs]
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+  """`ary` split along `axis` into equal sections, or at the given indices."""
+  return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+  """Like `split`, allowing sections of unequal size."""
+  return _split("array_split", ary, indices_or_sections, axis)
+
+
+def vsplit(ary: Any, indices_or_sections: Any) -> list:
+  """`split` along axis 0."""
+  return _split("vsplit", ary, indices_or_sections, 0)
+
+
+def hsplit(ary: Any, indices_or_sections: Any) -> list:
+  """`split` along axis 1 (axis 0 for 1-D arrays)."""
+  (ary,) = ensure_arraylike("hsplit", ary)
+  return _split("hsplit", ary, indices_or_sections, 1 if len(shape(ary)) > 1 else 0)
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> list:
+  """`split` along axis 2 of an array of rank at least 3."""
+  (ary,) = ensure_arraylike("dsplit", ary)
+  if len(shape(ary)) < 3:
+    raise ValueError(f"dsplit only works on arrays of 3 or more dimensions, got shape "
+                     f"{shape(ary)}")
+  return _split("dsplit", ary, indices_or_sections, 2)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple:
+  """The slices of `x` along `axis`, as a tuple."""
+  (x,) = ensure_arraylike("unstack", x)
+  if not shape(x):
+    raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
+  axis = canonicalize_axis(axis, len(shape(x)))
+  return tuple(lax.squeeze(_axis_slice(x, i, i + 1, axis), (axis,))
+               for i in range(shape(x)[axis]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Stacking and rank promotion
+
+
+def _atleast(x: Any, n: int, where: str) -> Any:
+  """`x` (an array, after `array`) with size-1 axes added to rank `n`: leading ones, or as numpy
+  places them for atleast_3d ('3d')."""
+  x = array(x, copy=False)
+  x_shape = shape(x)
+  if len(x_shape) >= n:
+    return x
+  if where == "3d" and len(x_shape) == 1:
+    return reshape(x, (1, x_shape[0], 1))
+  if where == "3d" and len(x_shape) == 2:
+    return reshape(x, x_shape + (1,))
+  return reshape(x, (1,) * (n - len(x_shape)) + x_shape)
+
+
+def _atleast_nd(name: str, n: int, arys: tuple) -> Any:
+  ensure_arraylike(name, *arys)
+  out = [_atleast(x, n, "3d" if n == 3 else "lead") for x in arys]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys: Any) -> Any:
+  """Each input as an array of rank at least 1 (one array for one input, else a list)."""
+  return _atleast_nd("atleast_1d", 1, arys)
+
+
+def atleast_2d(*arys: Any) -> Any:
+  """Each input as an array of rank at least 2 (leading axes added)."""
+  return _atleast_nd("atleast_2d", 2, arys)
+
+
+def atleast_3d(*arys: Any) -> Any:
+  """Each input as an array of rank at least 3 ((N,) -> (1, N, 1), (M, N) -> (M, N, 1))."""
+  return _atleast_nd("atleast_3d", 3, arys)
+
+
+def _arrays(name: str, tup: Any) -> list:
+  """The arrays of a sequence, or the slices of an array along axis 0."""
+  if not isinstance(tup, (list, tuple)):
+    (tup,) = ensure_arraylike(name, tup)
+    return list(unstack(tup))
+  if not tup:
+    raise ValueError(f"{name} needs a non-empty sequence of arrays")
+  return ensure_arraylike(name, *tup)
+
+
+def _with_dtype(x: Any, dt: Any) -> Any:
+  return x if dt is None else convert(x, dtypes.canonicalize(np.dtype(dt)))
+
+
+def _joined(arrays: list, axis: int, dt: Any) -> Any:
+  return _with_dtype(concatenate(arrays, axis), dt)
+
+
+def vstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
+  """Arrays (made at least 2-D) joined along axis 0."""
+  return _joined([_atleast(x, 2, "lead") for x in _arrays("vstack", tup)], 0,
+                      dtype)
+
+
+def hstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
+  """Arrays (made at least 1-D) joined along axis 1 (axis 0 for 1-D arrays)."""
+  arrays = [_atleast(x, 1, "lead") for x in _arrays("hstack", tup)]
+  return _joined(arrays, 0 if len(shape(arrays[0])) == 1 else 1, dtype)
+
+
+def dstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
+  """Arrays (made at least 3-D) joined along axis 2."""
+  return _joined([_atleast(x, 3, "3d") for x in _arrays("dstack", tup)], 2,
+                      dtype)
+
+
+def column_stack(tup: Any) -> Any:
+  """1-D arrays as columns (2-D arrays as they are) joined along axis 1."""
+  arrays = [x if len(shape(x)) >= 2 else reshape(x, (-1, 1)) if shape(x) else reshape(x, (1, 1))
+            for x in _arrays("column_stack", tup)]
+  return concatenate(arrays, 1)
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
+  """`concatenate` (the array API name)."""
+  return concatenate(arrays, axis)
+
+
+def block(arrays: Any) -> Any:
+  """An array assembled from nested lists of blocks (the innermost lists join along the last
+  axis)."""
+  return _block(arrays)[0]
+
+
+def _block(xs: Any) -> tuple[Any, int]:
+  if isinstance(xs, tuple):
+    raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+  if not isinstance(xs, list):
+    (x,) = ensure_arraylike("block", xs)
+    return array(x, copy=False), 1
+  if not xs:
+    raise ValueError("jax.numpy.block does not allow empty list arguments")
+  blocks, depths = zip(*(_block(x) for x in xs))
+  if len(set(depths)) != 1:
+    raise ValueError("Mismatched list depths in jax.numpy.block")
+  rank = max(depths[0], *(len(shape(b)) for b in blocks))
+  return concatenate([_atleast(b, rank, "lead") for b in blocks], -depths[0]), depths[0] + 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Broadcasting
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
+  """The shape that arrays of `shapes` broadcast to."""
+  if not shapes:
+    return ()
+  shapes = [_index_tuple(s) for s in shapes]
+  try:
+    return _broadcast_shapes("broadcast_shapes", *shapes)
+  except ValueError:
+    raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+
+
+def broadcast_to(array: Any, shape: int | Sequence[int]) -> Any:  # noqa: A002  (numpy's names)
+  """`array` broadcast to `shape`."""
+  (array,) = ensure_arraylike("broadcast_to", array)
+  target = _index_tuple(shape)
+  a_shape = core.get_aval(array).shape
+  if len(a_shape) > len(target) or _broadcast_or_none(a_shape, target) != target:
+    raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape "
+                     f"{target}")
+  return _broadcast_to(array, target)
+
+
+def _broadcast_or_none(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+  try:
+    return _broadcast_shapes("broadcast_to", a, b)
+  except ValueError:
+    return None
+
+
+def broadcast_arrays(*args: Any) -> list:
+  """The arguments broadcast to their common shape."""
+  args = ensure_arraylike("broadcast_arrays", *args)
+  target = _broadcast_shapes("broadcast_arrays", *(shape(x) for x in args))
+  return [_broadcast_to(array(x, copy=False), target) for x in args]
+
+
+# ----------------------------------------------------------------------------------------------
+# append, insert, delete
+
+
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+  """`values` joined to the end of `arr` along `axis` (both flattened when None)."""
+  arr, values = ensure_arraylike("append", arr, values)
+  if axis is None:
+    return concatenate([ravel(arr), ravel(values)], 0)
+  return concatenate([arr, values], axis)
+
+
+def _static_indices(name: str, obj: Any, size: int) -> np.ndarray:
+  """Concrete indices (a slice, an int, an int sequence or a boolean mask) into an axis of
+  `size`, as non-negative ints; IndexError when out of range."""
+  if isinstance(obj, slice):
+    return np.arange(size)[obj]
+  obj = np.asarray(core.concrete_or_error(obj, f"{name}: the indices must be static"))
+  if obj.dtype == np.bool_:
+    if obj.shape != (size,):
+      raise ValueError(f"{name}: boolean mask of shape {obj.shape} does not match an axis of "
+                       f"size {size}")
+    return np.flatnonzero(obj)
+  if obj.size and not np.issubdtype(obj.dtype, np.integer):
+    raise IndexError(f"{name}: indices must be integers, got dtype {obj.dtype}")
+  obj = obj.astype(np.int64)
+  bad = (obj < -size) | (obj >= size)
+  if bad.any():
+    raise IndexError(f"index {obj[bad].flat[0]} is out of bounds for axis with size {size}")
+  return np.where(obj < 0, obj + size, obj)
+
+
+def delete(arr: Any, obj: Any, axis: int | None = None, *,
+           assume_unique_indices: bool = False) -> Any:
+  """`arr` without the entries at static indices `obj` along `axis` (flattened when None)."""
+  del assume_unique_indices
+  (arr,) = ensure_arraylike("delete", arr)
+  if axis is None:
+    arr, axis = ravel(arr), 0
+  axis = canonicalize_axis(axis, len(shape(arr)))
+  size = shape(arr)[axis]
+  keep = np.setdiff1d(np.arange(size), _static_indices("delete", obj, size))
+  return _gather_static(arr, keep, axis)
+
+
+def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
+  """`arr` with `values` inserted before static indices `obj` along `axis` (flattened when
+  None); indices are clipped to the axis."""
+  arr, _, values = ensure_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+  if axis is None:
+    arr, axis = ravel(arr), 0
+  ndim = len(shape(arr))
+  axis = canonicalize_axis(axis, ndim)
+  size = shape(arr)[axis]
+  if isinstance(obj, slice):
+    indices = np.arange(size)[obj]
+  else:
+    indices = np.asarray(core.concrete_or_error(obj, "insert: the indices must be static"))
+  if indices.ndim > 1:
+    raise ValueError(f"jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; "
+                     f"got {obj}")
+  if indices.size and not np.issubdtype(indices.dtype, np.integer):
+    raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+  values = _atleast(convert(values, dtype(arr), core.get_aval(arr).weak_type), ndim, "lead")
+  if indices.size == 1:
+    values = moveaxis(values, 0, axis) if indices.ndim == 0 else values
+    indices = np.full(shape(values)[axis], indices.ravel()[0])
+  (n_new,) = _broadcast_shapes("insert", indices.shape, (shape(values)[axis],))
+  indices = np.clip(np.where(indices < 0, indices + size, indices), 0, size).astype(np.int64)
+  values = _broadcast_to(values, shape(arr)[:axis] + (n_new,) + shape(arr)[axis + 1:])
+  new_at = np.broadcast_to(indices, (n_new,)).copy()
+  order = np.argsort(new_at, kind="stable")
+  new_at[order] += np.arange(n_new)
+  source = np.full(size + n_new, -1)
+  source[new_at] = size + np.arange(n_new)
+  source[source < 0] = np.arange(size)
+  return _gather_static(concatenate([arr, values], axis), source, axis)
+
+
+# ----------------------------------------------------------------------------------------------
+# Differences and axis permutations
+
+
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
+  """The `n`-th discrete difference along `axis` (after joining `prepend` and `append`)."""
+  a = _as_array("diff", a)
+  n = operator.index(n)
+  if n < 0:
+    raise ValueError(f"order must be non-negative but got {n}")
+  if not shape(a):
+    raise ValueError(f"diff requires input that is at least one dimensional; got a={a}")
+  if n == 0:
+    return a
+  axis = canonicalize_axis(axis, len(shape(a)))
+  parts = [_edge_values("diff", prepend, a, axis), a, _edge_values("diff", append, a, axis)]
+  parts = [p for p in parts if p is not None]
+  if len(parts) > 1:
+    a = concatenate(parts, axis)
+  op = lax.ne if dtype(a) == np.bool_ else lax.sub
+  for _ in range(n):
+    size = shape(a)[axis]
+    a = op(_axis_slice(a, 1, max(size, 1), axis), _axis_slice(a, 0, max(size - 1, 0), axis))
+  return a
+
+
+def _edge_values(name: str, values: Any, a: Any, axis: int) -> Any:
+  """`values` for prepend/append: a scalar broadcast to a size-1 slice of `a` along `axis`."""
+  if values is None:
+    return None
+  (values,) = ensure_arraylike(name, values)
+  if shape(values):
+    return values
+  target = shape(a)[:axis] + (1,) + shape(a)[axis + 1:]
+  return _broadcast_to(values, target)
+
+
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
+  """Differences of consecutive elements of `ary` flattened, with `to_begin`/`to_end` joined."""
+  (ary,) = ensure_arraylike("ediff1d", ary)
+  flat = ravel(ary)
+  size = shape(flat)[0]
+  parts = [lax.sub(_axis_slice(flat, 1, max(size, 1), 0),
+                   _axis_slice(flat, 0, max(size - 1, 0), 0))]
+  edges = [(to_begin, 0), (to_end, len(parts) + 1)]
+  for values, position in edges:
+    if values is not None:
+      (values,) = ensure_arraylike("ediff1d", values)
+      parts.insert(min(position, len(parts)), ravel(convert(values, dtype(flat))))
+  return parts[0] if len(parts) == 1 else concatenate(parts, 0)
+
+
+def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
+  """`transpose` (the array API name)."""
+  return transpose(a, axes)
+
+
+def matrix_transpose(x: Any, /) -> Any:
+  """`x` with its last two axes swapped."""
+  (x,) = ensure_arraylike("matrix_transpose", x)
+  ndim = len(shape(x))
+  if ndim < 2:
+    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={ndim}")
+  return transpose_if_needed(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+
+
+# ----------------------------------------------------------------------------------------------
+# Padding
+
+_PAD_KWARGS = {
+    "constant": ("constant_values",), "edge": (), "wrap": (), "empty": (),
+    "linear_ramp": ("end_values",), "reflect": ("reflect_type",),
+    "symmetric": ("reflect_type",), "maximum": ("stat_length",), "minimum": ("stat_length",),
+    "mean": ("stat_length",)}
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+  """`array` padded by `pad_width` (numpy's forms) in any of numpy's modes except 'median' and
+  callables."""
+  array = _as_array("pad", array)
+  ndim = len(shape(array))
+  widths = _pairs(pad_width, ndim, "pad_width")
+  if not all(isinstance(w, (int, np.integer)) for pair in widths for w in pair):
+    raise TypeError("`pad_width` must be of integral type.")
+  if callable(mode) or mode not in _PAD_KWARGS:
+    raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+  unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+  if unsupported:
+    raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+  if ndim == 0:
+    return array
+  widths = tuple((int(lo), int(hi)) for lo, hi in widths)
+  if any(w < 0 for pair in widths for w in pair):
+    raise ValueError("index can't contain negative values")
+  if mode == "constant":
+    return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+  if mode in ("reflect", "symmetric"):
+    reflect_type = kwargs.get("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+      raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    return _per_axis(array, widths, mode, _reflect_axis(mode, reflect_type))
+  if mode == "linear_ramp":
+    ends = _pairs(kwargs.get("end_values", 0), ndim, "end_values")
+    return _per_axis(array, widths, mode, _ramp_axis(ends))
+  if mode in ("maximum", "minimum", "mean"):
+    lengths = kwargs.get("stat_length")
+    lengths = None if lengths is None else _pairs(lengths, ndim, "stat_length")
+    return _per_axis(array, widths, mode, _stat_axis(mode, lengths))
+  return _per_axis(array, widths, mode, _PAD_AXIS[mode])
+
+
+def _pairs(values: Any, ndim: int, name: str) -> np.ndarray:
+  """numpy.pad's (before, after) forms of `values` as an (ndim, 2) host array."""
+  try:
+    values = np.asarray(core.concrete_or_error(values, f"the {name} argument of jnp.pad"))
+  except ValueError:
+    raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
+  if values.shape not in ((ndim, 2), (1, 2), (2,), (1,), ()):
+    raise ValueError(f"jnp.pad: {name} with nd={ndim} has unsupported shape {values.shape}. "
+                     f"Valid shapes are ({ndim}, 2), (1, 2), (2,), (1,), or ().")
+  return np.broadcast_to(values, (ndim, 2))
+
+
+def _pad_constant(array: Any, widths: tuple, values: Any) -> Any:
+  values = convert(array_(values), dtype(array), core.get_aval(array).weak_type)
+  ndim = len(shape(array))
+  if shape(values) in ((), (1,)) or shape(values)[-1:] == (1,) and len(shape(values)) == 1:
+    value = lax.reshape(values, ()) if shape(values) else values
+    return lax.pad(array, value, [(lo, hi, 0) for lo, hi in widths])
+  if len(shape(values)) == 1 and shape(values)[0] != 2:
+    raise ValueError(f"jnp.pad: constant_values has unsupported shape {shape(values)}. If the "
+                     "shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+  values = _broadcast_to(values, (ndim, 2))
+  for i, pair in enumerate(widths):
+    for side, width in enumerate(pair):
+      if width:
+        config = [(0, 0, 0)] * ndim
+        config[i] = (width, 0, 0) if side == 0 else (0, width, 0)
+        value = lax.reshape(lax.slice(values, (i, side), (i + 1, side + 1)), ())
+        array = lax.pad(array, value, config)
+  return array
+
+
+def _per_axis(array: Any, widths: tuple, mode: str, pad_axis: Any) -> Any:
+  """Pad each axis in turn with `pad_axis(array, axis, before, after)`; an empty axis can only
+  take zero padding."""
+  for axis, (before, after) in enumerate(widths):
+    if shape(array)[axis] == 0 and mode != "empty":
+      if before or after:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+      continue
+    array = pad_axis(array, axis, before, after)
+  return array
+
+
+def _join(before: Any, array: Any, after: Any, axis: int) -> Any:
+  return lax.concatenate([before, array, after], axis)
+
+
+def _pad_wrap(array: Any, axis: int, before: int, after: int) -> Any:
+  size = shape(array)[axis]
+  (left_reps, left), (right_reps, right) = divmod(before, size), divmod(after, size)
+  parts = [_axis_slice(array, size - left, size, axis)] if left else []
+  parts += [array] * (left_reps + right_reps + 1)
+  parts += [_axis_slice(array, 0, right, axis)] if right else []
+  return lax.concatenate(parts, axis) if len(parts) > 1 else array
+
+
+def _pad_edge(array: Any, axis: int, before: int, after: int) -> Any:
+  size = shape(array)[axis]
+  return _join(repeat(_axis_slice(array, 0, 1, axis), before, axis), array,
+               repeat(_axis_slice(array, size - 1, size, axis), after, axis), axis)
+
+
+def _pad_empty(array: Any, axis: int, before: int, after: int) -> Any:
+  def block(n):
+    return lax.full(shape(array)[:axis] + (n,) + shape(array)[axis + 1:], 0, dtype(array))
+  return _join(block(before), array, block(after), axis)
+
+
+_PAD_AXIS = {"wrap": _pad_wrap, "edge": _pad_edge, "empty": _pad_empty}
+
+
+def _reflect_axis(mode: str, reflect_type: str) -> Any:
+  def pad_axis(array: Any, axis: int, before: int, after: int) -> Any:
+    size = shape(array)[axis]
+    array = _reflect_side(array, axis, size, before, True, mode, reflect_type)
+    return _reflect_side(array, axis, size, after, False, mode, reflect_type)
+  return pad_axis
+
+
+def _reflect_side(array: Any, axis: int, size: int, width: int, before: bool, mode: str,
+                  reflect_type: str) -> Any:
+  """Pad one side of `axis` (of unpadded `size`) by mirror images of the growing array, `width`
+  in all."""
+  offset = 1 if mode == "reflect" and size > 1 else 0
+  edge = _edge(array, axis, before)
+  while width > 0:
+    n = min(width, size - offset)
+    width -= n
+    cur = shape(array)[axis]
+    if before:
+      x = _axis_slice(array, offset, offset + n, axis)
+    else:
+      stop = cur if mode == "symmetric" or size == 1 else cur - 1
+      x = _axis_slice(array, cur - n - offset, stop, axis)
+    x = lax.rev(x, (axis,))
+    if reflect_type == "odd":
+      x = lax.sub(lax.mul(scalar_like(x, 2), _broadcast_to(edge, shape(x))), x)
+      edge = _edge(x, axis, before) if size > 1 else edge
+    array = lax.concatenate([x, array] if before else [array, x], axis)
+  return array
+
+
+def _edge(x: Any, axis: int, first: bool) -> Any:
+  size = shape(x)[axis]
+  return _axis_slice(x, 0, 1, axis) if first else _axis_slice(x, size - 1, size, axis)
+
+
+def _ramp_axis(ends: np.ndarray) -> Any:
+  def pad_axis(array: Any, axis: int, before: int, after: int) -> Any:
+    weak = core.get_aval(array).weak_type
+    ramps = [convert(linspace(end, lax.squeeze(_edge(array, axis, first), (axis,)), n, False,
+                              dtype=dtype(array), axis=axis), dtype(array), weak)
+             for end, n, first in ((ends[axis][0], before, True), (ends[axis][1], after, False))]
+    return _join(ramps[0], array, lax.rev(ramps[1], (axis,)), axis)
+  return pad_axis
+
+
+def _stat_axis(mode: str, lengths: np.ndarray | None) -> Any:
+  stat = {"maximum": _reductions.max, "minimum": _reductions.min, "mean": _reductions.mean}[mode]
+
+  def pad_axis(array: Any, axis: int, before: int, after: int) -> Any:
+    size = shape(array)[axis]
+    if lengths is None:
+      windows = (array, array)
+    else:
+      lo, hi = (operator.index(n) for n in lengths[axis])
+      if lo == 0 or hi == 0:
+        raise ValueError("stat_length of 0 yields no value for padding")
+      windows = (_axis_slice(array, 0, min(lo, size), axis),
+                 _axis_slice(array, size - min(hi, size), size, axis))
+    stats = [stat(w, axis=axis, keepdims=True) for w in windows]
+    if dtypes.is_integer(dtype(array)) or dtype(array) == np.bool_:
+      stats = [_ufuncs.round(s) if dtypes.is_inexact(dtype(s)) else s for s in stats]
+    stats = [convert(s, dtype(array), core.get_aval(array).weak_type) for s in stats]
+    return _join(repeat(stats[0], before, axis), array, repeat(stats[1], after, axis), axis)
+  return pad_axis
+
+
+__all__ = [
+    "flip", "fliplr", "flipud", "rot90", "roll", "rollaxis", "repeat", "tile", "resize", "split",
+    "array_split", "vsplit", "hsplit", "dsplit", "unstack", "atleast_1d", "atleast_2d",
+    "atleast_3d", "vstack", "hstack", "dstack", "column_stack", "concat", "block",
+    "broadcast_shapes", "broadcast_to", "broadcast_arrays", "append", "delete", "insert", "diff",
+    "ediff1d", "permute_dims", "matrix_transpose", "pad"]

@@ -1,0 +1,609 @@
+"""jax.scipy.special over stablejax.lax and stablejax.numpy."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import dtypes, lax
+from stablejax import numpy as jnp
+from stablejax.custom_derivatives import custom_jvp
+from stablejax.numpy._promotion import (dtype, ensure_arraylike, promote_args_inexact,
+                                         scalar_like)
+
+Axis = int | Sequence[int] | None
+
+
+def _inexact_unary(name: str, fn: Any) -> Any:
+  def wrapped(x: Any) -> Any:
+    (x,) = promote_args_inexact(name, x)
+    return fn(x)
+  wrapped.__name__ = wrapped.__qualname__ = name
+  wrapped.__doc__ = f"Elementwise {name}, as scipy.special.{name}."
+  return wrapped
+
+
+erf = _inexact_unary("erf", lax.erf)
+erfc = _inexact_unary("erfc", lax.erfc)
+erfinv = _inexact_unary("erfinv", lax.erf_inv)
+gammaln = _inexact_unary("gammaln", lax.lgamma)
+digamma = _inexact_unary("digamma", lax.digamma)
+i0e = _inexact_unary("i0e", lax.bessel_i0e)
+i1e = _inexact_unary("i1e", lax.bessel_i1e)
+expit = _inexact_unary("expit", lax.logistic)
+
+
+def gammainc(a: Any, x: Any) -> Any:
+  """The regularized lower incomplete gamma function P(a, x)."""
+  return lax.igamma(*promote_args_inexact("gammainc", a, x))
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+  """The regularized upper incomplete gamma function Q(a, x)."""
+  return lax.igammac(*promote_args_inexact("gammaincc", a, x))
+
+
+def polygamma(n: Any, x: Any) -> Any:
+  """The n-th derivative of digamma (n an integer)."""
+  (n,) = ensure_arraylike("polygamma", n)
+  if not dtypes.is_integer(dtype(n)):
+    raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {dtype(n)}.")
+  n, x = promote_args_inexact("polygamma", n, x)
+  return lax.polygamma(n, x)
+
+
+def zeta(x: Any, q: Any = None) -> Any:
+  """The Hurwitz zeta function (only the two-argument form)."""
+  if q is None:
+    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                              "compute the Hurwitz Zeta function.")
+  return lax.zeta(*promote_args_inexact("zeta", x, q))
+
+
+def betaln(a: Any, b: Any) -> Any:
+  """log |B(a, b)| = lgamma(a) + lgamma(b) - lgamma(a + b)."""
+  a, b = promote_args_inexact("betaln", a, b)
+  return lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
+
+
+def multigammaln(a: Any, d: int) -> Any:
+  """The log of the multivariate gamma function of dimension d."""
+  d = int(d)
+  (a,) = promote_args_inexact("multigammaln", a)
+  const = scalar_like(a, d * (d - 1) / 4 * np.log(np.pi))
+  terms = [lax.lgamma(lax.sub(a, scalar_like(a, i / 2))) for i in range(d)]
+  return lax.add(const, sum(terms[1:], terms[0]))
+
+
+def xlogy(x: Any, y: Any) -> Any:
+  """x * log(y), 0 where x == 0."""
+  x, y = promote_args_inexact("xlogy", x, y)
+  zero = lax.eq(x, scalar_like(x, 0))
+  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log(y)))
+
+
+def xlog1py(x: Any, y: Any) -> Any:
+  """x * log1p(y), 0 where x == 0."""
+  x, y = promote_args_inexact("xlog1py", x, y)
+  zero = lax.eq(x, scalar_like(x, 0))
+  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log1p(y)))
+
+
+def entr(x: Any) -> Any:
+  """-x log x for x > 0, 0 at 0, -inf for x < 0."""
+  (x,) = promote_args_inexact("entr", x)
+  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf),
+                   lax.neg(xlogy(x, x)))
+
+
+def logit(x: Any) -> Any:
+  """log(x / (1 - x))."""
+  (x,) = promote_args_inexact("logit", x)
+  return lax.log(lax.div(x, lax.sub(scalar_like(x, 1), x)))
+
+
+def _float_operand(name: str, x: Any) -> list:
+  """`x` as an array of a float dtype; other dtypes are a TypeError, as in JAX."""
+  (x,) = ensure_arraylike(name, x)
+  if dtype(x).kind != "f":
+    raise TypeError(f"{name}: x.dtype={dtype(x)} is not supported; it accepts float16, float32 "
+                    "and float64")
+  return [x]
+
+
+def ndtr(x: Any) -> Any:
+  """The standard normal CDF."""
+  (x,) = _float_operand("ndtr", x)
+  half_sqrt2 = scalar_like(x, np.sqrt(0.5))
+  z = lax.mul(x, half_sqrt2)
+  half = scalar_like(x, 0.5)
+  small = lax.lt(lax.abs(z), half_sqrt2)
+  return jnp.where(small, lax.add(half, lax.mul(half, lax.erf(z))),
+                   jnp.where(lax.gt(z, scalar_like(z, 0)),
+                             lax.sub(scalar_like(x, 1), lax.mul(half, lax.erfc(z))),
+                             lax.mul(half, lax.erfc(lax.neg(z)))))
+
+
+def ndtri(p: Any) -> Any:
+  """The inverse of the standard normal CDF."""
+  (p,) = _float_operand("ndtri", p)
+  two = scalar_like(p, 2)
+  return lax.mul(scalar_like(p, np.sqrt(2)), lax.erf_inv(lax.sub(lax.mul(two, p),
+                                                                 scalar_like(p, 1))))
+
+
+def log_ndtr(x: Any, series_order: int = 3) -> Any:
+  """log of the standard normal CDF, accurate in both tails."""
+  if not isinstance(series_order, int) or not 0 <= series_order <= 30:
+    raise ValueError(f"series_order must be an int in [0, 30], got {series_order!r}")
+  (x,) = _float_operand("log_ndtr", x)
+  lower, upper = (-20., 8.) if dtype(x) == np.float64 else (-10., 5.)
+  x_upper = jnp.where(lax.gt(x, scalar_like(x, upper)), x, scalar_like(x, upper))
+  upper_branch = lax.neg(ndtr(lax.neg(x_upper)))
+  x_lower = jnp.where(lax.lt(x, scalar_like(x, lower)), x, scalar_like(x, lower))
+  mid = lax.log(ndtr(jnp.where(lax.lt(x, scalar_like(x, lower)), scalar_like(x, lower), x)))
+  return jnp.where(lax.gt(x, scalar_like(x, upper)), lax.log1p(upper_branch),
+                   jnp.where(lax.gt(x, scalar_like(x, lower)), mid,
+                             _log_ndtr_lower(x_lower, series_order)))
+
+
+def _log_ndtr_lower(x: Any, series_order: int) -> Any:
+  """The asymptotic series of log ndtr for very negative x."""
+  x2 = lax.mul(x, x)
+  log_scale = lax.sub(lax.mul(scalar_like(x, -0.5), x2),
+                      lax.log(lax.mul(lax.neg(x), scalar_like(x, np.sqrt(2 * np.pi)))))
+  total, term, inv_x2 = scalar_like(x, 1), scalar_like(x, 1), lax.div(scalar_like(x, 1), x2)
+  for n in range(1, series_order + 1):
+    term = lax.mul(lax.neg(term), lax.mul(scalar_like(x, 2 * n - 1), inv_x2))
+    total = lax.add(total, term)
+  return lax.add(log_scale, lax.log(total))
+
+
+def logsumexp(a: Any, axis: Axis = None, b: Any = None, keepdims: bool = False,
+              return_sign: bool = False, where: Any = None) -> Any:
+  """log(sum(b * exp(a))) over `axis`, stable; with `return_sign` also the sign of the sum."""
+  if b is not None:
+    a, b = promote_args_inexact("logsumexp", a, b)
+    a = jnp.where(lax.ne(b, scalar_like(b, 0)), a, scalar_like(a, -np.inf))
+  else:
+    (a,) = promote_args_inexact("logsumexp", a)
+  amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-np.inf)
+  amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, scalar_like(amax, 0)))
+  exp_a = lax.exp(lax.sub(a, amax))
+  if b is not None:
+    exp_a = lax.mul(exp_a, b)
+  total = jnp.sum(exp_a, axis=axis, keepdims=keepdims, where=where)
+  sign = lax.sign(total)
+  if not keepdims:
+    amax = jnp.squeeze(amax, axis=axis)
+  out = lax.add(lax.log(lax.abs(total)), amax)
+  if return_sign:
+    return out, sign
+  if b is not None:
+    out = jnp.where(lax.lt(sign, scalar_like(sign, 0)), scalar_like(out, np.nan), out)
+  return out
+
+
+def softmax(x: Any, axis: Axis = None) -> Any:
+  """exp(x) / sum(exp(x)) over `axis`."""
+  (x,) = promote_args_inexact("softmax", x)
+  unnormalized = lax.exp(lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))))
+  return lax.div(unnormalized, jnp.sum(unnormalized, axis=axis, keepdims=True))
+
+
+def log_softmax(x: Any, axis: Axis = None) -> Any:
+  """x - logsumexp(x) over `axis`."""
+  (x,) = promote_args_inexact("log_softmax", x)
+  shifted = lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True)))
+  return lax.sub(shifted, lax.log(jnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+
+
+def _real_only(name: str, *args: Any) -> list:
+  """`args` promoted to one inexact dtype; complex operands are a ValueError, as in JAX."""
+  args = promote_args_inexact(name, *args)
+  if dtype(args[0]).kind == "c":
+    raise ValueError(f"{name} does not support complex-valued inputs.")
+  return args
+
+
+def gammasgn(x: Any) -> Any:
+  """The sign of the gamma function: nan at the poles, -1 at -0.0 and on odd negative
+  intervals, 1 elsewhere."""
+  (x,) = _real_only("gammasgn", x)
+  floor_x = lax.floor(x)
+  negative = lax.lt(x, scalar_like(x, 0))
+  pole = (negative & lax.eq(x, floor_x)) | jnp.isnan(x)
+  odd = lax.ne(jnp.remainder(floor_x, scalar_like(x, 2)), scalar_like(x, 0))
+  minus = (negative & odd) | (lax.eq(x, scalar_like(x, 0)) & jnp.signbit(x))
+  return jnp.select([pole, minus], [scalar_like(x, np.nan), scalar_like(x, -1)],
+                    scalar_like(x, 1))
+
+
+def gamma(x: Any) -> Any:
+  """The gamma function (real arguments)."""
+  (x,) = _real_only("gamma", x)
+  return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
+
+
+def loggamma(x: Any) -> Any:
+  """log gamma(x) for x > 0, nan elsewhere (real arguments)."""
+  (x,) = _real_only("loggamma", x)
+  return jnp.where(lax.gt(x, scalar_like(x, 0)), lax.lgamma(x), scalar_like(x, np.nan))
+
+
+def beta(a: Any, b: Any) -> Any:
+  """The beta function B(a, b) = gamma(a) gamma(b) / gamma(a + b)."""
+  a, b = _real_only("beta", a, b)
+  sign = lax.mul(lax.mul(gammasgn(a), gammasgn(b)), gammasgn(lax.add(a, b)))
+  return lax.mul(sign, lax.exp(betaln(a, b)))
+
+
+def betainc(a: Any, b: Any, x: Any) -> Any:
+  """The regularized incomplete beta function I_x(a, b)."""
+  return lax.betainc(*_real_only("betainc", a, b, x))
+
+
+def factorial(n: Any, exact: bool = False) -> Any:
+  """n! = gamma(n + 1) as a float, 0 for negative n."""
+  if exact:
+    raise NotImplementedError("factorial with exact=True")
+  (n,) = promote_args_inexact("factorial", n)
+  return jnp.where(lax.lt(n, scalar_like(n, 0)), scalar_like(n, 0),
+                   lax.exp(lax.lgamma(lax.add(n, scalar_like(n, 1)))))
+
+
+def comb(N: Any, k: Any, *, repetition: bool = False) -> Any:
+  """The number of combinations of N things taken k at a time, as a float."""
+  N, k = promote_args_inexact("comb", N, k)
+  if repetition:
+    result = comb(lax.sub(lax.add(N, k), scalar_like(N, 1)), k)
+    trivial = lax.eq(k, scalar_like(k, 0)) & lax.ge(N, scalar_like(N, 0))
+    return jnp.where(trivial, scalar_like(N, 1), result)
+  zero, one = scalar_like(N, 0), scalar_like(N, 1)
+  valid = lax.le(k, N) & lax.ge(N, zero) & lax.ge(k, zero)
+  n, k = jnp.where(valid, N, zero), jnp.where(valid, k, zero)
+  log_comb = lax.sub(lax.sub(lax.lgamma(lax.add(n, one)), lax.lgamma(lax.add(k, one))),
+                     lax.lgamma(lax.add(lax.sub(n, k), one)))
+  return jnp.where(valid, lax.exp(log_comb), zero)
+
+
+def poch(z: Any, m: Any) -> Any:
+  """The Pochhammer symbol gamma(z + m) / gamma(z); 1 where m == 0."""
+  z, m = _real_only("poch", z, m)
+  return jnp.where(lax.eq(m, scalar_like(m, 0)), scalar_like(z, 1),
+                   lax.div(gamma(lax.add(z, m)), gamma(z)))
+
+
+def i0(x: Any) -> Any:
+  """The modified Bessel function of the first kind, order 0."""
+  (x,) = promote_args_inexact("i0", x)
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1(x: Any) -> Any:
+  """The modified Bessel function of the first kind, order 1."""
+  (x,) = promote_args_inexact("i1", x)
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+def rel_entr(p: Any, q: Any) -> Any:
+  """p log(p / q) for p, q > 0; 0 where p == 0 and q >= 0; inf elsewhere."""
+  p, q = _real_only("rel_entr", p, q)
+  zero, one = scalar_like(p, 0), scalar_like(p, 1)
+  both_positive = lax.gt(p, zero) & lax.gt(q, zero)
+  p_zero = lax.eq(p, zero) & lax.ge(q, zero)
+  safe_p, safe_q = jnp.where(both_positive, p, one), jnp.where(both_positive, q, one)
+  value = lax.sub(xlogy(safe_p, safe_p), xlogy(safe_p, safe_q))
+  return jnp.where(both_positive, value, jnp.where(p_zero, zero, scalar_like(p, np.inf)))
+
+
+def kl_div(p: Any, q: Any) -> Any:
+  """rel_entr(p, q) - p + q."""
+  p, q = _real_only("kl_div", p, q)
+  return lax.add(lax.sub(rel_entr(p, q), p), q)
+
+
+def _boxcox(name: str, log_fn: Any) -> Any:
+  def transform(x: Any, lmbda: Any) -> Any:
+    x, lmbda = promote_args_inexact(name, x, lmbda)
+    is_zero = lax.eq(lmbda, scalar_like(lmbda, 0))
+    safe_lmbda = jnp.where(is_zero, scalar_like(lmbda, 1), lmbda)
+    log_x = log_fn(x)
+    power = lax.div(lax.expm1(lax.mul(safe_lmbda, log_x)), safe_lmbda)
+    return jnp.where(is_zero, log_x, power)
+  transform.__name__ = transform.__qualname__ = name
+  transform.__doc__ = f"The Box-Cox transformation, as scipy.special.{name}."
+  return transform
+
+
+boxcox = _boxcox("boxcox", lax.log)
+boxcox1p = _boxcox("boxcox1p", lax.log1p)
+
+
+
+def _horner(coeffs: Sequence[float], x: Any) -> Any:
+  """The polynomial with `coeffs` (highest degree first) at `x`."""
+  out = scalar_like(x, coeffs[0])
+  for c in coeffs[1:]:
+    out = lax.add(lax.mul(out, x), scalar_like(x, c))
+  return out
+
+
+def _in_float32_at_least(fn: Any) -> Any:
+  """`fn` computed in float32 for 16-bit floats, the result cast back."""
+  def wrapped(x: Any) -> Any:
+    if np.finfo(dtype(x)).bits >= 32:
+      return fn(x)
+    return lax.convert_element_type(fn(lax.convert_element_type(x, np.float32)), dtype(x))
+  return wrapped
+
+
+# erfcx(x) ~ (1 / (sqrt(pi) x)) sum_k (-1)^k (2k - 1)!! / (2 x^2)^k for large x.
+_ERFCX_ASYMPTOTIC = [(-1) ** k * np.prod(np.arange(1, 2 * k, 2)) / 2 ** k for k in range(9)]
+
+
+@custom_jvp
+@_in_float32_at_least
+def _erfcx(x: Any) -> Any:
+  """exp(x^2) erfc(x), by an asymptotic series where exp(x^2) would overflow."""
+  terms = 9 if dtype(x) == np.float64 else 5
+  large = lax.gt(x, scalar_like(x, np.sqrt(np.log(np.finfo(dtype(x)).max))))
+  safe_x = jnp.where(large, scalar_like(x, 1), x)
+  direct = lax.mul(lax.exp(lax.mul(safe_x, safe_x)), lax.erfc(safe_x))
+  big_x = jnp.where(large, x, scalar_like(x, 1))
+  series = _horner(_ERFCX_ASYMPTOTIC[:terms][::-1],
+                   lax.div(scalar_like(x, 1), lax.mul(big_x, big_x)))
+  asymptotic = lax.div(series, lax.mul(big_x, scalar_like(x, np.sqrt(np.pi))))
+  return jnp.where(large, asymptotic, direct)
+
+
+_erfcx.defjvps(lambda g, ans, x: lax.mul(g, lax.sub(lax.mul(lax.mul(scalar_like(x, 2), x), ans),
+                                                    scalar_like(x, 2 / np.sqrt(np.pi)))))
+
+
+def erfcx(x: Any) -> Any:
+  """The scaled complementary error function exp(x^2) erfc(x) (real arguments)."""
+  (x,) = _real_only("erfcx", x)
+  return _erfcx(x)
+
+
+# Dawson's integral: the rational approximations of Cody, Paciorek and Thacher (Math. Comp. 24,
+# 1970), highest degree first: |x| < 3.25 in x^2; 3.25 <= |x| < 6.25 and beyond in 1 / x^2.
+_DAWSN_SMALL = ([1.13681498971755972054e-11, 8.49262267667473811108e-10,
+                 1.94434204175553054283e-8, 9.53151741254484363489e-7,
+                 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+                 -8.50149846724410912031e-4, 4.22618223005546594270e-2,
+                 -9.17480371773452345351e-2, 9.99999999999999994612e-1],
+                [2.40372073066762605484e-11, 1.48864681368493396752e-9,
+                 5.21265281010541664570e-8, 1.27258478273186970203e-6,
+                 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+                 3.48805814657162590916e-3, 2.79448531198828973716e-2,
+                 1.58874241960120565368e-1, 5.74918629489320327824e-1,
+                 1.00000000000000000539e0])
+_DAWSN_MIDDLE = ([5.08955156417900903354e-1, -2.44754418142697847934e-1,
+                  9.41512335303534411857e-2, -2.18711255142039025206e-2,
+                  3.66207612329569181322e-3, -4.23209114460388756528e-4,
+                  3.59641304793896631888e-5, -2.14640351719968974225e-6,
+                  9.10010780076391431042e-8, -2.40274520828250956942e-9,
+                  3.59233385440928410398e-11],
+                 [1.00000000000000000000e0, -6.31839869873368190192e-1,
+                  2.36706788228248691528e-1, -5.31806367003223277662e-2,
+                  8.48041718586295374409e-3, -9.47996768486665330168e-4,
+                  7.81025592944552338085e-5, -4.55875153252442634831e-6,
+                  1.89100358111421846170e-7, -4.91324691331920606875e-9,
+                  7.18466403235734541950e-11])
+_DAWSN_LARGE = ([-5.90592860534773254987e-1, 6.29235242724368800674e-1,
+                 -1.72858975380388136411e-1, 1.64837047825189632310e-2,
+                 -4.86827613020462700845e-4],
+                [1.00000000000000000000e0, -2.69820057197544900361e0,
+                 1.73270799045947845857e0, -3.93708582281939493482e-1,
+                 3.44278924041233391079e-2, -9.73655226040941223894e-4])
+
+
+def _rational(coeffs: tuple, x: Any) -> Any:
+  return lax.div(_horner(coeffs[0], x), _horner(coeffs[1], x))
+
+
+@custom_jvp
+@_in_float32_at_least
+def _dawsn(x: Any) -> Any:
+  ax = lax.abs(x)
+  small, middle = lax.lt(ax, scalar_like(x, 3.25)), lax.lt(ax, scalar_like(x, 6.25))
+  near = jnp.where(small, ax, scalar_like(x, 1))
+  far = jnp.where(small, scalar_like(x, 4), ax)   # each branch sees a harmless argument
+  t = lax.div(scalar_like(x, 1), lax.mul(far, far))
+  tail = jnp.where(middle, _rational(_DAWSN_MIDDLE, t), _rational(_DAWSN_LARGE, t))
+  far_value = lax.mul(lax.div(scalar_like(x, 0.5), far),
+                      lax.add(scalar_like(x, 1), lax.mul(t, tail)))
+  near_value = lax.mul(near, _rational(_DAWSN_SMALL, lax.mul(near, near)))
+  return lax.mul(lax.sign(x), jnp.where(small, near_value, far_value))
+
+
+_dawsn.defjvps(lambda g, ans, x: lax.mul(g, lax.sub(scalar_like(x, 1),
+                                                    lax.mul(lax.mul(scalar_like(x, 2), x), ans))))
+
+
+def dawsn(x: Any) -> Any:
+  """Dawson's integral exp(-x^2) int_0^x exp(t^2) dt (real arguments)."""
+  (x,) = _real_only("dawsn", x)
+  return _dawsn(x)
+
+
+# Spence's function (the dilogarithm) as in Cephes: a rational function of w near x = 1,
+# reached for other x through the reflection and inversion identities.
+_SPENCE = ([4.65128586073990045278e-5, 7.31589045238094711071e-3, 1.33847639578309018650e-1,
+            8.79691311754530315341e-1, 2.71149851196553469920e0, 4.25697156008121755724e0,
+            3.29771340985225106936e0, 1.00000000000000000126e0],
+           [6.90990488912553276999e-4, 2.54043763932544379113e-2, 2.82974860602568089943e-1,
+            1.41172597751831069617e0, 3.63800533345137075418e0, 5.03278880143316990390e0,
+            3.54771340985225096217e0, 9.99999999999999998740e-1])
+
+
+def spence(x: Any) -> Any:
+  """Spence's function int_1^x log(t) / (1 - t) dt for x >= 0 (nan below)."""
+  (x,) = ensure_arraylike("spence", x)
+  if dtype(x) not in (np.float32, np.float64):
+    raise TypeError(f"spence: x.dtype={dtype(x)} is not supported; it accepts float32 and "
+                    "float64")
+  one = scalar_like(x, 1)
+  positive = lax.gt(x, scalar_like(x, 0))
+  x_safe = jnp.where(positive, x, one)
+  inverted = lax.gt(x_safe, scalar_like(x, 2))
+  y = jnp.where(inverted, lax.div(one, x_safe), x_safe)
+  above, below = lax.gt(y, scalar_like(x, 1.5)), lax.lt(y, scalar_like(x, 0.5))
+  w = jnp.select([above, below], [lax.sub(lax.div(one, y), one), lax.neg(y)], lax.sub(y, one))
+  value = lax.neg(lax.mul(w, _rational(_SPENCE, w)))
+  log_y = lax.log(y)
+  value = jnp.where(below, lax.sub(lax.sub(scalar_like(x, np.pi ** 2 / 6),
+                                           lax.mul(log_y, lax.log1p(lax.neg(y)))), value), value)
+  value = jnp.where(inverted | above,
+                    lax.sub(lax.mul(scalar_like(x, -0.5), lax.mul(log_y, log_y)), value), value)
+  undefined = lax.lt(x, scalar_like(x, 0)) | jnp.isnan(x)
+  return jnp.select([undefined, lax.eq(x, one), lax.eq(x, scalar_like(x, 0))],
+                    [scalar_like(x, np.nan), scalar_like(x, 0), scalar_like(x, np.pi ** 2 / 6)],
+                    value)
+
+
+
+# The exponential integrals. E_n(x) (Numerical Recipes' expint): for x <= 1 the power series,
+# whose term k = n - 1 carries digamma(n); for x > 1 the continued fraction of e^x E_n(x) by the
+# modified Lentz method. Ei(x), x > 0: the series gamma + log x + sum x^k / (k k!) below 40, the
+# asymptotic series e^x / x sum k! / x^k beyond; Ei(-x) = -E_1(x).
+_SERIES_TERMS, _FRACTION_TERMS, _EI_SERIES_TERMS, _EI_ASYMPTOTIC_TERMS = 30, 100, 160, 24
+_EI_ASYMPTOTIC_FROM = 40.
+
+
+def _expn_series(n: Any, x: Any) -> Any:
+  nm1 = lax.sub(n, scalar_like(n, 1))
+  log_x = lax.log(x)
+  nm1_zero = lax.eq(nm1, scalar_like(n, 0))
+  start = jnp.where(nm1_zero, lax.sub(lax.neg(log_x), scalar_like(x, np.euler_gamma)),
+                    lax.div(scalar_like(n, 1), jnp.where(nm1_zero, scalar_like(n, 1), nm1)))
+  digamma_term = lax.sub(lax.digamma(n), log_x)
+
+  def body(i, state):
+    fact, total = state
+    i = lax.convert_element_type(i, dtype(x))
+    fact = lax.mul(fact, lax.div(lax.neg(x), i))
+    special_term = lax.eq(i, nm1)
+    step = jnp.where(special_term, lax.mul(fact, digamma_term),
+                     lax.div(lax.neg(fact), jnp.where(special_term, scalar_like(x, 1),
+                                                      lax.sub(i, nm1))))
+    return fact, lax.add(total, step)
+
+  return lax.fori_loop(1, _SERIES_TERMS, body, (jnp.ones_like(x), start))[1]
+
+
+def _expn_fraction(n: Any, x: Any) -> Any:
+  nm1 = lax.sub(n, scalar_like(n, 1))
+  tiny = np.finfo(dtype(x)).tiny * 1e6
+
+  def body(i, state):
+    b, c, d, h = state
+    i = lax.convert_element_type(i, dtype(x))
+    an = lax.neg(lax.mul(i, lax.add(nm1, i)))
+    b = lax.add(b, scalar_like(x, 2))
+    d = lax.div(scalar_like(x, 1), lax.add(lax.mul(an, d), b))
+    c = lax.add(b, lax.div(an, c))
+    return b, c, d, lax.mul(h, lax.mul(c, d))
+
+  b = lax.add(x, n)
+  d = lax.div(scalar_like(x, 1), b)
+  state = (b, jnp.full_like(x, 1 / tiny), d, d)
+  return lax.mul(lax.fori_loop(1, _FRACTION_TERMS, body, state)[3], lax.exp(lax.neg(x)))
+
+
+def _expn_value(n: Any, x: Any) -> Any:
+  """E_n(x) for integer-valued n >= 0 and x >= 0, nan elsewhere."""
+  one, zero = scalar_like(x, 1), scalar_like(x, 0)
+  positive = lax.gt(x, zero)
+  small = lax.le(x, one)
+  safe_n = jnp.where(lax.ge(n, one), n, one)
+  series = _expn_series(safe_n, jnp.where(positive & small, x, scalar_like(x, 0.5)))
+  fraction = _expn_fraction(safe_n, jnp.where(small, scalar_like(x, 2), x))
+  value = jnp.where(small, series, fraction)
+  at_zero = jnp.where(lax.gt(n, one), lax.div(one, lax.sub(safe_n, one)),
+                      scalar_like(x, np.inf))
+  safe_x = jnp.where(positive, x, one)
+  n_zero = lax.div(lax.exp(lax.neg(safe_x)), safe_x)
+  invalid = (lax.lt(n, zero) | lax.ne(lax.floor(n), n) | lax.lt(x, zero) | jnp.isnan(x)
+             | jnp.isnan(n))
+  return jnp.select([invalid, lax.eq(x, zero), lax.eq(n, zero)],
+                    [scalar_like(x, np.nan), at_zero, n_zero], value)
+
+
+@custom_jvp
+def _expn(n: Any, x: Any) -> Any:
+  if np.finfo(dtype(x)).bits >= 32:
+    return _expn_value(n, x)
+  f32 = [lax.convert_element_type(v, np.float32) for v in (n, x)]
+  return lax.convert_element_type(_expn_value(*f32), dtype(x))
+
+
+def _expn_jvp_x(g: Any, ans: Any, n: Any, x: Any) -> Any:
+  """d/dx E_n(x) = -E_{n-1}(x); for n = 0, -E_0(x) (1 + 1 / x)."""
+  n_zero = lax.eq(n, scalar_like(n, 0))
+  lower = _expn(jnp.where(n_zero, scalar_like(n, 1), lax.sub(n, scalar_like(n, 1))), x)
+  n0 = lax.mul(ans, lax.add(scalar_like(x, 1), lax.div(scalar_like(x, 1), x)))
+  return lax.mul(g, lax.neg(jnp.where(n_zero, n0, lower)))
+
+
+_expn.defjvps(None, _expn_jvp_x)
+
+
+def expn(n: Any, x: Any) -> Any:
+  """The generalized exponential integral E_n(x) = int_1^inf exp(-x t) / t^n dt (n an integer;
+  differentiable in x only)."""
+  n, x = _real_only("expn", n, x)
+  n, x = jnp.broadcast_arrays(lax.stop_gradient(n), x)
+  return _expn(n, x)
+
+
+def exp1(x: Any) -> Any:
+  """The exponential integral E_1(x) = int_1^inf exp(-x t) / t dt."""
+  (x,) = _real_only("exp1", x)
+  return _expn(jnp.ones_like(x), x)
+
+
+def _expi_positive(x: Any) -> Any:
+  """Ei(x) for x > 0."""
+  big = lax.gt(x, scalar_like(x, _EI_ASYMPTOTIC_FROM))
+  near = jnp.where(big, scalar_like(x, 1), x)
+
+  def series_body(k, state):
+    term, total = state
+    k = lax.convert_element_type(k, dtype(x))
+    term = lax.mul(term, lax.div(near, k))
+    return term, lax.add(total, lax.div(term, k))
+
+  start = lax.add(lax.log(near), scalar_like(x, np.euler_gamma))
+  series = lax.fori_loop(1, _EI_SERIES_TERMS, series_body, (jnp.ones_like(x), start))[1]
+  far = jnp.where(big, x, scalar_like(x, 2 * _EI_ASYMPTOTIC_FROM))
+  inv_far = lax.div(scalar_like(x, 1), far)
+  total, term = jnp.ones_like(x), jnp.ones_like(x)
+  for k in range(1, _EI_ASYMPTOTIC_TERMS):
+    term = lax.mul(term, lax.mul(scalar_like(x, k), inv_far))
+    total = lax.add(total, term)
+  asymptotic = lax.mul(lax.mul(lax.exp(far), inv_far), total)
+  return jnp.where(big, asymptotic, series)
+
+
+@custom_jvp
+def _expi(x: Any) -> Any:
+  if np.finfo(dtype(x)).bits < 32:
+    return lax.convert_element_type(_expi(lax.convert_element_type(x, np.float32)), dtype(x))
+  zero, one = scalar_like(x, 0), scalar_like(x, 1)
+  positive, negative = lax.gt(x, zero), lax.lt(x, zero)
+  value = jnp.where(positive, _expi_positive(jnp.where(positive, x, one)),
+                    lax.neg(_expn(jnp.ones_like(x), jnp.where(negative, lax.neg(x), one))))
+  defined = (positive | negative) & jnp.isfinite(x)
+  return jnp.where(defined, value, scalar_like(x, np.nan))
+
+
+_expi.defjvps(lambda g, ans, x: lax.mul(g, lax.div(lax.exp(x), x)))
+
+
+def expi(x: Any) -> Any:
+  """The exponential integral Ei(x) = -int_{-x}^inf exp(-t) / t dt (nan at 0, as in JAX)."""
+  (x,) = _real_only("expi", x)
+  return _expi(x)

@@ -1,0 +1,47 @@
+"""The normal distribution, as jax.scipy.stats.norm."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stablejax import lax
+from stablejax.numpy._promotion import promote_args_inexact, scalar_like
+from stablejax.scipy import special
+from stablejax.scipy.stats._common import exp_of, standardize
+
+
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """Log of the normal density."""
+  z, scale = standardize("norm.logpdf", x, loc, scale)
+  log_norm = lax.add(scalar_like(z, 0.5 * np.log(2 * np.pi)), lax.log(scale))
+  return lax.sub(lax.mul(scalar_like(z, -0.5), lax.mul(z, z)), log_norm)
+
+
+pdf = exp_of(logpdf)
+
+
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """The normal CDF."""
+  return special.ndtr(standardize("norm.cdf", x, loc, scale)[0])
+
+
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """Log of the normal CDF."""
+  return special.log_ndtr(standardize("norm.logcdf", x, loc, scale)[0])
+
+
+def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """The normal survival function 1 - cdf, accurate in the upper tail."""
+  return special.ndtr(lax.neg(standardize("norm.sf", x, loc, scale)[0]))
+
+
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """Log of the normal survival function."""
+  return special.log_ndtr(lax.neg(standardize("norm.logsf", x, loc, scale)[0]))
+
+
+def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
+  """The inverse of the normal CDF."""
+  q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
+  return lax.add(lax.mul(special.ndtri(q), scale), loc)
