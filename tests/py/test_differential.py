@@ -21,10 +21,12 @@ from stablejax.jaxpr import Literal
 from stablejax.lax import standard
 
 F32, I32, BOOL = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)
+C64, U8 = np.dtype(np.complex64), np.dtype(np.uint8)
 
-# Primitives that are not in this table on purpose: the control-flow and call primitives, which
-# other test files cover (they take jaxprs, not arrays).
-HIGHER_ORDER = {"cond", "while", "scan", "jit"}
+# Primitives that are not in this table on purpose: the control-flow, call, custom-derivative and
+# rematerialization primitives, which other test files cover (they take jaxprs, not arrays).
+# test_grads.py uses this set too.
+HIGHER_ORDER = {"cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "remat2"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -34,12 +36,27 @@ def _values(rng: np.random.Generator, shape, dtype: np.dtype, domain: str) -> np
   """Random values of `dtype` where the operation is defined and well conditioned."""
   if dtype == BOOL:
     return rng.random(shape) < 0.5
+  if dtype.kind == "c":  # real and imaginary parts from the domain
+    re, im = (_values(rng, shape, np.dtype(np.float64), domain) for _ in range(2))
+    return (re + 1j * im).astype(dtype)
   if dtype.kind in "iu":
     if domain in ("pos", "nonzero"):
       x = rng.integers(1, 6, shape)
       return (x if domain == "pos" else x * rng.choice([-1, 1], shape)).astype(dtype)
     if domain == "small":
       return rng.integers(-2, 3, shape).astype(dtype)
+    if domain in ("shift", "shift_oob"):  # shift amounts within the bit width (or beyond it)
+      bits = 8 * dtype.itemsize
+      lo, hi = (0, bits) if domain == "shift" else (-2 if dtype.kind == "i" else 0, bits + 3)
+      return rng.integers(lo, hi, shape).astype(dtype)
+    if domain == "bits":  # the whole range and its edges, for the bit operations
+      info = np.iinfo(dtype)
+      x = rng.integers(info.min, info.max, shape, endpoint=True)
+      edges = [0, 1, -1 if dtype.kind == "i" else 2, info.min, info.max]
+      return np.where(rng.random(shape) < 0.3, rng.choice(edges, shape), x).astype(dtype)
+    if domain in ("in5", "oob5"):  # indices into an axis of size 5 (out of bounds too)
+      return (rng.integers(0, 5, shape) if domain == "in5" else rng.integers(-3, 8, shape)
+              ).astype(dtype)
     return test_util.rand(rng, shape, dtype)
   real = {
       "any": lambda: rng.standard_normal(shape),
@@ -49,6 +66,14 @@ def _values(rng: np.random.Generator, shape, dtype: np.dtype, domain: str) -> np
       "tan": lambda: rng.uniform(-1.2, 1.2, shape),
       "halves": lambda: rng.integers(-6, 7, shape) / 2,  # ties for the rounding modes
       "small": lambda: rng.uniform(-2.0, 2.0, shape),
+      "unit": lambda: rng.uniform(-0.95, 0.95, shape),  # asin, acos, atanh, erf_inv
+      "prob": lambda: rng.uniform(0.05, 0.95, shape),  # betainc's x
+      # at least 0.2 from the integers (the poles of lgamma and digamma at 0, -1, ...)
+      "off_poles": lambda: rng.integers(-3, 3, shape) + rng.uniform(0.2, 0.8, shape),
+      "gt1": lambda: rng.uniform(1.2, 4.0, shape),  # acosh, zeta's x
+      "order": lambda: rng.integers(0, 4, shape),  # polygamma's m
+      "nonfinite": lambda: rng.choice([0.5, -2.0, np.inf, -np.inf, np.nan], shape),
+      "signed_nan": lambda: rng.choice([0.5, -2.0, np.inf, -np.inf, np.nan, -np.nan], shape),
   }[domain]()
   return np.asarray(real, dtype)
 
@@ -79,9 +104,19 @@ def _unary(prim, fn, dtypes, domain="any", shape=(3, 4)):
   return Case(prim.name, prim, fn, [A(shape, domain)], dtypes)
 
 
-def _binary(prim, fn, dtypes, domains=("any", "any"), shapes=((3, 4), (3, 4)), suffix=""):
-  return Case(prim.name + suffix, prim, fn, [A(s, d) for s, d in zip(shapes, domains)], dtypes)
+def _binary(prim, fn, dtypes, domains=("any", "any"), shapes=((3, 4), (3, 4)), suffix="",
+            marks=()):
+  return Case(prim.name + suffix, prim, fn, [A(s, d) for s, d in zip(shapes, domains)], dtypes,
+              marks)
 
+
+SLOW = (pytest.mark.slow,)  # compiles a while loop (or runs a slow reference): several seconds
+
+
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ROW_UPDATES = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                           scatter_dims_to_operand_dims=(0,))
 
 NUM = [F32, I32]
 ALL = [F32, I32, BOOL]
@@ -129,6 +164,92 @@ CASES = [
     _unary(lax.logistic_p, lax.logistic, [F32]),
     _unary(lax.sqrt_p, lax.sqrt, [F32], "pos"),
     _unary(lax.rsqrt_p, lax.rsqrt, [F32], "pos"),
+    # elementwise long tail
+    _unary(lax.exp2_p, lax.exp2, [F32]),
+    _unary(lax.cbrt_p, lax.cbrt, [F32]),
+    _unary(lax.square_p, lax.square, NUM),
+    _unary(lax.asin_p, lax.asin, [F32], "unit"),
+    _unary(lax.acos_p, lax.acos, [F32], "unit"),
+    _unary(lax.atan_p, lax.atan, [F32]),
+    _binary(lax.atan2_p, lax.atan2, [F32]),
+    _unary(lax.sinh_p, lax.sinh, [F32]),
+    _unary(lax.cosh_p, lax.cosh, [F32]),
+    _unary(lax.asinh_p, lax.asinh, [F32]),
+    _unary(lax.acosh_p, lax.acosh, [F32], "gt1"),
+    _unary(lax.atanh_p, lax.atanh, [F32], "unit"),
+    _unary(lax.is_finite_p, lax.is_finite, [F32], "nonfinite"),
+    _binary(lax.nextafter_p, lax.nextafter, [F32]),
+    _binary(lax.nextafter_p, lax.nextafter, [F32], ("halves", "halves"), suffix="_ties"),
+    _unary(lax.real_p, lax.real, [C64]),
+    _unary(lax.imag_p, lax.imag, [C64]),
+    _unary(lax.conj_p, lax.conj, [F32, C64]),
+    _binary(lax.complex_p, lax.complex, [F32]),
+    # special functions
+    _unary(lax.erf_p, lax.erf, [F32]),
+    _unary(lax.erfc_p, lax.erfc, [F32]),
+    _unary(lax.erf_inv_p, lax.erf_inv, [F32], "unit"),
+    _unary(lax.lgamma_p, lax.lgamma, [F32], "pos"),
+    _unary(lax.digamma_p, lax.digamma, [F32], "pos"),
+    Case("lgamma_negative", lax.lgamma_p, lax.lgamma, [A(domain="off_poles")], [F32]),
+    Case("digamma_negative", lax.digamma_p, lax.digamma, [A(domain="off_poles")], [F32]),
+    _binary(lax.polygamma_p, lax.polygamma, [F32], ("order", "pos")),
+    _binary(lax.zeta_p, lax.zeta, [F32], ("gt1", "pos")),
+    _binary(lax.igamma_p, lax.igamma, [F32], ("pos", "pos"), marks=SLOW),
+    _binary(lax.igammac_p, lax.igammac, [F32], ("pos", "pos"), marks=SLOW),
+    _binary(lax.igamma_grad_a_p, lax.igamma_grad_a, [F32], ("pos", "pos"), marks=SLOW),
+    Case("regularized_incomplete_beta", lax.regularized_incomplete_beta_p, lax.betainc,
+         [A(domain="pos"), A(domain="pos"), A(domain="prob")], [F32], SLOW),
+    _unary(lax.bessel_i0e_p, lax.bessel_i0e, [F32]),
+    _unary(lax.bessel_i1e_p, lax.bessel_i1e, [F32]),
+    # bitwise
+    _binary(lax.xor_p, lax.bitwise_xor, INT_BOOL),
+    _binary(lax.shift_left_p, lax.shift_left, [I32, U8], ("bits", "shift")),
+    _binary(lax.shift_right_logical_p, lax.shift_right_logical, [I32, U8], ("bits", "shift")),
+    _binary(lax.shift_right_arithmetic_p, lax.shift_right_arithmetic, [I32, U8],
+            ("bits", "shift")),
+    # (XLA defines shifts by the bit width or more, and by negative amounts, which lax exposes)
+    _binary(lax.shift_left_p, lax.shift_left, [I32, U8], ("bits", "shift_oob"),
+            suffix="_out_of_range"),
+    _binary(lax.shift_right_logical_p, lax.shift_right_logical, [I32, U8], ("bits", "shift_oob"),
+            suffix="_out_of_range"),
+    _binary(lax.shift_right_arithmetic_p, lax.shift_right_arithmetic, [I32, U8],
+            ("bits", "shift_oob"), suffix="_out_of_range"),
+    _binary(lax.mulhi_p, lax.mulhi, [I32, U8], ("bits", "bits")),
+    _unary(lax.population_count_p, lax.population_count, [I32, U8], "bits"),
+    _unary(lax.clz_p, lax.clz, [I32, U8], "bits"),
+    Case("bitcast_to_int32", lax.bitcast_convert_type_p,
+         lambda x: lax.bitcast_convert_type(x, np.int32), [A()], [F32]),
+    Case("bitcast_to_float32", lax.bitcast_convert_type_p,
+         lambda x: lax.bitcast_convert_type(x, np.float32), [A(domain="bits")], [I32]),
+    Case("bitcast_to_uint8", lax.bitcast_convert_type_p,
+         lambda x: lax.bitcast_convert_type(x, np.uint8), [A()], [F32, I32]),
+    Case("bitcast_from_uint8", lax.bitcast_convert_type_p,
+         lambda x: lax.bitcast_convert_type(x, np.int32), [A((3, 4))], [U8]),
+    # misc
+    Case("random_gamma", lax.random_gamma_p,
+         lambda key, a: lax.random_gamma_p.bind(key, a, log_space=False),
+         [A((2,), "bits", np.uint32), A(domain="pos")], [F32], SLOW),
+    Case("random_gamma_log_space_batched_keys", lax.random_gamma_p,
+         lambda key, a: lax.random_gamma_p.bind(key, a, log_space=True),
+         [A((3, 2), "bits", np.uint32), A((3, 4), "pos")], [F32], SLOW),
+    Case("reduce_precision_f16", lax.reduce_precision_p,
+         lambda x: lax.reduce_precision(x, 5, 10), [A()], [F32]),
+    Case("reduce_precision_bf16", lax.reduce_precision_p,
+         lambda x: lax.reduce_precision(x, 8, 7), [A()], [F32]),
+    Case("reduce_precision_nonfinite", lax.reduce_precision_p,
+         lambda x: lax.reduce_precision(x, 4, 3), [A(domain="nonfinite")], [F32]),
+    Case("reduce_precision_no_mantissa", lax.reduce_precision_p,
+         lambda x: lax.reduce_precision(x, 5, 0), [A()], [F32]),
+    Case("reduce_precision_no_mantissa_nan", lax.reduce_precision_p,
+         lambda x: lax.reduce_precision(x, 5, 0), [A(domain="nonfinite")], [F32]),
+    Case("optimization_barrier", lax.optimization_barrier_p, lax.optimization_barrier, [A()], ALL),
+    # (only inexact values: stop_gradient passes integers and bools through unstaged, as JAX does)
+    Case("stop_gradient", lax.stop_gradient_p, lax.stop_gradient, [A()], [F32]),
+    Case("pure_callback", lax.pure_callback_p,
+         lambda x: sj.pure_callback(lambda v: np.sin(v) * 2, sj.ShapeDtypeStruct(x.shape, x.dtype),
+                                    x), [A()], [F32]),
+    Case("debug_callback", lax.debug_callback_p,
+         lambda x: (sj.debug.callback(lambda v: None, x), lax.neg(x))[1], [A()], [F32]),
     # comparisons and logic
     _binary(lax.eq_p, lax.eq, ALL, ("small", "small")),
     _binary(lax.ne_p, lax.ne, ALL, ("small", "small")),
@@ -188,6 +309,60 @@ CASES = [
          [A((3, 4)), A(())], ALL),
     Case("pad_negative", lax.pad_p, lambda x: lax.pad(x, np.float32(0.5), ((-2, 1, 2), (2, -3, 0))),
          [A((3, 4))], [F32]),
+    Case("rev", lax.rev_p, lambda x: lax.rev(x, (0, 2)), [A((2, 3, 4))], ALL),
+    Case("rev_none", lax.rev_p, lambda x: lax.rev(x, ()), [A()], [F32]),
+    # gather and scatter: rows of a (5, 4) operand
+    Case("gather_rows", lax.gather_p, lambda x, i: lax.gather(x, i, _ROWS, (1, 4)),
+         [A((5, 4)), A((3, 1), "in5", I32)], ALL),
+    Case("gather_clip", lax.gather_p, lambda x, i: lax.gather(x, i, _ROWS, (1, 4), mode="clip"),
+         [A((5, 4)), A((6, 1), "oob5", I32)], NUM),
+    Case("gather_fill", lax.gather_p,
+         lambda x, i: lax.gather(x, i, _ROWS, (1, 4), mode="fill", fill_value=-1),
+         [A((5, 4)), A((6, 1), "oob5", I32)], NUM),
+    Case("gather_2d_windows", lax.gather_p,
+         lambda x, i: lax.gather(x, i, lax.GatherDimensionNumbers((1, 2), (), (0, 1)), (2, 3),
+                                 mode="clip"),
+         [A((5, 4)), A((3, 2), "oob5", I32)], [F32]),
+    Case("scatter", lax.scatter_p,
+         lambda x, u: lax.scatter(x, np.array([[3], [0]], np.int32), u, _ROW_UPDATES,
+                                  unique_indices=True),
+         [A((5, 4)), A((2, 4))], ALL),
+    Case("scatter_drop", lax.scatter_p,
+         lambda x, u: lax.scatter(x, np.array([[3], [7], [-1]], np.int32), u, _ROW_UPDATES,
+                                  mode="drop"),
+         [A((5, 4)), A((3, 4))], [F32]),
+    Case("scatter_add", lax.scatter_add_p,
+         lambda x, i, u: lax.scatter_add(x, i, u, _ROW_UPDATES), [A((5, 4)), A((6, 1), "in5", I32),
+                                                                A((6, 4))], NUM),
+    Case("scatter_add_clip", lax.scatter_add_p,
+         lambda x, i, u: lax.scatter_add(x, i, u, _ROW_UPDATES, mode="clip"),
+         [A((5, 4)), A((6, 1), "oob5", I32), A((6, 4))], [F32]),
+    Case("scatter_mul", lax.scatter_mul_p,
+         lambda x, i, u: lax.scatter_mul(x, i, u, _ROW_UPDATES),
+         [A((5, 4)), A((6, 1), "in5", I32), A((6, 4), "small")], NUM),
+    Case("scatter_min", lax.scatter_min_p,
+         lambda x, i, u: lax.scatter_min(x, i, u, _ROW_UPDATES),
+         [A((5, 4)), A((6, 1), "in5", I32), A((6, 4))], ALL),
+    Case("scatter_max", lax.scatter_max_p,
+         lambda x, i, u: lax.scatter_max(x, i, u, _ROW_UPDATES),
+         [A((5, 4)), A((6, 1), "in5", I32), A((6, 4))], ALL),
+    # sorting
+    Case("sort", lax.sort_p, lambda x: lax.sort(x, dimension=0), [A((5, 3), "small")], ALL),
+    Case("sort_key_val", lax.sort_p, lambda k, v: lax.sort_key_val(k, v)[1],
+         [A((3, 6), "small"), A((3, 6))], NUM),
+    Case("sort_key_val_nonfinite", lax.sort_p, lambda k, v: lax.sort_key_val(k, v)[1],
+         [A((3, 8), "nonfinite"), A((3, 8))], [F32]),  # NaNs last, ties stable
+    Case("sort_two_keys", lax.sort_p,
+         lambda k1, k2, v: lax.sort((k1, k2, v), dimension=1, num_keys=2)[2],
+         [A((3, 8), dtype=BOOL), A((3, 8), "small"), A((3, 8))], [F32]),
+    Case("top_k_values", lax.top_k_p, lambda x: lax.top_k(x, 3)[0], [A((4, 6), "small")], NUM),
+    Case("top_k_indices", lax.top_k_p, lambda x: lax.top_k(x, 3)[1], [A((4, 6))], [F32]),
+    Case("top_k_nonfinite", lax.top_k_p, lambda x: lax.top_k(x, 4)[1], [A((3, 8), "nonfinite")],
+         [F32]),
+    Case("top_k_negative_nan", lax.top_k_p, lambda x: lax.top_k(x, 4)[1],
+         [A((3, 8), "signed_nan")], [F32]),
+    Case("top_k_indices_ties", lax.top_k_p, lambda x: lax.top_k(x, 3)[1], [A((4, 6), "small")],
+         [I32]),  # ties: the lower index first
     Case("iota_int32", lax.iota_p, lambda: lax.iota(np.int32, 7), [], [I32]),
     Case("broadcasted_iota_float32", lax.iota_p,
          lambda: lax.broadcasted_iota(np.float32, (3, 4), 1), [], [F32]),
@@ -206,6 +381,31 @@ CASES = [
          ALL),
     Case("cumsum", lax.cumsum_p, lambda x: lax.cumsum(x, 1), [A()], NUM),
     Case("cumsum_reverse", lax.cumsum_p, lambda x: lax.cumsum(x, 0, reverse=True), [A()], NUM),
+    Case("reduce_and", lax.reduce_and_p, lambda x: lax.reduce_and(x, (1,)), [A((3, 4), "bits")],
+         INT_BOOL),
+    Case("reduce_or", lax.reduce_or_p, lambda x: lax.reduce_or(x, (0, 1)), [A((3, 4), "bits")],
+         INT_BOOL),
+    Case("reduce_xor", lax.reduce_xor_p, lambda x: lax.reduce_xor(x, (0,)), [A((3, 4), "bits")],
+         INT_BOOL),
+    Case("cumprod", lax.cumprod_p, lambda x: lax.cumprod(x, 1), [A((3, 5), "small")], NUM),
+    Case("cummax", lax.cummax_p, lambda x: lax.cummax(x, 1), [A((3, 5))], NUM),
+    Case("cummax_reverse", lax.cummax_p, lambda x: lax.cummax(x, 0, reverse=True), [A()], NUM),
+    Case("cummax_nonfinite", lax.cummax_p, lambda x: lax.cummax(x, 1), [A((3, 8), "nonfinite")],
+         [F32]),
+    Case("cummin", lax.cummin_p, lambda x: lax.cummin(x, 0), [A()], NUM),
+    Case("cumlogsumexp", lax.cumlogsumexp_p, lambda x: lax.cumlogsumexp(x, 1), [A()], [F32]),
+    Case("cumlogsumexp_reverse", lax.cumlogsumexp_p,
+         lambda x: lax.cumlogsumexp(x, 0, reverse=True), [A()], [F32]),
+    # windowed reductions
+    Case("reduce_window_sum", lax.reduce_window_sum_p,
+         lambda x: lax.reduce_window_sum(x, (2, 2), (1, 2), ((1, 0), (0, 1))), [A((4, 5))], NUM),
+    Case("reduce_window_sum_dilated", lax.reduce_window_sum_p,
+         lambda x: lax.reduce_window_sum(x, (2, 2), (2, 1), "SAME", (2, 1), (1, 2)),
+         [A((3, 5))], [F32]),
+    Case("reduce_window_max", lax.reduce_window_max_p,
+         lambda x: lax.reduce_window_max(x, (1, 3), (1, 1), "SAME"), [A((4, 5))], ALL),
+    Case("reduce_window_min", lax.reduce_window_min_p,
+         lambda x: lax.reduce_window_min(x, (2, 2), (2, 2), "VALID"), [A((4, 5))], ALL),
     # contractions
     Case("dot_general_matmul", lax.dot_general_p,
          lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), [A((2, 3)), A((3, 4))],
@@ -224,6 +424,13 @@ CASES = [
          lambda x, y: lax.dot_general_p.bind(x, y, dimension_numbers=(((0,), (0,)), ((), ())),
                                              preferred_element_type=None),
          [A((3, 2)), A((3, 4))], [F32]),
+    Case("conv_general_dilated", lax.conv_general_dilated_p,
+         lambda x, w: lax.conv_general_dilated(x, w, (1, 2), ((1, 1), (0, 1))),
+         [A((2, 3, 6, 5)), A((4, 3, 3, 2))], NUM),
+    Case("conv_general_dilated_nhwc_dilated_grouped", lax.conv_general_dilated_p,
+         lambda x, w: lax.conv_general_dilated(x, w, (1, 1), ((1, 0), (0, 1)), (1, 2), (2, 1),
+                                               ("NHWC", "HWIO", "NHWC"), feature_group_count=2),
+         [A((2, 5, 4, 4)), A((2, 2, 2, 6))], [F32]),
 ]
 
 

@@ -13,15 +13,22 @@ BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
 
 # The primitives whose params hold jaxprs: partial evaluation needs a rule for them, and they
 # have no numpy reference (they are evaluated by evaluating their jaxprs).
-HIGHER_ORDER = {lax.cond_p, lax.while_p, lax.scan_p, lax.jit_p}
+HIGHER_ORDER = {lax.cond_p, lax.while_p, lax.scan_p, lax.jit_p,
+                lax.custom_jvp_call_p, lax.custom_vjp_call_p, lax.remat_p}
 
 # The primitives linear in at least one operand: exactly these have transpose rules.
 LINEAR = {
     lax.add_p, lax.sub_p, lax.neg_p, lax.mul_p, lax.div_p, lax.dot_general_p,
+    lax.reduce_window_sum_p,
     lax.convert_element_type_p, lax.reduce_sum_p, lax.cumsum_p, lax.broadcast_in_dim_p,
     lax.reshape_p, lax.transpose_p, lax.squeeze_p, lax.expand_dims_p, lax.concatenate_p,
     lax.slice_p, lax.pad_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.select_n_p,
     ad.add_jaxvals_p, lax.cond_p, lax.scan_p, lax.jit_p,
+    lax.remat_p,
+    lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p,
+    lax.reduce_precision_p, lax.optimization_barrier_p,
+    lax.rev_p, lax.gather_p, lax.scatter_add_p,
+    lax.conv_general_dilated_p,
 }
 
 # The primitives without operands: JVP and vmap apply a rule only to a primitive with a nonzero

@@ -1,0 +1,58 @@
+"""A census of JAX's public API: for each public module of the installed JAX, the fraction of its
+public names that the stablejax module of the same name has. The table is printed (run with
+`-s` to see it) and each fraction must stay at or above the floor recorded here, so coverage
+only grows; the targets are the issue's goals."""
+import importlib
+
+import pytest
+
+jax = pytest.importorskip("jax")
+
+# module -> (floor: the coverage reached so far, target)
+MODULES = {
+    "": (0.29, None),
+    "numpy": (0.93, 0.90),
+    "lax": (0.78, 0.75),
+    "random": (0.95, 0.90),
+    "nn": (0.91, 0.90),
+    "scipy.special": (0.83, 0.60),
+    "scipy.stats": (0.83, None),
+    "tree": (1.0, None),
+}
+
+
+def _public(module) -> set[str]:
+  return {n for n in dir(module) if not n.startswith("_")}
+
+
+def _module(root: str, name: str):
+  try:
+    return importlib.import_module(f"{root}.{name}" if name else root)
+  except ImportError:
+    return None
+
+
+def census() -> dict[str, tuple[int, int, list[str]]]:
+  """module -> (names stablejax has, names JAX has, the missing names)."""
+  out = {}
+  for name in MODULES:
+    theirs = _public(_module("jax", name))
+    ours_module = _module("stablejax", name)
+    ours = _public(ours_module) if ours_module is not None else set()
+    missing = sorted(theirs - ours)
+    out[name] = (len(theirs) - len(missing), len(theirs), missing)
+  return out
+
+
+def test_api_coverage_does_not_shrink():
+  rows = census()
+  print(f"\nJAX {jax.__version__} public API covered by stablejax:")
+  for name, (have, total, missing) in rows.items():
+    floor, target = MODULES[name]
+    label = f"jax.{name}" if name else "jax"
+    goal = f"target {target:.0%}" if target else ""
+    print(f"  {label:<20} {have:4d} / {total:4d}  {have / total:6.1%}  {goal}")
+  for name, (have, total, missing) in rows.items():
+    floor, _ = MODULES[name]
+    assert have / total >= floor, (f"jax.{name} coverage fell to {have}/{total}, below the "
+                                   f"recorded {floor:.0%}; missing: {missing}")
