@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.runtime import Array
+from stablejax.runtime import Array, device_put
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
@@ -133,13 +133,33 @@ UNARY["ceil"] = _integer_identity("ceil", lax.ceil)
 
 
 def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
-  """Round half to even, as numpy.round (only decimals=0)."""
-  if decimals != 0:
-    raise NotImplementedError(f"round: only decimals=0 is supported, got decimals={decimals}")
+  """Round half to even to `decimals` places, as numpy.round: `x * 10**decimals` rounded and
+  divided back (float16 in float32), complex parts separately; integers are unchanged (and, as
+  in JAX, take no negative `decimals`)."""
   (a,) = ensure_arraylike("round", a)
-  if not dtypes.is_inexact(dtype(a)):
-    return a
-  return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+  decimals = operator.index(core.concrete_or_error(decimals, "the decimals argument of round"))
+  dt = dtype(a)
+  if not dtypes.is_inexact(dt):
+    if decimals < 0:
+      raise NotImplementedError("round of integers with decimals < 0 is not supported (as in "
+                                "JAX)")
+    return device_put(a) if core.is_concrete(a) else a  # an Array, as every jnp result
+  if decimals > np.log10(np.finfo(dt).max):
+    return a  # rounding beyond the dtype's precision changes nothing
+  if dtypes.is_complex(dt):
+    return lax.complex(_round_real(lax.real(a), decimals), _round_real(lax.imag(a), decimals))
+  return _round_real(a, decimals)
+
+
+def _round_real(x: Any, decimals: int) -> Any:
+  if decimals == 0:
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+  aval = core.get_aval(x)
+  if aval.dtype == dtypes.float16:
+    x = convert(x, dtypes.float32)
+  factor = float(10 ** decimals) if aval.weak_type else scalar_like(x, 10 ** decimals)
+  out = lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+  return convert(out, aval.dtype) if aval.dtype == dtypes.float16 else out
 
 
 def square(x: Any) -> Any:

@@ -383,3 +383,15 @@ def test_tracer_and_array_properties():
   x = rand((3, 4))
   test_util.check_close(sj.make_jaxpr(f)(x).out_avals[0].shape, (3, 3))
   test_util.check_close(sj.vmap(f)(x[None])[0], np.clip(x @ x.T, 0, 1))
+
+
+@pytest.mark.parametrize("x, decimals", [
+    (np.array([1.2345, 2.5, -3.456, 0.125], F32), 2), (np.array([1.234, 2.5], np.float16), 2),
+    (np.array([1.25 + 2.35j], np.complex64), 1), (np.array([1250.0, -155.0], F32), -2),
+    (2.345, 1), (np.array([12, 15], np.int32), 1)])
+def test_round_to_decimals_as_jax(x, decimals):
+  jax = pytest.importorskip("jax")
+  want = jax.numpy.round(x, decimals)
+  for got in (jnp.round(x, decimals), sj.jit(lambda v: jnp.round(v, decimals))(x)):
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert got.dtype == want.dtype and got.weak_type == want.weak_type
