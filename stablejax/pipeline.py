@@ -11,6 +11,7 @@ from jaxlib.mlir import ir
 from stablejax import core, lowering, passes, runtime
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
+from stablejax.runtime import Array
 from stablejax.util import weak_cache
 
 
@@ -71,7 +72,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
   default device), through an executable cached by primitive, avals, params and device."""
   avals, device, on_device = [], None, True
   for x in args:
-    if type(x) is runtime.Array:
+    if type(x) is Array:
       avals.append(x.aval)
       d = x.device
       if device is None:

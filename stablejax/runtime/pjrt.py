@@ -266,14 +266,16 @@ class Loaded:
     return lambda buffers: execute(buffers).consume_with_handlers(handlers)
 
 
+# jaxlib 0.10 takes `_skip_checks` (skipping a per-call check); 0.11 does not: detected, not assumed.
+_HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
+
+
 def _result_handler(aval: Any, sh: _Sharding) -> Any:
-  """jaxlib's result handler; 0.10 takes `_skip_checks` (skipping a per-call check), 0.11 not."""
+  """jaxlib's result handler for outputs of type `aval` on the sharding's device."""
   if _HANDLER_SKIPS_CHECKS:
     return _jax.array_result_handler(aval, sh, True, _skip_checks=True)
   return _jax.array_result_handler(aval, sh, True)
 
-
-_HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
 
 
 def compile(module: Any, device: Device, host_callbacks: Sequence[Callable] = ()) -> Loaded:
