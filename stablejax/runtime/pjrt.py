@@ -266,7 +266,7 @@ class Loaded:
     return lambda buffers: execute(buffers).consume_with_handlers(handlers)
 
 
-# jaxlib 0.10 takes `_skip_checks` (skipping a per-call check); 0.11 does not: detected, not assumed.
+# jaxlib 0.10 takes `_skip_checks` (skipping a per-call check); 0.11 does not: detected.
 _HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
 
 
