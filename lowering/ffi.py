@@ -51,11 +51,14 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
                 has_side_effect: bool = False, api_version: int = TYPED_FFI_API_VERSION,
                 operand_layouts: Sequence[Sequence[int]] | None = None,
                 result_layouts: Sequence[Sequence[int]] | None = None,
-                called_computations: Sequence[str] = ()) -> list[ir.Value]:
+                called_computations: Sequence[str] = (),
+                operand_output_aliases: Mapping[int, int] | None = None,
+                frontend_attributes: Mapping[str, str] | None = None) -> list[ir.Value]:
   """A `stablehlo.custom_call @target`. With the typed FFI (api_version 4, the default) the
   backend config is a dictionary of attributes, emitted as JAX does: `backend_config = ""` and
   `mhlo.backend_config = {...}`, with row-major layouts unless given. Layouts are minor-to-major
-  dimension orders. Older API versions take a string backend config."""
+  dimension orders. Older API versions take a string backend config. `operand_output_aliases`
+  maps an operand index to the result that may reuse its buffer."""
   operands = list(operands)
   result_types = list(result_types)
   typed_ffi = api_version >= TYPED_FFI_API_VERSION
@@ -83,6 +86,13 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
     attributes["operand_layouts"] = _layouts(operand_layouts)
   if result_layouts is not None:
     attributes["result_layouts"] = _layouts(result_layouts)
+  if operand_output_aliases:
+    attributes["output_operand_aliases"] = ir.ArrayAttr.get([
+        hlo.OutputOperandAlias.get([result] if len(result_types) > 1 else [], operand, [])
+        for operand, result in operand_output_aliases.items()])
+  if frontend_attributes:
+    attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {k: ir.StringAttr.get(v) for k, v in frontend_attributes.items()})
   op = hlo.CustomCallOp.build_generic(results=result_types, operands=operands,
                                       attributes=attributes)
   if typed_ffi:

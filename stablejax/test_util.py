@@ -23,10 +23,20 @@ def x64(enabled: bool = True):
     config.update("enable_x64", prev)
 
 
+JAX_FOLLOWED = (0, 10, 2)
+
+
+def after_jax_followed(jax_version: str) -> bool:
+  """Whether `jax_version` (e.g. `jax.__version__`) is newer than JAX 0.10.2, whose names and
+  semantics stablejax follows; tests against a newer JAX allow for its documented changes."""
+  return tuple(int(p) for p in jax_version.split(".")[:3]) > JAX_FOLLOWED
+
+
 def lax_primitives() -> list[core.Primitive]:
-  """Every primitive that `stablejax.lax` exports: the built-in primitives but for `add_any`
-  (`ad.add_jaxvals_p`), which lives in the AD interpreter."""
-  return list(dict.fromkeys(v for v in vars(lax).values() if isinstance(v, core.Primitive)))
+  """Every primitive that `stablejax.lax` and `stablejax.lax.linalg` export: the built-in
+  primitives but for `add_any` (`ad.add_jaxvals_p`), which lives in the AD interpreter."""
+  names = [*vars(lax).values(), *vars(lax.linalg).values()]
+  return list(dict.fromkeys(v for v in names if isinstance(v, core.Primitive)))
 
 
 def rand(rng: np.random.Generator, shape: Sequence[int], dtype=np.float32) -> np.ndarray:
@@ -95,8 +105,13 @@ def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
   return rand(rng, x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
 
 
+def _conj(x: Any) -> Any:
+  return np.conj(x) if np.iscomplexobj(x) else x
+
+
 def _inner(a: Any, b: Any) -> float:
-  return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+  """Re <a, b> = Re sum(conj(a) b): the real inner product of complex values seen as pairs."""
+  return sum(float(np.real(np.vdot(np.asarray(x, np.complex128), np.asarray(y, np.complex128))))
              for x, y in zip(tree_leaves(a), tree_leaves(b)))
 
 
@@ -127,7 +142,8 @@ def check_grads(f: Callable, args: Sequence, order: int = 2,
   if "rev" in modes:
     out, f_vjp = vjp(f, *args)
     ct = tree_map(lambda o: _random_like(rng, o), out)
-    cts_in = f_vjp(ct)
+    # JAX's convention: conj(vjp(conj(ct))) is the adjoint of J for Re <., .>
+    cts_in = tree_map(_conj, f_vjp(tree_map(_conj, ct)))
     lhs, rhs = _inner(ct, expected_t), _inner(cts_in, tangents)
     if abs(lhs - rhs) > atol + rtol * max(abs(lhs), abs(rhs)):
       raise AssertionError(f"reverse-mode check failed: <ct, J t> = {lhs} (finite differences) "

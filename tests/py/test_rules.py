@@ -29,6 +29,7 @@ LINEAR = {
     lax.reduce_precision_p, lax.optimization_barrier_p,
     lax.rev_p, lax.gather_p, lax.scatter_add_p,
     lax.conv_general_dilated_p,
+    lax.linalg.triangular_solve_p,
 }
 
 # The primitives without operands: JVP and vmap apply a rule only to a primitive with a nonzero
