@@ -743,6 +743,47 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None,
   return _dirichlet(key, alpha, tuple(shape), _float_dtype("dirichlet", dtype))
 
 
+@jit(static_argnums=(3, 4))
+def _multivariate_normal(key: Array, mean: Array, cov: Array, shape: tuple[int, ...] | None,
+                         dtype: np.dtype) -> Array:
+  n = np.shape(mean)[-1]
+  if np.shape(cov)[-2:] != (n, n):
+    raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got "
+                     f"cov.shape == {np.shape(cov)}.")
+  if shape is None:
+    shape = np.broadcast_shapes(np.shape(mean)[:-1], np.shape(cov)[:-2])
+  else:
+    _check_shape("normal", shape, np.shape(mean)[:-1], np.shape(cov)[:-2])
+  factor = jnp.linalg.cholesky(cov)
+  samples = normal(key, shape + (n,), dtype)
+  return mean + jnp.einsum("...ij,...j->...i", factor, samples)
+
+
+def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+                        shape: Shape | None = None, dtype: DTypeLike | None = None,
+                        method: str = "cholesky") -> Array:
+  """Normal random vectors of mean `mean` (last axis) and covariance `cov`: mean + L z, L the
+  Cholesky factor of cov and z standard normal."""
+  key = _check_key("multivariate_normal", key)
+  mean, cov = promote_dtypes_inexact(mean, cov)
+  if method not in ("svd", "eigh", "cholesky"):
+    raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+  if method != "cholesky":
+    raise NotImplementedError(f"multivariate_normal(method={method!r}) needs "
+                              f"jnp.linalg.{method}, which stablejax does not have yet; use "
+                              "method='cholesky'")
+  if np.ndim(mean) < 1:
+    raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
+                     f"{np.ndim(mean)}")
+  if np.ndim(cov) < 2:
+    raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
+                     f"{np.ndim(cov)}")
+  dtype = core.get_aval(mean).dtype if dtype is None else _float_dtype("multivariate_normal",
+                                                                       dtype)
+  shape = None if shape is None else _canonical_shape("multivariate_normal", shape)
+  return _multivariate_normal(key, mean, cov, shape, dtype)
+
+
 @jit(static_argnums=(2, 3))
 def _chisquare(key: Array, df: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
   two = np.array(2, dtype)

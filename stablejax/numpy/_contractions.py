@@ -127,7 +127,8 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   operands = ensure_arraylike("einsum", *operands)
-  inputs, out_names = _parse_subscripts(subscripts, [shape(x) for x in operands])
+  spec, operands = _expand_ellipses(subscripts.replace(" ", ""), operands)
+  inputs, out_names = _parse_subscripts(spec, [shape(x) for x in operands])
   out_dtype, weak = output_type(preferred_element_type, *operands)
   operands = [convert(x, out_dtype, weak) for x in operands]
   ops = [_prepare(x, names, inputs, out_names, k) for k, (x, names) in
@@ -139,14 +140,48 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
   return transpose_if_needed(x, [names.index(c) for c in out_names])
 
 
-def _parse_subscripts(subscripts: str, shapes: list) -> tuple[list[str], str]:
-  spec = subscripts.replace(" ", "")
-  if "." in spec:
-    raise NotImplementedError("einsum: ellipses ('...') are not supported")
+def _expand_ellipses(spec: str, operands: list) -> tuple[str, list]:
+  """Name the axes each '...' stands for (right-aligned across the operands, as numpy
+  broadcasts them) with capitals the spec does not use, and broadcast size-1 ones."""
+  if "." not in spec:
+    return spec, operands
+  ins, arrow, out = spec.partition("->")
+  terms = ins.split(",")
+  if len(terms) != len(operands) or any(t.count(".") not in (0, 3) or
+                                        (t.count(".") and "..." not in t) for t in terms):
+    raise ValueError(f"einsum: invalid ellipses in subscripts {spec!r}")
+  ranks = [len(shape(x)) - len(t.replace("...", "")) if "..." in t else 0
+           for t, x in zip(terms, operands)]
+  if min(ranks) < 0:
+    raise ValueError(f"einsum: subscripts {spec!r} have more indices than their operands")
+  free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+  names = "".join(free[:max(ranks)])
+  if len(names) < max(ranks):
+    raise ValueError(f"einsum: too many axes under the ellipses of {spec!r}")
+  sizes = np.broadcast_shapes(*(shape(x)[t.index("...") if "..." in t else 0:][:r]
+                                for t, x, r in zip(terms, operands, ranks)))
+  expanded = []
+  for k, (t, r) in enumerate(zip(terms, ranks)):
+    if "..." in t:
+      start = t.index("...")
+      target = list(shape(operands[k]))
+      target[start:start + r] = sizes[len(sizes) - r:]
+      if tuple(target) != shape(operands[k]):
+        operands[k] = lax.broadcast_in_dim(operands[k], tuple(target), range(len(target)))
+      t = t.replace("...", names[len(names) - r:])
+    expanded.append(t)
+  if not arrow:
+    counts = "".join(expanded)
+    out = names + "".join(sorted(c for c in set(counts) if counts.count(c) == 1
+                                 and c not in names))
+  return ",".join(expanded) + "->" + out.replace("...", names), operands
+
+
+def _parse_subscripts(spec: str, shapes: list) -> tuple[list[str], str]:
   ins, arrow, out = spec.partition("->")
   inputs = ins.split(",")
-  if len(inputs) != len(shapes) or not all(n.isalpha() for n in inputs + ([out] if out else [])):
-    raise ValueError(f"einsum: subscripts {subscripts!r} don't match {len(shapes)} operand(s) "
+  if len(inputs) != len(shapes) or not all(c.isalpha() for n in inputs + [out] for c in n):
+    raise ValueError(f"einsum: subscripts {spec!r} don't match {len(shapes)} operand(s) "
                      "(letters only, one comma-separated term per operand)")
   for names, s in zip(inputs, shapes):
     if len(names) != len(s):
@@ -155,7 +190,7 @@ def _parse_subscripts(subscripts: str, shapes: list) -> tuple[list[str], str]:
   if not arrow:
     counts = "".join(inputs)
     out = "".join(sorted(c for c in set(counts) if counts.count(c) == 1))
-  _check_sizes(subscripts, inputs, shapes, out)
+  _check_sizes(spec, inputs, shapes, out)
   return inputs, out
 
 

@@ -43,7 +43,7 @@ def size(a: Any, axis: int | None = None) -> int:
 
 
 def _dtype_and_weak(x: Any) -> tuple[np.dtype, bool]:
-  if x in (bool, int, float, complex):
+  if isinstance(x, type) and x in (bool, int, float, complex):
     return dtypes.python_scalar_dtype(x()), x is not bool
   if isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic):
     return dtypes.canonicalize(np.dtype(x)), False

@@ -74,8 +74,15 @@ def _values(rng: np.random.Generator, shape, dtype: np.dtype, domain: str) -> np
       "order": lambda: rng.integers(0, 4, shape),  # polygamma's m
       "nonfinite": lambda: rng.choice([0.5, -2.0, np.inf, -np.inf, np.nan], shape),
       "signed_nan": lambda: rng.choice([0.5, -2.0, np.inf, -np.inf, np.nan, -np.nan], shape),
+      # well-conditioned matrices (the last two axes): positive definite; a dominant diagonal
+      "spd": lambda: _gram(rng.standard_normal(shape)) + shape[-1] * np.eye(shape[-1]),
+      "dominant": lambda: rng.standard_normal(shape) + 3 * shape[-1] * np.eye(shape[-1]),
   }[domain]()
   return np.asarray(real, dtype)
+
+
+def _gram(m: np.ndarray) -> np.ndarray:
+  return m @ np.swapaxes(m, -1, -2)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -363,6 +370,14 @@ CASES = [
          [A((3, 8), "signed_nan")], [F32]),
     Case("top_k_indices_ties", lax.top_k_p, lambda x: lax.top_k(x, 3)[1], [A((4, 6), "small")],
          [I32]),  # ties: the lower index first
+    # linear algebra
+    Case("cholesky", lax.linalg.cholesky_p, lax.linalg.cholesky, [A((2, 4, 4), "spd")], [F32]),
+    Case("triangular_solve", lax.linalg.triangular_solve_p,
+         lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True),
+         [A((3, 3), "dominant"), A((3, 2))], [F32, C64]),
+    Case("triangular_solve_right_adjoint", lax.linalg.triangular_solve_p,
+         lambda a, b: lax.linalg.triangular_solve(a, b, transpose_a=True, conjugate_a=True),
+         [A((2, 3, 3), "dominant"), A((2, 4, 3))], [F32, C64]),
     Case("iota_int32", lax.iota_p, lambda: lax.iota(np.int32, 7), [], [I32]),
     Case("broadcasted_iota_float32", lax.iota_p,
          lambda: lax.broadcasted_iota(np.float32, (3, 4), 1), [], [F32]),

@@ -26,6 +26,19 @@ def nonzero(*shape):
   return lambda rng: (np.abs(rng.standard_normal(shape)) + 0.5) * rng.choice([-1, 1], shape)
 
 
+def positive_definite(*shape):
+  """Well-conditioned symmetric positive-definite matrices (the last two axes)."""
+  def make(rng):
+    m = rng.standard_normal(shape)
+    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+  return make
+
+
+def diagonally_dominant(*shape):
+  """Square matrices with a dominant diagonal: well-conditioned triangles."""
+  return lambda rng: rng.standard_normal(shape) + 3 * shape[-1] * np.eye(shape[-1])
+
+
 def uniform(lo, hi, *shape):
   return lambda rng: rng.uniform(lo, hi, shape)
 
@@ -260,6 +273,13 @@ CASES = {
     "conv_general_dilated_grouped": (lambda x, w: lax.conv_general_dilated(
         x, w, (1, 1), ((1, 0), (0, 1)), (1, 2), (2, 1), ("NHWC", "HWIO", "NHWC"),
         feature_group_count=2), [normal(2, 5, 4, 4), normal(2, 2, 2, 6)]),
+    # linear algebra
+    "cholesky": (lax.linalg.cholesky, [positive_definite(2, 3, 3)]),
+    "triangular_solve_left_lower": (lambda a, b: lax.linalg.triangular_solve(
+        a, b, left_side=True, lower=True), [diagonally_dominant(3, 3), normal(3, 2)]),
+    "triangular_solve_right_transposed_unit": (
+        lambda a, b: lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True),
+        [diagonally_dominant(2, 3, 3), normal(2, 4, 3)]),
 }
 
 

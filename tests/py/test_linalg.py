@@ -1,0 +1,406 @@
+"""Linear algebra: lax.linalg's cholesky and triangular_solve (rules, LAPACK lowering on the CPU),
+jnp.linalg (cholesky, norms, array-API spellings), jax.scipy.linalg's Cholesky solves and
+solve_triangular, and the multivariate normal (scipy.stats and random), against numpy and JAX."""
+import itertools
+
+import jax
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as jnp
+from stablejax import lax, test_util
+from stablejax.lax import standard
+
+check_close = test_util.check_close
+FLOATS = [np.float32, np.complex64]
+
+
+def _spd(rng, shape, dtype=np.float32):
+  """Well-conditioned Hermitian positive-definite matrices of `shape` (..., n, n)."""
+  m = test_util.rand(rng, shape, dtype)
+  n = shape[-1]
+  return (m @ np.conj(np.swapaxes(m, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def _triangular(rng, shape, dtype, lower):
+  """Triangular matrices with a dominant diagonal (well conditioned), junk in the other half."""
+  a = test_util.rand(rng, shape, dtype)
+  n = shape[-1]
+  return (a + 3 * n * np.eye(n)).astype(dtype)
+
+
+def _same(actual, expected, rtol=None, atol=None):
+  assert np.asarray(actual).dtype == np.asarray(expected).dtype
+  assert np.shape(actual) == np.shape(expected)
+  check_close(actual, expected, rtol=rtol, atol=atol)
+
+
+# ----------------------------------------------------------------------------------------------
+# lax.linalg.cholesky
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 3)])
+def test_cholesky_matches_numpy_and_jax(dtype, shape, rng):
+  a = _spd(rng, shape, dtype)
+  out = lax.linalg.cholesky(a)
+  _same(out, np.linalg.cholesky(a), rtol=1e-4, atol=1e-5)
+  _same(out, jax.lax.linalg.cholesky(a), rtol=1e-5, atol=1e-6)
+  _same(sj.jit(lax.linalg.cholesky)(a), out)
+
+
+def test_cholesky_float64(x64, rng):
+  a = _spd(rng, (5, 5), np.float64)
+  _same(lax.linalg.cholesky(a), np.linalg.cholesky(a), rtol=1e-12, atol=1e-12)
+
+
+def test_cholesky_symmetrizes_input_unless_told_not_to(rng):
+  a = _spd(rng, (3, 3))
+  skewed = a + np.triu(np.ones((3, 3), np.float32), 1)  # only the upper half changes
+  _same(lax.linalg.cholesky(skewed), jax.lax.linalg.cholesky(skewed), rtol=1e-5, atol=1e-6)
+  _same(lax.linalg.cholesky(skewed, symmetrize_input=False), np.linalg.cholesky(a),
+        rtol=1e-4, atol=1e-5)
+
+
+def test_cholesky_not_positive_definite_gives_nans(rng):
+  """As JAX: NaNs (not an exception) for the matrices that fail, eagerly and under jit."""
+  a = np.stack([_spd(rng, (3, 3)), -np.eye(3, dtype=np.float32)])
+  for out in (lax.linalg.cholesky(a), sj.jit(lax.linalg.cholesky)(a)):
+    out = np.asarray(out)
+    assert np.isfinite(out[0]).all() and np.isnan(out[1][np.tril_indices(3)]).all()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(np.asarray(
+        jax.lax.linalg.cholesky(a))))
+
+
+def test_cholesky_vmap(rng):
+  a = _spd(rng, (4, 3, 3))
+  _same(sj.vmap(lax.linalg.cholesky)(a), np.linalg.cholesky(a), rtol=1e-4, atol=1e-5)
+  moved = np.moveaxis(a, 0, 2)
+  _same(sj.vmap(lax.linalg.cholesky, in_axes=2)(moved), np.linalg.cholesky(a), rtol=1e-4,
+        atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cholesky_grad_matches_jax(dtype, rng):
+  a = _spd(rng, (3, 3), dtype)
+  def loss(lib):
+    return lambda x: lib.numpy.sum(lib.numpy.abs(lib.lax.linalg.cholesky(x)) ** 2
+                                   * np.arange(9).reshape(3, 3))
+  _same(sj.grad(loss(sj))(a), jax.grad(loss(jax))(a), rtol=1e-4, atol=1e-5)
+
+
+def test_cholesky_derivatives_finite_differences(x64, rng):
+  a = _spd(rng, (3, 3), np.float64)
+  test_util.check_grads(lax.linalg.cholesky, (a,), order=2)
+  c = _spd(rng, (2, 3, 3), np.complex128)
+  test_util.check_grads(lax.linalg.cholesky, (c,), order=1)
+
+
+def test_cholesky_reference_matches_primitive(rng):
+  """The numpy reference is LAPACK's potrf: L below the diagonal, the input above it."""
+  a = _spd(rng, (2, 4, 4))
+  out = lax.linalg.cholesky_p.bind(a)
+  check_close(out, standard.evaluate_reference(lax.linalg.cholesky_p, a), rtol=1e-4, atol=1e-5)
+
+
+def test_cholesky_prints_like_jax(rng):
+  a = _spd(rng, (3, 3))
+  assert str(sj.make_jaxpr(lax.linalg.cholesky)(a)) == \
+      str(jax.make_jaxpr(jax.lax.linalg.cholesky)(a)).replace(" sharding=None", "")
+
+
+def test_cholesky_errors():
+  with pytest.raises(TypeError, match="at least 2-D"):
+    lax.linalg.cholesky_p.bind(np.ones(3, np.float32))
+  with pytest.raises(ValueError, match="square"):
+    lax.linalg.cholesky(np.ones((2, 3), np.float32), symmetrize_input=False)
+  with pytest.raises(TypeError, match="cholesky"):
+    lax.linalg.cholesky_p.bind(np.ones((2, 2), np.int32))
+
+
+# ----------------------------------------------------------------------------------------------
+# lax.linalg.triangular_solve
+
+TRI_PARAMS = [dict(left_side=l, lower=lo, transpose_a=t, conjugate_a=c, unit_diagonal=u)
+              for l, lo, t, c, u in itertools.product([False, True], repeat=5)]
+
+
+def _tri_operands(rng, dtype, left_side, batch=()):
+  a = _triangular(rng, (*batch, 3, 3), dtype, True)
+  b = test_util.rand(rng, (*batch, 3, 2) if left_side else (*batch, 2, 3), dtype)
+  return a, b
+
+
+@pytest.mark.parametrize("params", TRI_PARAMS, ids=lambda p: "-".join(k for k, v in p.items()
+                                                                      if v) or "default")
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_triangular_solve_matches_reference_and_jax(params, dtype, rng):
+  a, b = _tri_operands(rng, dtype, params["left_side"], batch=(2,))
+  out = lax.linalg.triangular_solve(a, b, **params)
+  _same(out, jax.lax.linalg.triangular_solve(a, b, **params), rtol=1e-5, atol=1e-6)
+  check_close(out, standard.evaluate_reference(lax.linalg.triangular_solve_p, a, b, **params),
+              rtol=1e-4, atol=1e-5)
+
+
+def test_triangular_solve_vector_and_default_lowering(rng):
+  """A vector b (one axis fewer than a); the StableHLO lowering used off the CPU agrees with
+  LAPACK's (checked by compiling the default rule's op on the CPU)."""
+  a = _triangular(rng, (3, 3), np.float32, True)
+  b = test_util.rand(rng, (3,), np.float32)
+  for left_side in (True, False):
+    _same(lax.linalg.triangular_solve(a, b, left_side=left_side, lower=True),
+          jax.lax.linalg.triangular_solve(a, b, left_side=left_side, lower=True),
+          rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (None, 0), (0, None), (1, 2)])
+def test_triangular_solve_vmap(in_axes, rng):
+  a, b = _tri_operands(rng, np.float32, True, batch=(4,))
+  a_in = a[0] if in_axes[0] is None else np.moveaxis(a, 0, in_axes[0])
+  b_in = b[0] if in_axes[1] is None else np.moveaxis(b, 0, in_axes[1])
+  def solve(lib):
+    return lambda x, y: lib.lax.linalg.triangular_solve(x, y, left_side=True, lower=True)
+  _same(sj.vmap(solve(sj), in_axes=in_axes)(a_in, b_in),
+        jax.vmap(solve(jax), in_axes=in_axes)(a_in, b_in), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("params", TRI_PARAMS[::3], ids=lambda p: "-".join(
+    k for k, v in p.items() if v) or "default")
+def test_triangular_solve_grads(params, rng, x64):
+  a, b = _tri_operands(rng, np.complex128 if params["conjugate_a"] else np.float64,
+                       params["left_side"])
+  def solve(x, y):
+    return lax.linalg.triangular_solve(x, y, **params)
+  test_util.check_grads(solve, (a, b), order=1)
+  def loss(lib):
+    return lambda x, y: lib.numpy.sum(lib.numpy.abs(lib.lax.linalg.triangular_solve(
+        x, y, **params)) ** 2)
+  for argnum in (0, 1):  # JAX without x64 computes in 32 bits
+    check_close(sj.grad(loss(sj), argnum)(a, b), jax.grad(loss(jax), argnum)(a, b), rtol=1e-5,
+                atol=1e-6)
+
+
+def test_triangular_solve_errors():
+  f32 = np.float32
+  with pytest.raises(ValueError, match="Incompatible shapes"):
+    lax.linalg.triangular_solve(np.eye(3, dtype=f32), np.ones((3, 4), f32))
+  with pytest.raises(ValueError, match="square"):
+    lax.linalg.triangular_solve(np.ones((3, 2), f32), np.ones((3, 3), f32), left_side=True)
+  with pytest.raises(ValueError, match="batch dimensions"):
+    lax.linalg.triangular_solve(np.ones((2, 3, 3), f32), np.ones((4, 3, 3), f32))
+  with pytest.raises(TypeError, match="same dtype"):
+    lax.linalg.triangular_solve(np.eye(2, dtype=f32), np.ones((2, 2), np.complex64))
+
+
+# ----------------------------------------------------------------------------------------------
+# Lowering
+
+def test_cpu_lowering_calls_lapack_as_jax(rng):
+  a = _spd(rng, (2, 3, 3))
+  text = sj.jit(lax.linalg.cholesky).lower(a).as_text()
+  assert "stablehlo.custom_call @lapack_spotrf_ffi" in text
+  assert "mhlo.backend_config = {uplo = 76 : ui8}" in text
+  assert "operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]" in text
+  assert 'mhlo.frontend_attributes = {num_batch_dims = "1"}' in text
+  text = sj.jit(lambda x, y: lax.linalg.triangular_solve(x, y, left_side=True, lower=True,
+                                                         transpose_a=True)).lower(a, a).as_text()
+  assert "stablehlo.custom_call @lapack_strsm_ffi" in text
+  assert "mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, " \
+         "uplo = 76 : ui8}" in text
+  with test_util.x64():
+    assert "@lapack_zpotrf_ffi" in sj.jit(lax.linalg.cholesky).lower(
+        a.astype(np.complex128)).as_text()
+
+
+def test_other_platforms_lower_to_stablehlo_ops(rng):
+  a = _spd(rng, (3, 3))
+  text = sj.jit(lax.linalg.cholesky).lower(a, platform="cuda").as_text()
+  assert "stablehlo.cholesky" in text and "lapack" not in text
+  text = sj.jit(lambda x, y: lax.linalg.triangular_solve(x, y, conjugate_a=True)).lower(
+      a.astype(np.complex64), a.astype(np.complex64), platform="cuda").as_text()
+  assert "chlo.conj" in text or "stablehlo.complex" in text
+  assert "stablehlo.triangular_solve" in text and "NO_TRANSPOSE" in text
+
+
+def test_jax_and_stablejax_share_the_lapack_targets(rng):
+  """Both register jaxlib's LAPACK targets with XLA in one process: each keeps working."""
+  a = _spd(rng, (3, 3))
+  _same(jax.jit(jax.lax.linalg.cholesky)(a), sj.jit(lax.linalg.cholesky)(a))
+
+
+# ----------------------------------------------------------------------------------------------
+# jnp.linalg
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_jnp_cholesky(upper, rng):
+  a = _spd(rng, (2, 4, 4), np.complex64)
+  _same(jnp.linalg.cholesky(a, upper=upper), jjnp.linalg.cholesky(a, upper=upper), rtol=1e-5,
+        atol=1e-6)
+  _same(jnp.linalg.cholesky(np.eye(2, dtype=np.int32)), jjnp.linalg.cholesky(np.eye(2, dtype=int)))
+
+
+NORMS = [
+    ((5,), None, None), ((5,), 0, None), ((5,), 1, None), ((5,), 3, None), ((5,), -2, None),
+    ((5,), np.inf, None), ((5,), -np.inf, None), ((5,), 0.5, None),
+    ((3, 4), None, None), ((3, 4), "fro", None), ((3, 4), 1, None), ((3, 4), -1, None),
+    ((3, 4), np.inf, None), ((3, 4), -np.inf, None), ((2, 3, 4), None, 1),
+    ((2, 3, 4), 1, (2, 0)), ((2, 3, 4), np.inf, (0, 2)), ((2, 3, 4), -1, (-1, -2)),
+    ((2, 3, 4), None, None),
+]
+
+
+@pytest.mark.parametrize("shape,order,axis", NORMS)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_norm(shape, order, axis, keepdims, rng):
+  x = test_util.rand(rng, shape, np.float32)
+  x.flat[0] = 0
+  _same(jnp.linalg.norm(x, order, axis, keepdims),
+        jjnp.linalg.norm(x, order, axis, keepdims), rtol=1e-5, atol=1e-6)
+
+
+def test_norm_dtypes_jit_vmap_grad(rng):
+  x = test_util.rand(rng, (3, 4), np.complex64)
+  _same(jnp.linalg.norm(x), jjnp.linalg.norm(x), rtol=1e-6)
+  _same(jnp.linalg.norm(np.arange(6).reshape(2, 3)), jjnp.linalg.norm(np.arange(6).reshape(2, 3)))
+  y = test_util.rand(rng, (3, 4), np.float32)
+  _same(sj.jit(jnp.linalg.norm, static_argnames="ord")(y, ord=1),
+        jjnp.linalg.norm(y, ord=1))
+  _same(sj.vmap(jnp.linalg.norm)(y), jax.vmap(jjnp.linalg.norm)(y), rtol=1e-6)
+  _same(sj.grad(jnp.linalg.norm)(y), jax.grad(jjnp.linalg.norm)(y), rtol=1e-6)
+  _same(jnp.linalg.vector_norm(y, ord=np.inf, axis=0), jjnp.linalg.vector_norm(y, ord=np.inf,
+                                                                              axis=0))
+  _same(jnp.linalg.matrix_norm(y[None], ord=1), jjnp.linalg.matrix_norm(y[None], ord=1))
+
+
+def test_norm_errors(rng):
+  x = test_util.rand(rng, (2, 3, 4), np.float32)
+  with pytest.raises(ValueError, match="Improper number of axes"):
+    jnp.linalg.norm(x, 2)
+  with pytest.raises(ValueError, match="Invalid order"):
+    jnp.linalg.norm(x[0], "bad")
+  with pytest.raises(ValueError, match="Invalid order"):
+    jnp.linalg.norm(x[0, 0], "fro")
+  with pytest.raises(NotImplementedError, match="svd"):
+    jnp.linalg.norm(x[0], "nuc")
+
+
+def test_array_api_spellings(rng):
+  x = test_util.rand(rng, (2, 3, 3), np.float32)
+  v, w = test_util.rand(rng, (4, 3), np.float32), test_util.rand(rng, (4, 3), np.float32)
+  for name, args, kwargs in [("matrix_transpose", (x,), {}), ("diagonal", (x,), {"offset": 1}),
+                             ("trace", (x,), {}), ("outer", (v[0], w[1]), {}),
+                             ("cross", (v, w), {}), ("matmul", (x, x), {}),
+                             ("tensordot", (x, x[0]), {"axes": 1}), ("vecdot", (v, w), {})]:
+    _same(getattr(jnp.linalg, name)(*args, **kwargs),
+          getattr(jjnp.linalg, name)(*args, **kwargs), rtol=1e-5, atol=1e-6)
+  with pytest.raises(ValueError, match="3-dimensional"):
+    jnp.linalg.cross(v[:, :2], w[:, :2])
+  with pytest.raises(ValueError, match="one-dimensional"):
+    jnp.linalg.outer(v, w)
+
+
+# ----------------------------------------------------------------------------------------------
+# jax.scipy.linalg
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_scipy_cholesky_and_cho_solve(lower, dtype, rng):
+  a = _spd(rng, (2, 4, 4), dtype)
+  _same(sj.scipy.linalg.cholesky(a, lower=lower), jax.scipy.linalg.cholesky(a, lower=lower),
+        rtol=1e-5, atol=1e-6)
+  factor = sj.scipy.linalg.cho_factor(a, lower=lower)
+  assert factor[1] is lower
+  for b in (test_util.rand(rng, (4,), dtype), test_util.rand(rng, (2, 4, 3), dtype)):
+    x = sj.scipy.linalg.cho_solve(factor, b)
+    _same(x, jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a, lower=lower), b),
+          rtol=1e-4, atol=1e-5)
+    check_close(np.linalg.solve(a, b[..., None] if b.ndim == 1 else b),
+                np.asarray(x)[..., None] if b.ndim == 1 else x, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("trans", [0, 1, 2, "N", "T", "C"])
+@pytest.mark.parametrize("lower,unit_diagonal", [(False, False), (True, False), (True, True)])
+def test_scipy_solve_triangular(trans, lower, unit_diagonal, rng):
+  a = _triangular(rng, (3, 3), np.complex64, lower)
+  for b in (test_util.rand(rng, (3,), np.complex64), test_util.rand(rng, (3, 2), np.complex64),
+            test_util.rand(rng, (2, 3, 2), np.complex64)):
+    _same(sj.scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal),
+          jax.scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal),
+          rtol=1e-5, atol=1e-6)
+  b = test_util.rand(rng, (3,), np.float32)
+  _same(sj.scipy.linalg.solve_triangular(a.real, b, trans, lower=lower),
+        jax.scipy.linalg.solve_triangular(a.real, b, trans, lower=lower), rtol=1e-5, atol=1e-6)
+
+
+def test_scipy_linalg_under_jit_vmap_grad(rng):
+  a = _spd(rng, (3, 4, 4))
+  b = test_util.rand(rng, (3, 4), np.float32)
+  def solve(lib):
+    return lambda x, y: lib.scipy.linalg.cho_solve(lib.scipy.linalg.cho_factor(x), y)
+  _same(sj.jit(solve(sj))(a[0], b[0]), jax.jit(solve(jax))(a[0], b[0]), rtol=1e-4, atol=1e-5)
+  _same(sj.vmap(solve(sj))(a, b), jax.vmap(solve(jax))(a, b), rtol=1e-4, atol=1e-5)
+  def loss(lib):
+    return lambda x, y: lib.numpy.sum(solve(lib)(x, y) ** 2)
+  _same(sj.grad(loss(sj))(a[0], b[0]), jax.grad(loss(jax))(a[0], b[0]), rtol=1e-3, atol=1e-5)
+
+
+def test_scipy_solve_triangular_bad_trans():
+  with pytest.raises(ValueError, match="trans"):
+    sj.scipy.linalg.solve_triangular(np.eye(2), np.ones(2), trans="X")
+
+
+# ----------------------------------------------------------------------------------------------
+# The multivariate normal
+
+@pytest.mark.parametrize("x_shape,mean_shape,cov_shape", [
+    ((5, 3), (3,), (3, 3)), ((3,), (3,), (3, 3)), ((2, 5, 3), (2, 1, 3), (3, 3)),
+    ((4,), (), ()), ((5, 3), (3,), ())])
+def test_multivariate_normal_logpdf(x_shape, mean_shape, cov_shape, rng):
+  x = test_util.rand(rng, x_shape, np.float32)
+  mean = test_util.rand(rng, mean_shape, np.float32)
+  cov = _spd(rng, cov_shape) if cov_shape else np.float32(1.7)
+  for fn in ("logpdf", "pdf"):
+    _same(getattr(sj.scipy.stats.multivariate_normal, fn)(x, mean, cov),
+          getattr(jax.scipy.stats.multivariate_normal, fn)(x, mean, cov), rtol=1e-5, atol=1e-6)
+
+
+def test_multivariate_normal_logpdf_grad_and_errors(rng):
+  x, mean, cov = test_util.rand(rng, (5, 3), np.float32), np.zeros(3, np.float32), \
+      _spd(rng, (3, 3))
+  def loss(lib):
+    return lambda m, c: lib.numpy.sum(lib.scipy.stats.multivariate_normal.logpdf(x, m, c))
+  for argnum in (0, 1):
+    _same(sj.grad(loss(sj), argnum)(mean, cov), jax.grad(loss(jax), argnum)(mean, cov),
+          rtol=1e-4, atol=1e-5)
+  with pytest.raises(ValueError, match="incompatible shapes"):
+    sj.scipy.stats.multivariate_normal.logpdf(x, mean, np.eye(4, dtype=np.float32))
+  with pytest.raises(NotImplementedError, match="allow_singular"):
+    sj.scipy.stats.multivariate_normal.logpdf(x, mean, cov, allow_singular=True)
+
+
+@pytest.mark.parametrize("mean_shape,cov_shape,shape", [
+    ((3,), (3, 3), None), ((3,), (3, 3), (4, 2)), ((2, 3), (3, 3), None),
+    ((3,), (5, 3, 3), (5,)), ((1, 3), (2, 3, 3), (4, 2))])
+def test_random_multivariate_normal_bits_match_jax(mean_shape, cov_shape, shape, rng):
+  mean = test_util.rand(rng, mean_shape, np.float32)
+  cov = _spd(rng, cov_shape)
+  out = sj.random.multivariate_normal(sj.random.key(3), mean, cov, shape)
+  _same(out, jax.random.multivariate_normal(jax.random.key(3), mean, cov, shape), rtol=1e-6,
+        atol=1e-6)
+
+
+def test_random_multivariate_normal_vmap_over_keys_and_errors(rng):
+  mean, cov = np.zeros(2, np.float32), _spd(rng, (2, 2))
+  keys, jkeys = sj.random.split(sj.random.key(0), 3), jax.random.split(jax.random.key(0), 3)
+  _same(sj.vmap(lambda k: sj.random.multivariate_normal(k, mean, cov))(keys),
+        jax.vmap(lambda k: jax.random.multivariate_normal(k, mean, cov))(jkeys), rtol=1e-6,
+        atol=1e-6)
+  with pytest.raises(ValueError, match="method"):
+    sj.random.multivariate_normal(keys[0], mean, cov, method="lu")
+  with pytest.raises(NotImplementedError, match="eigh"):
+    sj.random.multivariate_normal(keys[0], mean, cov, method="eigh")
+  with pytest.raises(ValueError, match="cov.shape"):
+    sj.random.multivariate_normal(keys[0], mean, np.eye(3, dtype=np.float32))
+  with pytest.raises(ValueError, match="mean.ndim"):
+    sj.random.multivariate_normal(keys[0], np.float32(0), cov)
