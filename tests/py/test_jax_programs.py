@@ -1,6 +1,6 @@
 """Whole programs in the style of JAX's documentation and examples, run unchanged on stablejax and
 on JAX: each program takes a namespace `ns` (`ns.jax`, `ns.jnp`, `ns.lax`, `ns.random`, `ns.nn`,
-`ns.optimizers`, `ns.stax`, `ns.special`, `ns.stats`) and returns a pytree of arrays (losses per
+`ns.optimizers`, `ns.stax`, `ns.special`, `ns.stats`, `ns.linalg`) and returns a pytree of arrays (losses per
 step, parameters, samples). The two libraries' random bits are identical, so the results must
 agree to float tolerance."""
 from __future__ import annotations
@@ -15,6 +15,7 @@ import stablejax
 import stablejax.example_libraries.optimizers
 import stablejax.example_libraries.stax
 import stablejax.numpy
+import stablejax.scipy.linalg
 import stablejax.scipy.special
 import stablejax.scipy.stats
 
@@ -22,6 +23,7 @@ jax = pytest.importorskip("jax")
 import jax.example_libraries.optimizers  # noqa: E402
 import jax.example_libraries.stax  # noqa: E402
 import jax.numpy  # noqa: E402
+import jax.scipy.linalg  # noqa: E402
 import jax.scipy.special  # noqa: E402
 import jax.scipy.stats  # noqa: E402
 
@@ -30,7 +32,7 @@ def _namespace(lib: types.ModuleType) -> types.SimpleNamespace:
   return types.SimpleNamespace(
       jax=lib, jnp=lib.numpy, lax=lib.lax, random=lib.random, nn=lib.nn,
       optimizers=lib.example_libraries.optimizers, stax=lib.example_libraries.stax,
-      special=lib.scipy.special, stats=lib.scipy.stats)
+      special=lib.scipy.special, stats=lib.scipy.stats, linalg=lib.scipy.linalg)
 
 
 SJ, JX = _namespace(stablejax), _namespace(jax)
@@ -576,6 +578,53 @@ def kernel_regression(ns):
           "data_fit": jax.value_and_grad(data_fit)(1.0)}, iterations
 
 
+def gaussian_process(ns):
+  """GP regression as in JAX's examples/gaussian_process_regression.py: fit the kernel's
+  hyperparameters by gradient descent on the marginal likelihood (Cholesky solves), predict, and
+  draw posterior samples."""
+  jax, jnp, random, linalg, stats = ns.jax, ns.jnp, ns.random, ns.linalg, ns.stats
+  k_x, k_noise, k_sample = random.split(random.key(4), 3)
+  x = jnp.sort(random.uniform(k_x, (20, 1), minval=-3.0, maxval=3.0), axis=0)
+  y = jnp.sin(2 * x[:, 0]) + 0.1 * random.normal(k_noise, (20,))
+  x_test = jnp.linspace(-3.0, 3.0, 9)[:, None]
+
+  def kernel(params, a, b):
+    d2 = jnp.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)
+    return jnp.exp(params["log_amp"]) * jnp.exp(-0.5 * d2 / jnp.exp(2 * params["log_scale"]))
+
+  def gram(params):
+    return kernel(params, x, x) + (jnp.exp(params["log_noise"]) + 1e-4) * jnp.eye(len(x))
+
+  def neg_marginal_likelihood(params):
+    factor = linalg.cholesky(gram(params), lower=True)
+    alpha = linalg.cho_solve((factor, True), y)
+    return (0.5 * jnp.dot(y, alpha) + jnp.sum(jnp.log(jnp.diag(factor)))
+            + 0.5 * len(x) * jnp.log(2 * jnp.pi))
+
+  @jax.jit
+  def step(params, _):
+    loss, grads = jax.value_and_grad(neg_marginal_likelihood)(params)
+    return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads), loss
+
+  params = {"log_amp": jnp.array(0.0), "log_scale": jnp.array(0.0), "log_noise": jnp.array(-2.0)}
+  params, losses = jax.lax.scan(step, params, None, length=25)
+
+  @jax.jit
+  def posterior(params):
+    factor = linalg.cholesky(gram(params), lower=True)
+    cross = kernel(params, x_test, x)
+    mean = cross @ linalg.cho_solve((factor, True), y)
+    v = linalg.solve_triangular(factor, cross.T, lower=True)
+    cov = kernel(params, x_test, x_test) - v.T @ v + 1e-4 * jnp.eye(len(x_test))
+    return mean, cov
+
+  mean, cov = posterior(params)
+  samples = random.multivariate_normal(k_sample, mean, cov, (3,))
+  log_density = stats.multivariate_normal.logpdf(samples, mean, cov)
+  return {"losses": losses, "params": params, "mean": mean, "cov": cov, "samples": samples,
+          "log_density": log_density}
+
+
 # ----------------------------------------------------------------------------------------------
 # The tests
 
@@ -631,6 +680,11 @@ def test_prng_and_state():
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_gaussian_process():
+  check_program(gaussian_process, rtol=2e-4, atol=2e-4)
+
+
 def test_kernel_regression():
   # `grad(data_fit)(1.0)` is weakly typed in JAX, strong here: see test_grad_seed_keeps_weak_type.
   check_program(kernel_regression)
