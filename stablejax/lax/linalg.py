@@ -102,13 +102,24 @@ def _cholesky_abstract_eval(x: ShapedArray) -> ShapedArray:
   return ShapedArray(x.shape, x.dtype)
 
 
+def _hermitian_from_lower(x: Any) -> Any:
+  """The Hermitian matrices whose lower triangle is x's (the diagonal's real part)."""
+  strict = _triangle(x, lower=True, k=-1)
+  diagonal = _triangle(_triangle(x, lower=True), lower=False)
+  if dtypes.is_complex(core.get_aval(x).dtype):
+    diagonal = lax.convert_element_type(lax.real(diagonal), core.get_aval(x).dtype)
+  return lax.add(lax.add(strict, _adjoint(strict)), diagonal)
+
+
 def _cholesky_jvp(primals, tangents):
   """L' = L Phi(L^-1 X' L^-H), Phi taking the lower triangle with the diagonal halved
-  (Murray, arXiv:1602.07527)."""
+  (Murray, arXiv:1602.07527). The factorization reads only the lower triangle of x, so X' is
+  the Hermitian matrix of the tangent's lower triangle (as JAX since 0.11)."""
   (x,), (t,) = primals, tangents
   factor = _triangle(cholesky_p.bind(x), lower=True)
   if type(t) is ad.Zero:
     return factor, ad.Zero.from_primal_value(factor)
+  t = _hermitian_from_lower(t)
   t_l_inv_h = triangular_solve(factor, t, left_side=False, lower=True, transpose_a=True,
                                conjugate_a=True)
   inner = triangular_solve(factor, t_l_inv_h, left_side=True, lower=True)

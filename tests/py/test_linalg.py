@@ -97,6 +97,18 @@ def test_cholesky_derivatives_finite_differences(x64, rng):
   test_util.check_grads(lax.linalg.cholesky, (c,), order=1)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_cholesky_derivative_reads_the_lower_triangle_only(dtype, x64, rng):
+  """Without symmetrization the factor depends on the lower triangle only, and so does its
+  derivative (JAX 0.10.2's rule used the whole tangent; JAX fixed it in 0.11)."""
+  def factor(x):
+    return lax.linalg.cholesky(x, symmetrize_input=False)
+  a = _spd(rng, (3, 3), dtype)
+  test_util.check_grads(factor, (a,), order=1)
+  upper = np.triu(test_util.rand(rng, (3, 3), dtype), 1)
+  check_close(sj.jvp(factor, (a,), (upper,))[1], np.zeros((3, 3), dtype))
+
+
 def test_cholesky_reference_matches_primitive(rng):
   """The numpy reference is LAPACK's potrf: L below the diagonal, the input above it."""
   a = _spd(rng, (2, 4, 4))
@@ -340,9 +352,11 @@ def test_scipy_linalg_under_jit_vmap_grad(rng):
     return lambda x, y: lib.scipy.linalg.cho_solve(lib.scipy.linalg.cho_factor(x), y)
   _same(sj.jit(solve(sj))(a[0], b[0]), jax.jit(solve(jax))(a[0], b[0]), rtol=1e-4, atol=1e-5)
   _same(sj.vmap(solve(sj))(a, b), jax.vmap(solve(jax))(a, b), rtol=1e-4, atol=1e-5)
-  def loss(lib):
-    return lambda x, y: lib.numpy.sum(solve(lib)(x, y) ** 2)
+  def loss(lib):  # through a symmetric matrix: JAX before 0.11 differentiates the other triangle
+    return lambda x, y: lib.numpy.sum(solve(lib)((x + x.T) / 2, y) ** 2)
   _same(sj.grad(loss(sj))(a[0], b[0]), jax.grad(loss(jax))(a[0], b[0]), rtol=1e-3, atol=1e-5)
+  with test_util.x64():
+    test_util.check_grads(solve(sj), (a[0].astype(np.float64), b[0].astype(np.float64)), 1)
 
 
 def test_scipy_solve_triangular_bad_trans():
