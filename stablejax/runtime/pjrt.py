@@ -1,6 +1,7 @@
 """The one module that touches jaxlib's PJRT internals: clients, buffers, compilation, execution.
 
-Supported: jaxlib 0.10.x (CPU; Python 3.11) and 0.11.x (CPU, and CUDA through `jax-cuda13-plugin`).
+Supported: jaxlib 0.10.2 to 0.12.x (0.11 and later need Python 3.12); the CPU, and CUDA through
+`jax-cuda13-plugin` (or 12), alongside jax in the same process.
 Clients exist for cpu and cuda; the other platforms of `stablejax.platforms` can be lowered for.
 API differences are detected by feature where jaxlib allows it. Nothing here imports `jax`.
 """
@@ -115,18 +116,25 @@ def _register_cuda_custom_calls(c_api: Any) -> None:
     return
 
 
+# jax registers the CUDA plugin as "cuda" when it first makes its backends, and falls back to the
+# CPU if that name is taken. So stablejax registers the same library (dlopen'ed once) under its
+# own name, or reuses jax's registration when jax came first: both can run side by side.
+_CUDA_PLUGIN = "stablejax_cuda"
+
+
 def _make_cuda_client() -> Any:
-  if not xla_client.pjrt_plugin_loaded("cuda"):  # jax may have loaded it in this process
+  name = "cuda" if xla_client.pjrt_plugin_loaded("cuda") else _CUDA_PLUGIN
+  if not xla_client.pjrt_plugin_loaded(name):
     _preload_nvidia_libraries()
-    c_api = xla_client.load_pjrt_plugin_dynamically("cuda", _cuda_plugin_library())
+    c_api = xla_client.load_pjrt_plugin_dynamically(name, _cuda_plugin_library())
     _register_cuda_custom_calls(c_api)
-  if not xla_client.pjrt_plugin_initialized("cuda"):
-    xla_client.initialize_pjrt_plugin("cuda")
+  if not xla_client.pjrt_plugin_initialized(name):
+    xla_client.initialize_pjrt_plugin(name)
   options = dict(xla_client.generate_pjrt_gpu_plugin_options())
   # Don't grab 75% of GPU memory up front (a jax client in the same process would then fail).
   options.setdefault("preallocate", os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "") in
                      ("1", "true", "True"))
-  return xla_client.make_c_api_client("cuda", options)
+  return xla_client.make_c_api_client(name, options)
 
 
 # The platforms whose PJRT client stablejax can create (the others can be lowered for only).
