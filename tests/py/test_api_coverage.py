@@ -1,7 +1,11 @@
 """A census of JAX's public API: for each public module of the installed JAX, the fraction of its
 public names that the stablejax module of the same name has. The table is printed (run with
 `-s` to see it) and each fraction must stay at or above the floor recorded here, so coverage
-only grows; the targets are the issue's goals."""
+only grows; the targets are the issue's goals.
+
+stablejax follows JAX 0.10.2 and the floors are fractions of 0.10.2's names. On a newer JAX the
+census counts the names that exist both there and in 0.10.2: the names JAX added after 0.10.2
+(recorded below) leave the count, names JAX removed leave it by themselves."""
 import importlib
 
 import pytest
@@ -21,6 +25,18 @@ MODULES = {
 }
 
 
+# module -> the public names JAX added after 0.10.2 (seen in 0.12), which stablejax does not
+# follow yet. On 0.10.2 none of them may exist.
+ADDED_AFTER_0_10_2 = {
+    "": {"CompilerEffortLevel", "Inline", "get_abstract_mesh", "get_mesh", "use_abstract_mesh"},
+    "numpy": {"minmax", "top_k"},
+    "lax": {"log2", "log2_p", "one_minus_square", "one_minus_square_p", "polynomial",
+            "polynomial_p", "psum_scatter_start"},
+    "random": {"Key"},
+    "scipy.special": {"erfcinv"},
+}
+
+
 def _public(module) -> set[str]:
   return {n for n in dir(module) if not n.startswith("_")}
 
@@ -32,11 +48,17 @@ def _module(root: str, name: str):
     return None
 
 
-def census() -> dict[str, tuple[int, int, list[str]]]:
-  """module -> (names stablejax has, names JAX has, the missing names)."""
+def census(jax_after_0_10_2: bool) -> dict[str, tuple[int, int, list[str]]]:
+  """module -> (names stablejax has, names JAX has, the missing names), counting only names
+  that JAX 0.10.2 has too."""
   out = {}
   for name in MODULES:
     theirs = _public(_module("jax", name))
+    added = ADDED_AFTER_0_10_2.get(name, set())
+    if jax_after_0_10_2:
+      theirs -= added
+    else:
+      assert not theirs & added, f"jax.{name} in 0.10.2 has {sorted(theirs & added)}"
     ours_module = _module("stablejax", name)
     ours = _public(ours_module) if ours_module is not None else set()
     missing = sorted(theirs - ours)
@@ -44,8 +66,8 @@ def census() -> dict[str, tuple[int, int, list[str]]]:
   return out
 
 
-def test_api_coverage_does_not_shrink():
-  rows = census()
+def test_api_coverage_does_not_shrink(jax_after_0_10_2):
+  rows = census(jax_after_0_10_2)
   print(f"\nJAX {jax.__version__} public API covered by stablejax:")
   for name, (have, total, missing) in rows.items():
     floor, target = MODULES[name]

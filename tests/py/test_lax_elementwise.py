@@ -2,7 +2,6 @@
 semantics, abstract evaluation and its errors, JVPs against finite differences and JAX, batching
 against a loop, printed jaxprs against JAX's, and transpose rules through the vjp identity."""
 import itertools
-import re
 
 import jax
 import numpy as np
@@ -539,10 +538,6 @@ def test_vmap_of_jvp_and_jvp_of_vmap(rng):
 # ----------------------------------------------------------------------------------------------
 # Printed jaxprs
 
-def _jax_text(closed):
-  return re.sub(r" (out_)?sharding=None", "", str(closed))
-
-
 X, Y = np.ones((2, 3), F32), np.ones((2, 3), F32)
 JAXPR_CASES = {
     "arith": (lambda L, x, y: L.add(L.mul(L.sin(x), 3.0), L.div(L.neg(y), L.exp(x))), [X, Y]),
@@ -571,12 +566,48 @@ def _jvp(L):
   return lambda f, *xs: jvp(f, xs, xs)
 
 
+# Cases whose jaxpr JAX changed after 0.10.2, as JAX 0.10.2 prints them. JAX 0.12 rewrote max's
+# JVP rule: it compares the operands (`gt a b`, `eq a b`, ties selecting 0.5) where 0.10.2
+# compares each operand with the output and divides by the number of ties. The values agree
+# (test_jvp_special_points_match_jax checks ties against JAX); the jaxprs do not, and stablejax
+# stages 0.10.2's. On 0.10.2 the live JAX text must still equal the recorded one.
+JAXPR_AS_IN_0_10_2 = {"jvp_max": """\
+{ lambda ; a:f32[2,3] b:f32[2,3]. let
+    c:f32[2,3] = max a b
+    d:bool[2,3] = eq a c
+    e:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    f:f32[2,3] = broadcast_in_dim 0.0:f32[]
+    g:f32[2,3] = select_n d f e
+    h:bool[2,3] = eq b c
+    i:f32[2,3] = broadcast_in_dim 2.0:f32[]
+    j:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    k:f32[2,3] = select_n h j i
+    l:f32[2,3] = div g k
+    m:f32[2,3] = mul a l
+    n:bool[2,3] = eq b c
+    o:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    p:f32[2,3] = broadcast_in_dim 0.0:f32[]
+    q:f32[2,3] = select_n n p o
+    r:bool[2,3] = eq a c
+    s:f32[2,3] = broadcast_in_dim 2.0:f32[]
+    t:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    u:f32[2,3] = select_n r t s
+    v:f32[2,3] = div q u
+    w:f32[2,3] = mul b v
+    x:f32[2,3] = add_any m w
+  in (c, x) }"""}
+
+
 @pytest.mark.parametrize("name", sorted(JAXPR_CASES))
-def test_make_jaxpr_prints_like_jax(name):
+def test_make_jaxpr_prints_like_jax(name, jax_text, jax_after_0_10_2):
   fn, args = JAXPR_CASES[name]
   got = sj.make_jaxpr(lambda *a: fn(lax, *a))(*args)
   check_jaxpr(got.jaxpr)
-  assert str(got) == _jax_text(jax.make_jaxpr(lambda *a: fn(jax.lax, *a))(*args))
+  want = jax_text(jax.make_jaxpr(lambda *a: fn(jax.lax, *a))(*args))
+  if name in JAXPR_AS_IN_0_10_2:
+    assert jax_after_0_10_2 or want == JAXPR_AS_IN_0_10_2[name]
+    want = JAXPR_AS_IN_0_10_2[name]
+  assert str(got) == want
 
 
 # ----------------------------------------------------------------------------------------------

@@ -298,8 +298,16 @@ def test_constant_initializers(name, dtype):
                                        ("normal", (2.,)), ("truncated_normal", ()),
                                        ("truncated_normal", (2., None, -1., 0.5))])
 def test_random_initializers(name, args):
-  _check_init(*_pair(name, *args), (4, 5))
-  _check_init(*_pair(name, *args), (3,), np.float16)
+  ours, theirs = _pair(name, *args)
+  if name == "normal" and test_util.after_jax_followed(jax.__version__):
+    # JAX after 0.10.2 (seen in 0.12) computes `normal(stddev)` as (sqrt(2) * stddev) *
+    # erf_inv(u), rounding differently (by an ulp in float16) from 0.10.2's
+    # `random.normal(key) * stddev`, which stablejax follows.
+    stddev = args[0] if args else 1e-2
+    theirs = lambda key, shape, dtype=None: jax.random.normal(  # noqa: E731
+        key, shape, dtype or np.float32) * jjnp.array(stddev, dtype or np.float32)
+  _check_init(ours, theirs, (4, 5))
+  _check_init(ours, theirs, (3,), np.float16)
 
 
 @pytest.mark.parametrize("name", ["glorot_uniform", "glorot_normal", "xavier_uniform",

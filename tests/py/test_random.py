@@ -359,9 +359,14 @@ _COUNT_SAMPLERS = [
 @pytest.mark.parametrize("name,args,kwargs", _COUNT_SAMPLERS,
                          ids=[f"{n}{i}" for i, (n, _, _) in enumerate(_COUNT_SAMPLERS)])
 def test_count_samplers(name, args, kwargs):
+  jkwargs = kwargs
+  if name == "multinomial" and "shape" in kwargs and test_util.after_jax_followed(jax.__version__):
+    # JAX after 0.10.2 (seen in 0.12) takes multinomial's `shape` without the trailing category
+    # axis; stablejax follows 0.10.2, whose `shape` includes it.
+    jkwargs = {**kwargs, "shape": kwargs["shape"][:-1]}
   for seed in SEEDS[:2]:
     k, jk = _keys(seed)
-    _check(getattr(S, name)(k, *args, **kwargs), getattr(J, name)(jk, *args, **kwargs), ulps=2)
+    _check(getattr(S, name)(k, *args, **kwargs), getattr(J, name)(jk, *args, **jkwargs), ulps=2)
 
 
 @pytest.mark.slow

@@ -9,10 +9,6 @@ from stablejax import lax
 from stablejax.test_util import check_close, check_jvp, check_vmap, numerical_jvp
 
 
-def _jax_text(closed) -> str:
-  return str(closed).replace(" sharding=None", "").replace(" out_sharding=None", "")
-
-
 # ----------------------------------------------------------------------------------------------
 # Programs, written once for stablejax and for JAX (`np_` is the numpy module, `lax_` the lax)
 
@@ -127,9 +123,9 @@ PRINT_CASES = [
 
 
 @pytest.mark.parametrize("make, args", PRINT_CASES, ids=[c[0].__name__ for c in PRINT_CASES])
-def test_prints_like_jax(make, args):
+def test_prints_like_jax(make, args, jax_text):
   jax = pytest.importorskip("jax")
-  expected = _jax_text(jax.make_jaxpr(make(jax.numpy, jax.lax))(*args))
+  expected = jax_text(jax.make_jaxpr(make(jax.numpy, jax.lax))(*args))
   assert str(sj.make_jaxpr(make(jnp, lax))(*args)) == expected
 
 
