@@ -1,5 +1,5 @@
 """Dead-code elimination on jaxprs: drop equations whose results are never used and that have
-no effect (`Primitive.effectful`, as a host callback printing something).
+no effect (`jaxpr.eqn_effects`: a host callback printing something, a side-effecting kernel).
 
 Sub-jaxprs in params (of `jit`, `cond`, `while`, `scan`, ...) are cleaned too, keeping all their
 outputs; a sub-jaxpr used by several equations is cleaned once, so callers that compare jaxprs
@@ -7,7 +7,7 @@ by identity (the lowering's one-function-per-callee cache) still see one callee.
 """
 from __future__ import annotations
 
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, replace_subjaxprs, subjaxprs
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eqn_effects, replace_subjaxprs
 
 
 def dce_jaxpr(jaxpr: Jaxpr, memo: dict | None = None) -> Jaxpr:
@@ -16,20 +16,13 @@ def dce_jaxpr(jaxpr: Jaxpr, memo: dict | None = None) -> Jaxpr:
   live = {v for v in jaxpr.outvars if type(v) is Var}
   kept: list[JaxprEqn] = []
   for eqn in reversed(jaxpr.eqns):
-    if not any(v in live for v in eqn.outvars) and not _has_effects(eqn):
+    if not any(v in live for v in eqn.outvars) and not eqn_effects(eqn):
       continue
     live.update(v for v in eqn.invars if type(v) is Var)
     kept.append(replace_subjaxprs(eqn, lambda j: _dce_subjaxpr(j, memo)))
   if len(kept) == len(jaxpr.eqns) and all(a is b for a, b in zip(kept, reversed(jaxpr.eqns))):
     return jaxpr
   return jaxpr.replace(eqns=kept[::-1])
-
-
-def _has_effects(eqn: JaxprEqn) -> bool:
-  """Whether `eqn` has an effect (an effectful primitive, or one in its sub-jaxprs)."""
-  return eqn.primitive.effectful or any(
-      _has_effects(e) for j in subjaxprs(eqn) for e in (j.jaxpr if type(j) is ClosedJaxpr
-                                                          else j).eqns)
 
 
 def dce_closed_jaxpr(closed: ClosedJaxpr, memo: dict | None = None) -> ClosedJaxpr:

@@ -11,7 +11,7 @@ import functools
 import os
 import sys
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -127,15 +127,36 @@ class UnexpectedTracerError(Exception):
 # ----------------------------------------------------------------------------------------------
 # Primitives
 
+class Effect:
+  """A side effect of applying a primitive (a host callback, a kernel writing somewhere). Jaxprs
+  carry the effects of their equations, and the passes keep effectful equations even when their
+  results are unused. The equations with an `ordered` effect also run in program order: the
+  lowering threads a token through them (one per ordered effect)."""
+  ordered = False
+
+
+NO_EFFECTS: frozenset[Effect] = frozenset()
+
+
 class Primitive:
   """A primitive operation: traces dispatch `bind` to the rules registered for it."""
   multiple_results = False
-  effectful = False  # has an effect (a host callback): dead-code elimination keeps it
 
   def __init__(self, name: str):
     self.name = name
     self.impl: Callable | None = None
     self.abstract_eval: Callable | None = None
+    self.effects_rule: Callable[..., Iterable[Effect]] | None = None
+
+  def def_effects(self, rule: Callable[..., Iterable[Effect]]) -> Callable:
+    """`rule(**params)` gives the effects of an application with `params` (none by default;
+    the effects of the jaxprs in params are added by `jaxpr.eqn_effects`)."""
+    self.effects_rule = rule
+    return rule
+
+  def effects(self, params: dict) -> frozenset[Effect]:
+    """This primitive's own effects when applied with `params`."""
+    return NO_EFFECTS if self.effects_rule is None else frozenset(self.effects_rule(**params))
 
   def __repr__(self) -> str:
     return self.name

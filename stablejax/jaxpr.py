@@ -62,7 +62,7 @@ class JaxprEqn:
 
 class Jaxpr:
   """A typed, first-order program: constvars and invars in, equations, outvars out."""
-  __slots__ = ("constvars", "invars", "outvars", "eqns")
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects")
 
   def __init__(self, constvars: list[Var], invars: list[Var], outvars: list[Atom],
                eqns: list[JaxprEqn]):
@@ -70,6 +70,14 @@ class Jaxpr:
     self.invars = list(invars)
     self.outvars = list(outvars)
     self.eqns = list(eqns)
+    self._effects: frozenset[core.Effect] | None = None
+
+  @property
+  def effects(self) -> frozenset[core.Effect]:
+    """The effects of its equations (computed once: jaxprs are not changed in place)."""
+    if self._effects is None:
+      self._effects = frozenset().union(*map(eqn_effects, self.eqns))
+    return self._effects
 
   @property
   def in_avals(self) -> list[core.ShapedArray]:
@@ -104,6 +112,7 @@ class ClosedJaxpr:
   in_avals = property(lambda self: self.jaxpr.in_avals)
   out_avals = property(lambda self: self.jaxpr.out_avals)
   eqns = property(lambda self: self.jaxpr.eqns)
+  effects = property(lambda self: self.jaxpr.effects)
 
   def __str__(self) -> str:
     return str(self.jaxpr)
@@ -117,6 +126,12 @@ class ClosedJaxpr:
 
   def __hash__(self) -> int:
     return hash((id(self.jaxpr), tuple(id(c) for c in self.consts)))
+
+
+def eqn_effects(eqn: JaxprEqn) -> frozenset[core.Effect]:
+  """The effects of an equation: its primitive's, and those of the jaxprs in its params."""
+  own = eqn.primitive.effects(eqn.params)
+  return own.union(*(j.effects for j in subjaxprs(eqn)))
 
 
 def subjaxprs(eqn: JaxprEqn) -> Iterator[ClosedJaxpr | Jaxpr]:

@@ -4,8 +4,8 @@ lowering/rules/callback.py).
 
 - `pure_callback`: a function of its operands with results of known types (`result_avals`);
   not differentiable, batched as `vmap_method` says.
-- `debug_callback`: an effect with no results (`effectful`, so dead-code elimination keeps it);
-  `sj.debug.print` and `sj.debug.callback` are built on it.
+- `debug_callback`: an effect with no results (its `effect` param, so dead-code elimination keeps
+  it); `sj.debug.print` and `sj.debug.callback` are built on it.
 
 Evaluated eagerly they call the function at once (their `impl`): nothing to compile.
 """
@@ -124,7 +124,7 @@ def_reference(pure_callback_p, _pure_callback_impl)
 # ----------------------------------------------------------------------------------------------
 # debug_callback
 
-class _DebugEffect:
+class _DebugEffect(core.Effect):
   """The effect of `debug_callback`, printed as JAX prints it."""
 
   def __repr__(self) -> str:
@@ -135,7 +135,7 @@ debug_effect = _DebugEffect()
 
 debug_callback_p = core.Primitive("debug_callback")
 debug_callback_p.multiple_results = True
-debug_callback_p.effectful = True
+debug_callback_p.def_effects(lambda *, effect, **_: (effect,))
 
 
 def _debug_callback_impl(*args, callback: HostCallback, effect: Any, partitioned: bool):
