@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.registry import LoweringError, lookup_rule
 
@@ -23,22 +26,73 @@ def sanitize_name(name: str) -> str:
   return _name_regex.sub("_", name)
 
 
+def canonical_platforms(platform: str | Sequence[str]) -> tuple[str, ...]:
+  """The platforms a module is lowered for, from a name or a sequence of names: canonical
+  (`platforms.canonical`), at least one, no duplicates."""
+  names = (platform,) if isinstance(platform, str) else tuple(platform)
+  result = tuple(map(platforms.canonical, names))
+  if not result or len(set(result)) != len(result):
+    raise ValueError(f"lowering needs one or more distinct platforms, got {platform!r}")
+  return result
+
+
+def ordered_effects(effects: Iterable[core.Effect]) -> list[core.Effect]:
+  """The ordered effects among `effects` in the order their tokens take in signatures and
+  results (sorted by repr, so modules are deterministic)."""
+  return sorted((e for e in effects if e.ordered), key=lambda e: (repr(e), type(e).__qualname__))
+
+
+def token_type() -> ir.Type:
+  return hlo.TokenType.get()
+
+
 class ModuleContext:
   """What the rules share while one module is built: the module, its symbol table, the
-  platform, unique names and the functions already lowered for callee jaxprs."""
-  __slots__ = ("module", "symbol_table", "platform", "debug_info", "callees", "_counters",
-               "_taken", "_rules", "_locations")
+  platforms, unique names and the functions already lowered for callee jaxprs.
 
-  def __init__(self, module: ir.Module, platform: str, debug_info: bool = False):
+  `platforms` are those the code being lowered runs on: all of the module's
+  (`module_platforms`) at the top, fewer inside the `stablehlo.case` branch of a rule that
+  differs between them. With several module platforms, `platform_index` is the leading
+  `tensor<i32>` argument of the function being lowered: the index in `module_platforms` of the
+  platform running it. `replace` gives such a view; names and caches stay shared."""
+  __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
+               "debug_info", "callees", "_counters", "_taken", "_rules", "_locations")
+
+  def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False):
     self.module = module
     self.symbol_table = ir.SymbolTable(module.operation)
-    self.platform = platform
+    self.platforms = self.module_platforms = canonical_platforms(platform)
+    self.platform_index: ir.Value | None = None
     self.debug_info = debug_info
-    self.callees: dict[Any, str] = {}  # callee key (a ClosedJaxpr) -> its function's name
+    self.callees: dict[Any, str] = {}  # (callee ClosedJaxpr, platforms) -> its function's name
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
-    self._rules: dict[core.Primitive, Callable] = {}
+    self._rules: dict[tuple, Callable] = {}
     self._locations: dict[tuple, ir.Location] = {}
+
+  def replace(self, **fields: Any) -> ModuleContext:
+    """A view of this context with `fields` (e.g. `platforms`) replaced."""
+    new = object.__new__(ModuleContext)
+    for k in self.__slots__:
+      setattr(new, k, fields.pop(k, getattr(self, k)))
+    if fields:
+      raise TypeError(f"ModuleContext.replace: unknown fields {sorted(fields)}")
+    return new
+
+  @property
+  def platform(self) -> str:
+    """The platform the code runs on; an error where that is one of several (a rule that
+    depends on the platform is registered per platform instead)."""
+    if len(self.platforms) > 1:
+      raise LoweringError(f"a lowering rule asked for the platform of a module lowered for "
+                          f"several platforms {self.platforms}; register one rule per "
+                          "platform (register_lowering(..., platform=...)) instead")
+    return self.platforms[0]
+
+  @property
+  def multi_platform(self) -> bool:
+    """Whether the code runs on several platforms (its functions take the platform index)."""
+    return len(self.platforms) > 1
 
   def unique_name(self, base: str) -> str:
     """A fresh symbol name in this module: `base`, else `base_0`, `base_1`, ..."""
@@ -52,11 +106,12 @@ class ModuleContext:
     self._taken.add(name)
     return name
 
-  def rule(self, prim: core.Primitive) -> Callable:
-    """The rule lowering `prim` on this module's platform (looked up once per module)."""
-    rule = self._rules.get(prim)
+  def rule(self, prim: core.Primitive, platform: str) -> Callable:
+    """The rule lowering `prim` on `platform` (looked up once per module)."""
+    key = (prim, platform)
+    rule = self._rules.get(key)
     if rule is None:
-      rule = self._rules[prim] = lookup_rule(prim, self.platform)
+      rule = self._rules[key] = lookup_rule(prim, platform)
     return rule
 
   def location(self, name: str, source_info: SourceInfo | None) -> ir.Location:
@@ -73,24 +128,62 @@ class ModuleContext:
     return loc
 
 
+Tokens = dict  # ordered effect -> the `!stablehlo.token` of the last operation with it
+
+
 class LoweringRuleContext:
-  """What a rule sees of the equation it lowers."""
+  """What a rule sees of the equation it lowers.
+
+  Ordered effects: `tokens_in` maps each ordered effect of the equation (its primitive's and
+  its sub-jaxprs', `jaxpr.eqn_effects`) to the `!stablehlo.token` of the last operation with
+  that effect; it is empty for an equation without ordered effects. A rule that orders its
+  work after them (a host callback's custom call takes the token as an operand and returns a
+  new one) or threads them through sub-jaxprs (`jaxpr_subcomp(..., tokens=...)`) calls
+  `set_tokens_out` with the new tokens; the effects it leaves out, and all of them if it
+  never calls it, keep their input tokens."""
   __slots__ = ("module_context", "primitive", "avals_in", "avals_out", "name_stack",
-               "source_info")
+               "source_info", "tokens_in", "tokens_out")
 
   def __init__(self, module_context: ModuleContext, primitive: core.Primitive | None,
                avals_in: Sequence[core.ShapedArray], avals_out: Sequence[core.ShapedArray],
-               name_stack: str = "", source_info: SourceInfo | None = None):
+               name_stack: str = "", source_info: SourceInfo | None = None,
+               tokens_in: Mapping[core.Effect, ir.Value] | None = None):
     self.module_context = module_context
     self.primitive = primitive
     self.avals_in = avals_in
     self.avals_out = avals_out
     self.name_stack = name_stack  # the equation's location name, e.g. `integer_pow/mul`
     self.source_info = source_info
+    self.tokens_in: Tokens = dict(tokens_in or {})
+    self.tokens_out: Tokens | None = None
 
   @property
   def platform(self) -> str:
     return self.module_context.platform
+
+  @property
+  def platforms(self) -> tuple[str, ...]:
+    return self.module_context.platforms
+
+  def set_tokens_out(self, tokens: Mapping[core.Effect, ir.Value]) -> None:
+    """The tokens of the equation's ordered effects after it (see the class docstring)."""
+    unknown = [e for e in tokens if e not in self.tokens_in]
+    if unknown:
+      name = self.primitive.name if self.primitive else "a rule"
+      raise LoweringError(f"the lowering rule for '{name}' returned tokens for effects "
+                          f"{unknown} that the equation does not have")
+    self.tokens_out = {**self.tokens_in, **tokens}
+
+  def token(self, effect: core.Effect) -> ir.Value:
+    """The token of `effect` before the equation (a fresh one if it has none)."""
+    token = self.tokens_in.get(effect)
+    return hlo.create_token() if token is None else token
+
+  def replace(self, **fields: Any) -> LoweringRuleContext:
+    """A copy with `fields` replaced (and no tokens out yet)."""
+    names = ("module_context", "primitive", "avals_in", "avals_out", "name_stack",
+             "source_info", "tokens_in")
+    return LoweringRuleContext(**{k: fields.pop(k, getattr(self, k)) for k in names}, **fields)
 
 
 def _normalize_results(prim: core.Primitive, out: Any) -> list[ir.Value]:
@@ -138,12 +231,93 @@ def _const_value(x: Any, aval: core.ShapedArray) -> ir.Value:
   return ir_constant(x, dtype=aval.dtype)
 
 
+def _apply_rule(rule: Callable, ctx: LoweringRuleContext, args: Sequence[ir.Value],
+                params: dict) -> list[ir.Value]:
+  prim = ctx.primitive
+  try:
+    outs = _normalize_results(prim, rule(ctx, *args, **params))
+  except ir.MLIRError as e:
+    raise LoweringError(f"the lowering rule for '{prim.name}' failed to build an op: "
+                        f"{e}") from e
+  _check_results(prim, outs, ctx.avals_out)
+  return outs
+
+
+def _rule_index(module_ctx: ModuleContext, rule_of: Mapping[str, int]) -> ir.Value:
+  """The index of the running platform's rule: the platform index itself where the rules
+  follow the module's platforms, else a `stablehlo.case` on it giving each platform's rule."""
+  indices = [rule_of.get(p, 0) for p in module_ctx.module_platforms]
+  if indices == list(range(len(indices))):
+    return module_ctx.platform_index
+  select = hlo.CaseOp([aval_to_ir_type(core.ShapedArray((), np.dtype(np.int32)))],
+                      module_ctx.platform_index, len(indices))
+  for region, i in zip(select.regions, indices):
+    with ir.InsertionPoint(region.blocks.append()):
+      hlo.return_([ir_constant(np.int32(i))])
+  return select.result
+
+
+def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
+                        args: Sequence[ir.Value], params: dict) -> list[ir.Value]:
+  """The equation lowered with `rules[i]` on the i-th of its platforms: the rule itself where
+  they are all the same, else a `stablehlo.case` on the platform index with one branch per
+  distinct rule (lowered for its platforms only), as JAX's `lower_per_platform`."""
+  distinct = list({id(r): r for r in rules}.values())
+  if len(distinct) == 1:
+    return _apply_rule(distinct[0], ctx, args, params)
+  module_ctx = ctx.module_context
+  rule_of = {p: next(i for i, r in enumerate(distinct) if r is rule)
+             for p, rule in zip(module_ctx.platforms, rules)}
+  effects = list(ctx.tokens_in)
+  case = hlo.CaseOp([token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out],
+                    _rule_index(module_ctx, rule_of), len(distinct))
+  for i, (region, rule) in enumerate(zip(case.regions, distinct)):
+    narrowed = tuple(p for p in module_ctx.platforms if rule_of[p] == i)
+    inner = ctx.replace(module_context=module_ctx.replace(platforms=narrowed))
+    with ir.InsertionPoint(region.blocks.append()):
+      outs = _apply_rule(rule, inner, args, params)
+      tokens = inner.tokens_out or inner.tokens_in
+      hlo.return_([tokens[e] for e in effects] + outs)
+  results = list(case.results)
+  if effects:
+    ctx.set_tokens_out(dict(zip(effects, results)))
+  return results[len(effects):]
+
+
+def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value],
+               name: str, info: SourceInfo | None, tokens: Tokens) -> list[ir.Value]:
+  """Lower one equation, its ordered effects' tokens taken from and updated in `tokens`."""
+  prim = eqn.primitive
+  # an equation's ordered effects are among its jaxpr's, which have tokens
+  effects = ordered_effects(eqn_effects(eqn)) if tokens else ()
+  ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
+                            [v.aval for v in eqn.outvars], name, info,
+                            {e: tokens[e] for e in effects})
+  with module_ctx.location(name, info):
+    if module_ctx.multi_platform:
+      rules = [module_ctx.rule(prim, p) for p in module_ctx.platforms]
+      outs = _lower_per_platform(ctx, rules, args, eqn.params)
+    else:
+      outs = _apply_rule(module_ctx.rule(prim, module_ctx.platforms[0]), ctx, args, eqn.params)
+  if ctx.tokens_out:
+    tokens.update(ctx.tokens_out)
+  return outs
+
+
 def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequence[Any],
                   arg_values: Sequence[ir.Value], name_stack: str = "",
-                  source_info: SourceInfo | None = None) -> list[ir.Value]:
+                  source_info: SourceInfo | None = None, tokens: Tokens | None = None
+                  ) -> list[ir.Value]:
   """Emit `jaxpr`'s equations at the current insertion point; returns its outputs' values.
   `consts_values` are ir.Values or concrete values (made constants). A jaxpr traced inside a
-  rule passes the rule's `name_stack` and `source_info`, which its equations then carry."""
+  rule passes the rule's `name_stack` and `source_info`, which its equations then carry.
+  `tokens` (ordered effect -> token) threads the jaxpr's ordered effects through its
+  equations in program order and is updated in place; an ordered effect it lacks (all of them
+  without `tokens`) starts from a fresh token."""
+  tokens = {} if tokens is None else tokens
+  for e in ordered_effects(jaxpr.effects):
+    if e not in tokens:
+      tokens[e] = hlo.create_token()
   env: dict = {}
   for v, x in zip(jaxpr.constvars, consts_values):
     env[v] = _const_value(x, v.aval)
@@ -156,61 +330,78 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
 
   prefix = f"{name_stack}/" if name_stack else ""
   for eqn in jaxpr.eqns:
-    prim = eqn.primitive
-    name = prefix + prim.name
-    info = source_info or eqn.source_info
-    rule = module_ctx.rule(prim)
-    avals_out = [v.aval for v in eqn.outvars]
-    ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars], avals_out,
-                              name, info)
-    with module_ctx.location(name, info):
-      try:
-        outs = _normalize_results(prim, rule(ctx, *map(read, eqn.invars), **eqn.params))
-      except ir.MLIRError as e:
-        raise LoweringError(f"the lowering rule for '{prim.name}' failed to build an op: "
-                            f"{e}") from e
-    _check_results(prim, outs, avals_out)
+    outs = _lower_eqn(module_ctx, eqn, list(map(read, eqn.invars)), prefix + eqn.primitive.name,
+                      source_info or eqn.source_info, tokens)
     env.update(zip(eqn.outvars, outs))
   return [read(v) for v in jaxpr.outvars]
 
 
+def _index_type() -> ir.Type:
+  return aval_to_ir_type(core.ShapedArray((), np.dtype(np.int32)))
+
+
 def lower_jaxpr_to_fun(module_ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
                        public: bool = False) -> func.FuncOp:
-  """Add `func.func @name` computing `closed_jaxpr` (its consts become constants inside)."""
+  """Add `func.func @name` computing `closed_jaxpr` (its consts become constants inside).
+  Where `module_ctx` has several platforms, it takes the platform index (`tensor<i32>`) first.
+  A private function (a callee) then takes and returns a token per ordered effect of the jaxpr
+  (in `ordered_effects` order) before its arguments and results; a public one (`@main`)
+  creates its tokens, so its signature is the jaxpr's and the calling convention unchanged."""
   jaxpr = closed_jaxpr.jaxpr
-  in_types = [aval_to_ir_type(a) for a in jaxpr.in_avals]
-  out_types = [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
+  effects = [] if public else ordered_effects(jaxpr.effects)
+  n_index = int(module_ctx.multi_platform)
+  tokens = [token_type()] * len(effects)
+  in_types = [_index_type()] * n_index + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
+  out_types = tokens + [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
   with ir.Location.unknown():
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types),
                      ip=ir.InsertionPoint(module_ctx.module.body))
     fn.sym_visibility = ir.StringAttr.get("public" if public else "private")
+    if n_index:  # named as JAX's export names it
+      index_attr = {"jax.global_constant": ir.StringAttr.get("_platform_index")}
+      fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(index_attr)] +
+                                      [ir.DictAttr.get({})] * (len(in_types) - 1))
     module_ctx.symbol_table.insert(fn)
     block = fn.add_entry_block()
     with ir.InsertionPoint(block):
-      outs = jaxpr_subcomp(module_ctx, jaxpr, closed_jaxpr.consts, list(block.arguments))
-      func.ReturnOp(outs)
+      block_args = list(block.arguments)
+      body_ctx = module_ctx.replace(platform_index=block_args[0]) if n_index else module_ctx
+      token_values = dict(zip(effects, block_args[n_index:n_index + len(effects)]))
+      outs = jaxpr_subcomp(body_ctx, jaxpr, closed_jaxpr.consts,
+                           block_args[n_index + len(effects):], tokens=token_values)
+      func.ReturnOp([token_values[e] for e in effects] + outs)
   return fn
 
 
 def call_jaxpr(ctx: LoweringRuleContext, closed_jaxpr: ClosedJaxpr, name: str,
                args: Sequence[ir.Value]) -> list[ir.Value]:
   """A `func.call` of a private function computing `closed_jaxpr`, lowered once per module
-  (the function for a nested `jit`)."""
+  and set of platforms (the function for a nested `jit`). The tokens of its ordered effects
+  go in and come back (`ctx.tokens_in`, `ctx.set_tokens_out`)."""
   module_ctx = ctx.module_context
-  callee = module_ctx.callees.get(closed_jaxpr)
+  key = (closed_jaxpr, module_ctx.platforms)
+  callee = module_ctx.callees.get(key)
   if callee is None:
     callee = module_ctx.unique_name(name)
     lower_jaxpr_to_fun(module_ctx, callee, closed_jaxpr)
-    module_ctx.callees[closed_jaxpr] = callee
-  out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-  return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), list(args)).results)
+    module_ctx.callees[key] = callee
+  effects = ordered_effects(closed_jaxpr.effects)
+  index = [module_ctx.platform_index] if module_ctx.multi_platform else []
+  out_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
+  operands = index + [ctx.token(e) for e in effects] + list(args)
+  results = list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), operands).results)
+  if effects:
+    ctx.set_tokens_out({e: t for e, t in zip(effects, results) if e in ctx.tokens_in})
+  return results[len(effects):]
 
 
-def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str = "cpu",
+def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[str] = "cpu",
                 debug_info: bool = False) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` whose public `@main` computes `closed_jaxpr`.
-  Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`."""
-  platform = platforms.canonical(platform)
+  Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`.
+  `platform` is one platform, or a sequence of them: with two or more, `@main` takes first a
+  `tensor<i32>` platform index (into `platform`: the calling convention of JAX's export), and
+  each equation whose rule differs between them becomes a `stablehlo.case` on it."""
   with make_ir_context(), ir.Location.unknown():
     module = ir.Module.create()
     attrs = module.operation.attributes
@@ -224,17 +415,56 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str = "cpu",
   return module
 
 
+def fix_platform_index(module: ir.Module, index: int) -> ir.Module:
+  """A copy of multi-platform `module` whose `@main` no longer takes the platform index: it
+  calls the original (renamed, private) with the constant `index` (what compiling for one
+  platform of the module needs; XLA folds the `case`s away)."""
+  with make_ir_context(), ir.Location.unknown():
+    new = ir.Module.parse(str(module))
+    symbols = ir.SymbolTable(new.operation)
+    main = symbols["main"]
+    inner_name = ModuleContext(new, "cpu").unique_name("main_multi_platform")
+    symbols.set_symbol_name(main.operation, inner_name)
+    main.sym_visibility = ir.StringAttr.get("private")
+    fn_type = main.type
+    inputs, results = list(fn_type.inputs), list(fn_type.results)
+    if not inputs or inputs[0] != _index_type():
+      raise LoweringError("fix_platform_index: the module's @main takes no platform index")
+    wrapper = func.FuncOp("main", ir.FunctionType.get(inputs[1:], results),
+                          ip=ir.InsertionPoint.at_block_begin(new.body))
+    wrapper.sym_visibility = ir.StringAttr.get("public")
+    block = wrapper.add_entry_block()
+    with ir.InsertionPoint(block):
+      operands = [ir_constant(np.int32(index))] + list(block.arguments)
+      func.ReturnOp(func.CallOp(results, ir.FlatSymbolRefAttr.get(inner_name), operands).results)
+    verify_module(new)
+  return new
+
+
 def lower_fun(fn: Callable, multiple_results: bool = False) -> Callable:
   """A lowering rule that traces `fn(*args, **params)` (written with stablejax ops) on the
-  equation's input types and lowers the jaxpr in place."""
+  equation's input types and lowers the jaxpr in place, on the platforms of the code being
+  lowered (platform-specific primitives inside get their rules) and in the order of the
+  equation's ordered effects."""
   def rule(ctx: LoweringRuleContext, *args: ir.Value, **params: Any) -> list[ir.Value]:
     def flat_fn(*xs):
       out = fn(*xs, **params)
       return list(out) if multiple_results else [out]
     jaxpr, consts = pe.trace_to_jaxpr(flat_fn, ctx.avals_in)
-    return jaxpr_subcomp(ctx.module_context, jaxpr, consts, args, ctx.name_stack,
-                         ctx.source_info)
+    return inline_jaxpr(ctx, jaxpr, consts, args, ctx.name_stack, ctx.source_info)
   return rule
+
+
+def inline_jaxpr(ctx: LoweringRuleContext, jaxpr: Jaxpr, consts: Sequence[Any],
+                 args: Sequence[ir.Value], name_stack: str = "",
+                 source_info: SourceInfo | None = None) -> list[ir.Value]:
+  """Emit `jaxpr` in place of the equation `ctx` lowers, its ordered effects threaded from the
+  equation's tokens (`ctx.tokens_in`) and back out (`ctx.set_tokens_out`)."""
+  tokens = dict(ctx.tokens_in)
+  outs = jaxpr_subcomp(ctx.module_context, jaxpr, consts, args, name_stack, source_info, tokens)
+  if ctx.tokens_in:
+    ctx.set_tokens_out({e: tokens[e] for e in ctx.tokens_in})
+  return outs
 
 
 # ----------------------------------------------------------------------------------------------

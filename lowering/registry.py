@@ -1,6 +1,7 @@
 """The table of lowering rules: a default rule per primitive and per-platform overrides."""
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 from stablejax import core, platforms
@@ -20,7 +21,10 @@ class MissingLoweringRule(LoweringError, NotImplementedError):
 def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None
                       ) -> Callable:
   """Register `rule(ctx, *values, **params) -> [ir.Value]` for `prim`: the default rule, or an
-  override used only when lowering for `platform`."""
+  override used only when lowering for `platform` (`gpu`: cuda and rocm). Replacing a rule
+  already registered for the same platform (or the default rule) is allowed, as in JAX, where
+  it is silent; here it warns (a UserWarning naming the primitive and platform), since it is
+  usually an accident of registering twice or of a `gpu` rule after a `cuda` one."""
   if not isinstance(prim, core.Primitive):
     raise TypeError(f"register_lowering: expected a core.Primitive, got {prim!r}")
   if not callable(rule):
@@ -31,6 +35,11 @@ def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None
     raise ValueError(f"register_lowering of primitive '{prim.name}': {e}") from None
   table = _rules.setdefault(prim, {})
   for p in targets:
+    old = table.get(p)
+    if old is not None and old is not rule:
+      where = "its default lowering rule" if p is None else f"its lowering rule for '{p}'"
+      warnings.warn(f"register_lowering: replacing {where} of primitive '{prim.name}' "
+                    f"(registered with platform={platform!r})", UserWarning, stacklevel=2)
     table[p] = rule
   return rule
 

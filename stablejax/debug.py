@@ -5,13 +5,16 @@ from __future__ import annotations
 import builtins
 from typing import Any, Callable
 
-from stablejax.lax.callback import HostCallback, debug_callback_p, debug_effect
+from stablejax.lax.callback import (
+    HostCallback, debug_callback_p, debug_effect, ordered_debug_effect)
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
 
-def callback(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
+             partitioned: bool = False, **kwargs: Any) -> None:
   """Call `callback(*args, **kwargs)` on the host with the values as numpy arrays, eagerly or
-  when the compiled program reaches it; its result is ignored."""
+  when the compiled program reaches it; its result is ignored. `ordered` callbacks run in
+  program order among themselves (other ones may be reordered)."""
   flat, in_tree = tree_flatten((args, kwargs))
 
   def flat_callback(*xs):
@@ -21,10 +24,13 @@ def callback(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
 
   name = getattr(callback, "__name__", None) or type(callback).__name__
   debug_callback_p.bind(*flat, callback=HostCallback(flat_callback, (), name),
-                        effect=debug_effect, partitioned=False)
+                        effect=ordered_debug_effect if ordered else debug_effect,
+                        partitioned=partitioned)
 
 
-def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001  (JAX's name)
+def print(fmt: str, *args: Any, ordered: bool = False,  # noqa: A001  (JAX's name)
+          partitioned: bool = False, **kwargs: Any) -> None:
   """Print `fmt.format(*args, **kwargs)` with the values, eagerly or when the compiled program
-  reaches it."""
-  callback(lambda *a, **kw: builtins.print(fmt.format(*a, **kw)), *args, **kwargs)
+  reaches it; `ordered` prints run in program order."""
+  callback(lambda *a, **kw: builtins.print(fmt.format(*a, **kw)), *args, ordered=ordered,
+           partitioned=partitioned, **kwargs)

@@ -183,15 +183,19 @@ class Jitted:
     output types, and `.lower()`."""
     traced, _ = self._trace(args, kwargs)
     return Traced(traced.jaxpr, self.name, traced.in_tree, traced.out_tree,
-                  lambda platform=None: self.lower(*args, platform=platform, **kwargs))
+                  lambda platform=None, platforms=None: self.lower(
+                      *args, platform=platform, platforms=platforms, **kwargs))
 
-  def lower(self, *args, platform: str | None = None, **kwargs):
-    """Lower for these arguments to a StableHLO module (the ahead-of-time API)."""
+  def lower(self, *args, platform: str | None = None, platforms: Sequence[str] | None = None,
+            **kwargs):
+    """Lower for these arguments to a StableHLO module (the ahead-of-time API), for one
+    `platform` or several `platforms` (see `stages.Lowered`)."""
     traced, _ = self._trace(args, kwargs)
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
                       "values; pass them as arguments")
-    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform)
+    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                   platforms)
 
 
 def _all_leaves(args: tuple) -> bool:

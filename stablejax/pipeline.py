@@ -25,16 +25,26 @@ def jaxpr_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
   return passes.dce_closed_jaxpr(closed)
 
 
-def lower(closed: ClosedJaxpr, name: str, platform: str, debug_info: bool = False
-          ) -> ir.Module:
+def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
+          debug_info: bool = False) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
-  needed: any platform of `stablejax.platforms` can be lowered for)."""
+  needed: any platform of `stablejax.platforms` can be lowered for). With a sequence of two or
+  more platforms, one module for all of them whose `@main` takes the platform index first."""
   return lowering.lower_jaxpr(jaxpr_passes(closed), name, platform, debug_info)
 
 
 def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage's name)
-            out_avals: Sequence[core.ShapedArray]) -> runtime.Executable:
-  """XLA's executable for `module` on `device`; `out_avals` give the results' weak types."""
+            out_avals: Sequence[core.ShapedArray], platforms: Sequence[str] | None = None
+            ) -> runtime.Executable:
+  """XLA's executable for `module` on `device`; `out_avals` give the results' weak types.
+  A module lowered for several `platforms` takes the platform index first: it is fixed here
+  to the device's platform, so the executable takes the arguments of the function."""
+  if platforms is not None and len(platforms) > 1:
+    platform = runtime.platform_of(device)
+    if platform not in platforms:
+      raise ValueError(f"cannot compile a module lowered for platforms {tuple(platforms)} for "
+                       f"a {platform} device")
+    module = lowering.fix_platform_index(module, list(platforms).index(platform))
   callbacks = lowering.host_callbacks(module)
   return runtime.compile_module(module if callbacks else str(module), device, out_avals,
                                 callbacks)

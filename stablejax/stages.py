@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlib.mlir import ir
 
-from stablejax import core, pipeline, platforms, runtime
+from stablejax import core, lowering, pipeline, runtime
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -63,32 +63,41 @@ class Traced:
   def out_info(self) -> Any:
     return tree_unflatten(self.out_tree, map(ShapeDtypeStruct.from_aval, self.jaxpr.out_avals))
 
-  def lower(self, platform: str | None = None) -> Lowered:
-    return self._lower(platform=platform)
+  def lower(self, platform: str | None = None, platforms: Sequence[str] | None = None
+            ) -> Lowered:
+    return self._lower(platform=platform, platforms=platforms)
 
 
 class Lowered:
-  """A function lowered to StableHLO for one argument signature and platform."""
+  """A function lowered to StableHLO for one argument signature and one platform (`platform`,
+  default: the default device's), or for several (`platforms`): one module whose `@main`
+  takes a leading `tensor<i32>` index into `platforms`, as JAX's export does."""
 
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
-               platform: str | None):
+               platform: str | None = None, platforms: Sequence[str] | None = None):
+    if platform is not None and platforms is not None:
+      raise TypeError(f"lower of {name}: pass platform= or platforms=, not both")
     self.jaxpr = jaxpr
     self.name = name
     self.out_tree = out_tree
     self.in_tree = in_tree
-    # Lowering needs only the platform's name, so a module for 'cuda' can be inspected on a
+    # Lowering needs only the platforms' names, so a module for 'cuda' can be inspected on a
     # machine without a GPU; a device is needed only to compile.
-    self.platform = (platforms.canonical(platform) if platform else
-                     runtime.platform_of(runtime.default_device()))
-    self._module = pipeline.lower(jaxpr, name, self.platform)
+    self.platforms = lowering.canonical_platforms(
+        platforms if platforms is not None else
+        platform or runtime.platform_of(runtime.default_device()))
+    self.platform = self.platforms[0] if len(self.platforms) == 1 else None
+    self._module = pipeline.lower(jaxpr, name, self.platforms)
     self._debug_module = None
+    self._compiled: Compiled | None = None
 
   def as_text(self, debug_info: bool = False) -> str:
     """The StableHLO module as MLIR text; `debug_info` adds the user's source locations."""
     if not debug_info:
       return str(self._module)
     if self._debug_module is None:
-      self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platform, debug_info=True)
+      self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platforms,
+                                          debug_info=True)
     return self._debug_module.operation.get_asm(enable_debug_info=True)
 
   def compiler_ir(self) -> ir.Module:
@@ -97,10 +106,26 @@ class Lowered:
 
   def compile(self) -> Compiled:
     """Compile for the first device of the platform (an error naming the platforms present if
-    it has none here); the executable is cached, as `jit`'s is."""
-    device = runtime.devices(self.platform)[0]
-    return Compiled(pipeline.executable(self.jaxpr, self.name, device), self.in_tree,
-                    self.out_tree)
+    it has none here); the executable is cached, as `jit`'s is. A module for several platforms
+    is compiled for the default device's platform if it is one of them, else the first of them
+    present here, with the platform index fixed to it."""
+    if self.platform is not None:
+      device = runtime.devices(self.platform)[0]
+      return Compiled(pipeline.executable(self.jaxpr, self.name, device), self.in_tree,
+                      self.out_tree)
+    if self._compiled is None:
+      device = runtime.devices(self._compile_platform())[0]
+      exe = pipeline.compile(self._module, device, self.jaxpr.out_avals, self.platforms)
+      self._compiled = Compiled(exe, self.in_tree, self.out_tree)
+    return self._compiled
+
+  def _compile_platform(self) -> str:
+    default = runtime.platform_of(runtime.default_device())
+    present = [p for p in self.platforms if p in runtime.available_platforms()]
+    if not present:
+      raise RuntimeError(f"cannot compile {self.name} lowered for platforms {self.platforms}: "
+                         f"none is present here (available: {runtime.available_platforms()})")
+    return default if default in present else present[0]
 
 
 class Compiled:

@@ -13,12 +13,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import lax
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax import custom_derivatives as cd
-from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lowering.module import LoweringRuleContext, inline_jaxpr
 from stablejax.lowering.registry import register_lowering
 
 
 def _inline(ctx: LoweringRuleContext, closed: ClosedJaxpr, args) -> list[ir.Value]:
-  return jaxpr_subcomp(ctx.module_context, closed.jaxpr, closed.consts, args)
+  return inline_jaxpr(ctx, closed.jaxpr, closed.consts, args)
 
 
 def _custom_call_rule(ctx: LoweringRuleContext, *args: ir.Value, call_jaxpr: ClosedJaxpr,

@@ -131,7 +131,17 @@ class _DebugEffect(core.Effect):
     return "Debug"
 
 
+class _OrderedDebugEffect(core.Effect):
+  """The effect of an ordered `debug_callback` (`ordered=True`): such callbacks run in program
+  order (the lowering threads a token through them)."""
+  ordered = True
+
+  def __repr__(self) -> str:
+    return "OrderedDebug"
+
+
 debug_effect = _DebugEffect()
+ordered_debug_effect = _OrderedDebugEffect()
 
 debug_callback_p = core.Primitive("debug_callback")
 debug_callback_p.multiple_results = True

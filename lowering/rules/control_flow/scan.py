@@ -1,5 +1,6 @@
 """Lowering of `scan`: a `stablehlo.while` carrying an i32 counter, the consts, carries, xs and
-stacked ys; each iteration takes a `stablehlo.dynamic_slice` of every xs at the counter (at
+stacked ys (after the tokens of the body's ordered effects, carried right after the counter);
+each iteration takes a `stablehlo.dynamic_slice` of every xs at the counter (at
 `length - 1 - counter` when reversed) and writes the ys with `stablehlo.dynamic_update_slice`."""
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, lax
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
-from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
+from stablejax.lowering.rules.control_flow.common import lower_region
 from stablejax.lowering.rules.elementwise import compare
 from stablejax.util import split_list
 
@@ -45,7 +47,8 @@ def _scan_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, le
   ys_init = [ir_constant(0, a.shape, a.dtype) for a in ys_avals]
   if length == 0:  # no iteration (and no slice of the empty xs to build)
     return list(args[num_consts:num_consts + num_carry]) + ys_init
-  operands = [_i32(0), *args, *ys_init]
+  effects = list(ctx.tokens_in)
+  operands = [_i32(0), *(ctx.tokens_in[e] for e in effects), *args, *ys_init]
   types = [v.type for v in operands]
   loop = hlo.WhileOp(types, operands)
   cond = loop.regions[0].blocks.append(*types)
@@ -53,18 +56,20 @@ def _scan_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, le
     hlo.return_([compare(cond.arguments[0], _i32(length), "LT", np.dtype(np.int32))])
   body = loop.regions[1].blocks.append(*types)
   with ir.InsertionPoint(body):
-    i, consts, carry, xs, ys = split_list(list(body.arguments),
-                                          [1, num_consts, num_carry, len(xs_avals)])
+    i, token_args, consts, carry, xs, ys = split_list(
+        list(body.arguments), [1, len(effects), num_consts, num_carry, len(xs_avals)])
     i = i[0]
     index = hlo.subtract(_i32(length - 1), i) if reverse else i
     x = [_index_at(v, a, index) for v, a in zip(xs, xs_avals)]
-    outs = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, jaxpr.consts, consts + carry + x,
-                         ctx.name_stack)
+    tokens = dict(zip(effects, token_args))
+    outs = lower_region(ctx, jaxpr, consts + carry + x, tokens, "body_fun")
     carry_out, y = split_list(outs, [num_carry])
     ys = [_update_at(v, a, u, index) for v, a, u in zip(ys, ys_avals, y)]
-    hlo.return_([hlo.add(i, _i32(1)), *consts, *carry_out, *xs, *ys])
-  _, carry_out, _, ys = split_list(list(loop.results), [1 + num_consts, num_carry,
-                                                         len(xs_avals)])
+    hlo.return_([hlo.add(i, _i32(1)), *(tokens[e] for e in effects), *consts, *carry_out, *xs,
+                 *ys])
+  _, token_results, _, carry_out, _, ys = split_list(
+      list(loop.results), [1, len(effects), num_consts, num_carry, len(xs_avals)])
+  ctx.set_tokens_out(dict(zip(effects, token_results)))
   return carry_out + ys
 
 
