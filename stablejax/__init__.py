@@ -13,6 +13,7 @@ from stablejax.custom_derivatives import custom_jvp, custom_vjp
 from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from stablejax.callback import pure_callback
 from stablejax import debug  # noqa: F401
+from stablejax import ffi  # noqa: F401
 from stablejax.runtime import Array, device_put, devices
 from stablejax import random  # noqa: F401
 from stablejax import nn  # noqa: F401

@@ -192,10 +192,16 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | No
         _check_axis_spec("out_axes", ax)
       return _flatten_axes("out_axes", out_axes, tree_unflatten(out_tree(), [0] * n_out))
 
-    outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, flat)
-    return tree_unflatten(out_tree(), outs)
+    outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, [_numpy_as_array(x) for x in flat])
+    return tree_unflatten(out_tree(), [_numpy_as_array(o) for o in outs])
 
   return batched
+
+
+def _numpy_as_array(x: Any) -> Any:
+  """A numpy value as an Array (in its canonical dtype, as JAX does), anything else as it is: a
+  user primitive's `impl` then sees Arrays, and its numpy results come back as Arrays."""
+  return device_put(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 def _mapped_size(flat: Sequence, in_dims: list, names: Sequence[str], axis_size: int | None

@@ -52,5 +52,6 @@ from stablejax.lax.call import jit_p  # noqa: F401
 from stablejax.lax.custom_derivatives import (  # noqa: F401
     custom_jvp_call_p, custom_vjp_call_p, remat_p, stop_gradient, stop_gradient_p)
 from stablejax.lax.callback import debug_callback_p, pure_callback_p  # noqa: F401
+from stablejax.lax.ffi import ffi_call_p  # noqa: F401
 from stablejax.lax.random import random_gamma_p  # noqa: F401
 from stablejax.lax import linalg  # noqa: F401  (jax.lax.linalg)

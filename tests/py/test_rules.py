@@ -16,6 +16,9 @@ BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
 HIGHER_ORDER = {lax.cond_p, lax.while_p, lax.scan_p, lax.jit_p,
                 lax.custom_jvp_call_p, lax.custom_vjp_call_p, lax.remat_p}
 
+# The primitives that call the user's compiled code: no numpy reference is possible.
+NO_REFERENCE = {lax.ffi_call_p}
+
 # The primitives linear in at least one operand: exactly these have transpose rules.
 LINEAR = {
     lax.add_p, lax.sub_p, lax.neg_p, lax.mul_p, lax.div_p, lax.dot_general_p,
@@ -57,7 +60,7 @@ def _missing_rules(prim: core.Primitive) -> list[str]:
       "partial evaluation (pe.partial_eval_rules)":
           prim not in HIGHER_ORDER or prim in pe.partial_eval_rules,
       "numpy reference (standard.def_reference)":
-          prim in HIGHER_ORDER or prim in standard.reference_impls,
+          prim in HIGHER_ORDER or prim in NO_REFERENCE or prim in standard.reference_impls,
   }
   return [rule for rule, present in needs.items() if not present]
 
