@@ -18,6 +18,7 @@ from stablejax.runtime import Array, device_put, devices
 from stablejax import random  # noqa: F401
 from stablejax import nn  # noqa: F401
 from stablejax import scipy  # noqa: F401
+from stablejax import export  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

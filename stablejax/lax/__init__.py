@@ -54,4 +54,5 @@ from stablejax.lax.custom_derivatives import (  # noqa: F401
 from stablejax.lax.callback import debug_callback_p, pure_callback_p  # noqa: F401
 from stablejax.lax.ffi import ffi_call_p  # noqa: F401
 from stablejax.lax.random import random_gamma_p  # noqa: F401
+from stablejax.lax.exported_call import call_exported_p  # noqa: F401
 from stablejax.lax import linalg  # noqa: F401  (jax.lax.linalg)

@@ -324,8 +324,10 @@ NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "a
                       "reduce_and", "reduce_or", "reduce_xor", "mulhi",
                       # no derivative rule, as in JAX (they raise)
                       "nextafter", "igamma_grad_a", "pure_callback",
-                      # a user's compiled kernel (tests/py/test_ffi.py checks the error)
-                      "ffi_call",
+                      # a user's compiled kernel (tests/py/test_ffi.py checks the error), and an
+                      # exported module, differentiated through its exported VJP instead
+                      # (tests/py/test_export.py)
+                      "ffi_call", "call_exported",
                       # a zero derivative by design, which finite differences do not see
                       "stop_gradient",
                       # the implicit reparameterization derivative (d sample / d a at a fixed

@@ -49,7 +49,8 @@ def test_lower_for_every_platform_without_a_device(platform):
 def test_replacing_a_rule_for_the_same_platform_warns():
   prim = _prim("test_replace_rule")
   register_lowering(prim, lambda ctx, x: x, platform="cuda")
-  with pytest.warns(UserWarning, match="rule for 'cuda' of primitive 'test_replace_rule'.*platform='gpu'"):
+  with pytest.warns(UserWarning,
+                    match="rule for 'cuda' of primitive 'test_replace_rule'.*platform='gpu'"):
     register_lowering(prim, lambda ctx, x: x, platform="gpu")
   with pytest.warns(UserWarning, match="'rocm' of primitive 'test_replace_rule'"):
     register_lowering(prim, lambda ctx, x: x, platform="rocm")

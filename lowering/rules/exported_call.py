@@ -1,0 +1,91 @@
+"""Lowering of `call_exported` (`stablejax.lax.exported_call`): the exported module is parsed
+into the context of the module being built, its functions are renamed apart from that module's
+symbols, made private and moved into it (once per module and Exported), and its `main` is
+called, with the platform index first when it was exported for several platforms."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax import lax
+from stablejax.lowering.context import aval_to_ir_type, ir_constant
+from stablejax.lowering.module import LoweringRuleContext, ModuleContext
+from stablejax.lowering.registry import LoweringError, register_lowering
+
+
+def _fresh_name(module_ctx: ModuleContext, base: str, src: ir.SymbolTable) -> str:
+  """A name taken neither in the module being built nor in the module being inserted."""
+  name = module_ctx.unique_name(base)
+  while name in module_ctx.symbol_table or name in src:
+    name = module_ctx.unique_name(base)
+  return name
+
+
+def insert_module(module_ctx: ModuleContext, serialized: bytes, base: str) -> str:
+  """Move the functions of the serialized module into the module being built, renamed
+  `base...` and private; returns the name its `main` now has."""
+  src = hlo.deserialize_portable_artifact(module_ctx.module.context, serialized)
+  src_table = ir.SymbolTable(src.operation)
+  ops = list(src.body.operations)
+  renames = {}
+  for op in ops:
+    old = ir.StringAttr(op.attributes["sym_name"]).value
+    renames[old] = _fresh_name(module_ctx, base if old == "main" else f"{base}_{old}", src_table)
+  # New names are in neither module, so renaming one symbol at a time cannot capture another.
+  for old, new in renames.items():
+    for op in ops:
+      ir.SymbolTable.replace_all_symbol_uses(old, new, op)
+  private = ir.StringAttr.get("private")
+  for op in ops:
+    ir.SymbolTable.set_symbol_name(op, renames[ir.StringAttr(op.attributes["sym_name"]).value])
+    op.attributes["sym_visibility"] = private
+    module_ctx.module.body.append(op)
+    module_ctx.symbol_table.insert(op)
+  return renames["main"]
+
+
+def _platform_index(ctx: LoweringRuleContext, exported: Any) -> list[ir.Value]:
+  """The leading platform-index operand of a module exported for several platforms (none for
+  one): the index in `exported.platforms` of the platform running the call, a constant, or a
+  `stablehlo.case` on the caller's own platform index when the caller runs on several; an error
+  when the module was not exported for a platform the caller runs on."""
+  module_ctx = ctx.module_context
+  running = module_ctx.platforms
+  missing = [p for p in running if p not in exported.platforms]
+  if missing:
+    raise LoweringError(f"the function '{exported.fun_name}' was exported for platforms "
+                        f"{exported.platforms} but it is used on {missing}")
+  if len(exported.platforms) == 1:
+    return []
+  if len(running) == 1:
+    return [ir_constant(np.int32(exported.platforms.index(running[0])))]
+  # (the branches of the caller's platforms that do not run this code are never taken)
+  indices = [exported.platforms.index(p) if p in running else 0
+             for p in module_ctx.module_platforms]
+  case = hlo.CaseOp([ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))],
+                    index=module_ctx.platform_index, num_branches=len(indices))
+  for region, i in zip(case.regions, indices):
+    with ir.InsertionPoint(region.blocks.append()):
+      hlo.return_([ir_constant(np.int32(i))])
+  return [case.result]
+
+
+def _call_exported_rule(ctx: LoweringRuleContext, *args: ir.Value, exported: Any
+                        ) -> list[ir.Value]:
+  index = _platform_index(ctx, exported)
+  module_ctx = ctx.module_context
+  key = ("call_exported", exported)
+  callee = module_ctx.callees.get(key)
+  if callee is None:
+    callee = module_ctx.callees[key] = insert_module(
+        module_ctx, exported.mlir_module_serialized, f"call_exported_{exported.fun_name}")
+  out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+  return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), [*index, *args]).results)
+
+
+register_lowering(lax.call_exported_p, _call_exported_rule)

@@ -1,0 +1,325 @@
+"""`stablejax.export`, mirroring `jax.export`: a jitted function lowered for one or more platforms
+to an `Exported` (its StableHLO module as versioned portable bytecode, with its argument and
+result types and trees), serialized to bytes, deserialized in another process, and called from
+stablejax code (eagerly, under `jit`, `vmap` and `grad`) through the `call_exported` primitive.
+
+A serialized Exported is `_MAGIC`, then the format version and the metadata's length
+(`<IQ`), the metadata (JSON: name, trees, avals, platforms, versions, section sizes), the
+module's portable artifact (`stablehlo.serialize_portable_artifact`) and, when serialized with
+`vjp_order` > 0, the serialized Exported of its VJP."""
+from __future__ import annotations
+
+import functools
+import json
+import struct
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from stablejax import api, core, dtypes, pipeline, platforms as platforms_lib, runtime
+from stablejax.custom_derivatives import custom_vjp
+from stablejax.interpreters import ad
+from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
+from stablejax.jit import Jitted, jit
+from stablejax.lax.exported_call import call_exported_p
+from stablejax.lowering import make_ir_context
+from stablejax.stages import ShapeDtypeStruct
+from stablejax.tree_util import LEAF, PyTreeDef, tree_flatten, tree_unflatten
+
+__all__ = ["Exported", "default_export_platform", "deserialize", "export",
+           "maximum_supported_calling_convention_version",
+           "minimum_supported_calling_convention_version"]
+
+# The module calling convention (JAX's numbering): with several platforms, `main` takes the
+# index of the platform it runs on (a tensor<i32>) before the arguments.
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+_CALLING_CONVENTION_VERSION = 10
+
+_MAGIC = b"stablejax.export\x00"
+_HEADER = struct.Struct("<IQ")  # format version, metadata length
+FORMAT_VERSION = 1  # of the container; bump it when the metadata or the layout changes
+
+
+class Exported:
+  """A function lowered to StableHLO for some platforms, with the types and trees of its
+  arguments and results: serialize it, or call it from stablejax code."""
+
+  def __init__(self, fun_name: str, in_tree: PyTreeDef, in_avals: Sequence[core.ShapedArray],
+               out_tree: PyTreeDef, out_avals: Sequence[core.ShapedArray],
+               platforms: Sequence[str], mlir_module_serialized: bytes,
+               calling_convention_version: int,
+               get_vjp: Callable[[Exported], Exported] | None):
+    self.fun_name = fun_name
+    self.in_tree = in_tree
+    self.in_avals = tuple(in_avals)
+    self.out_tree = out_tree
+    self.out_avals = tuple(out_avals)
+    self.platforms = tuple(platforms)
+    self.mlir_module_serialized = mlir_module_serialized
+    self.calling_convention_version = calling_convention_version
+    self._get_vjp = get_vjp
+    self._vjp: Exported | None = None
+
+  def __repr__(self) -> str:
+    return f"Exported(fun_name={self.fun_name}, ...)"
+
+  def mlir_module(self) -> str:
+    """The StableHLO module as MLIR text."""
+    with make_ir_context():
+      return str(hlo.deserialize_portable_artifact(make_ir_context(),
+                                                   self.mlir_module_serialized))
+
+  def has_vjp(self) -> bool:
+    """Whether this Exported can be differentiated (it has an exported VJP)."""
+    return self._get_vjp is not None
+
+  def vjp(self) -> Exported:
+    """The exported VJP (exported when first asked): takes the flat primal arguments, then a
+    cotangent per flat result, and returns the cotangents of the flat arguments."""
+    if self._get_vjp is None:
+      raise ValueError(f"No VJP is available for the exported function '{self.fun_name}' (it "
+                       "was deserialized from a blob serialized with vjp_order=0)")
+    if self._vjp is None:
+      self._vjp = self._get_vjp(self)
+    return self._vjp
+
+  def serialize(self, vjp_order: int = 0) -> bytes:
+    """The bytes `deserialize` reads back; `vjp_order` is how many orders of VJP to include
+    (1 lets the deserialized function be differentiated once)."""
+    vjp = self.vjp().serialize(vjp_order - 1) if vjp_order > 0 else b""
+    meta = json.dumps({
+        "fun_name": self.fun_name,
+        "in_tree": _tree_to_json(self.in_tree, "in_tree", self.fun_name),
+        "out_tree": _tree_to_json(self.out_tree, "out_tree", self.fun_name),
+        "in_avals": [_aval_to_json(a) for a in self.in_avals],
+        "out_avals": [_aval_to_json(a) for a in self.out_avals],
+        "platforms": list(self.platforms),
+        "calling_convention_version": self.calling_convention_version,
+        "module_size": len(self.mlir_module_serialized),
+        "vjp_size": len(vjp),
+    }).encode()
+    return b"".join([_MAGIC, _HEADER.pack(FORMAT_VERSION, len(meta)), meta,
+                     self.mlir_module_serialized, vjp])
+
+  def call(self, *args: Any, **kwargs: Any) -> Any:
+    """Call the exported function on arrays of the types it was exported for (eagerly, or
+    inside `jit`, `vmap` and `grad`)."""
+    flat, tree = tree_flatten((args, kwargs))
+    if tree != self.in_tree:
+      raise ValueError(f"The invocation args and kwargs must have the same pytree structure as "
+                       f"when the function '{self.fun_name}' was exported: called with "
+                       f"{tree}, exported for {self.in_tree}")
+    if self._get_vjp is None:
+      outs = call_exported_p.bind(*flat, exported=self)
+    else:
+      outs = self._differentiable(*flat)
+    return tree_unflatten(self.out_tree, outs)
+
+  @functools.cached_property
+  def _differentiable(self) -> custom_vjp:
+    """`call_exported` with its VJP given by the exported VJP (as JAX does)."""
+    return _with_exported_vjp(self)
+
+
+def _with_exported_vjp(exported: Exported) -> custom_vjp:
+  def call_flat(*args):
+    return call_exported_p.bind(*args, exported=exported)
+
+  def fwd(*args):  # (differentiable, for higher orders: through the VJP's own VJP)
+    return fun(*args), args
+
+  def bwd(args, cts):
+    cts = [_bool_zeros(a) if _is_float0(a) else ct for ct, a in zip(cts, tangent_avals_out)]
+    in_cts = exported.vjp().call(*args, *cts)
+    return tuple(None if _is_float0(a) else ct for ct, a in zip(in_cts, tangent_avals_in))
+
+  tangent_avals_in = list(map(ad.tangent_aval, exported.in_avals))
+  tangent_avals_out = list(map(ad.tangent_aval, exported.out_avals))
+
+  fun = custom_vjp(call_flat)
+  fun.defvjp(fwd, bwd)
+  return fun
+
+
+# ----------------------------------------------------------------------------------------------
+# Exporting
+
+def default_export_platform() -> str:
+  """The platform `export` lowers for by default: that of the default device."""
+  return runtime.platform_of(runtime.default_device())
+
+
+def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None
+           ) -> Callable[..., Exported]:
+  """`export(jit(f), platforms=...)(*args, **kwargs)`: `f` traced for arguments of the types
+  of `args` (arrays or ShapeDtypeStructs) and lowered for `platforms` (default: the default
+  platform); lowering needs no device, so any platform can be exported for anywhere."""
+  if not isinstance(fun_jit, Jitted):
+    raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+  targets = _canonical_platforms(platforms)
+
+  def do_export(*args: Any, **kwargs: Any) -> Exported:
+    traced = fun_jit.trace(*args, **kwargs)
+    closed, name = traced.jaxpr, traced.name
+    if len(closed.in_avals) != traced.in_tree.num_leaves:
+      raise ValueError(f"cannot export '{name}': it closes over traced values; pass them as "
+                       "arguments")
+    if closed.effects:
+      raise ValueError(f"cannot export '{name}': it has effects {sorted(map(str, closed.effects))}"
+                       "; an exported module cannot carry host callbacks or effect tokens")
+    module = pipeline.lower(closed, name, targets if len(targets) > 1 else targets[0])
+    return Exported(name, traced.in_tree, closed.in_avals, traced.out_tree, closed.out_avals,
+                    targets, _module_to_bytecode(module), _CALLING_CONVENTION_VERSION,
+                    _vjp_exporter(closed))
+  return do_export
+
+
+def _canonical_platforms(platforms: Sequence[str] | None) -> tuple[str, ...]:
+  if platforms is None:
+    return (default_export_platform(),)
+  if isinstance(platforms, str):
+    raise TypeError(f"export: platforms must be a sequence of platform names, got {platforms!r}")
+  targets = tuple(platforms_lib.canonical(p) for p in platforms)
+  if not targets or len(set(targets)) != len(targets):
+    raise ValueError(f"export: platforms must be distinct and at least one, got {platforms!r}")
+  return targets
+
+
+def _module_to_bytecode(module: ir.Module) -> bytes:
+  """Portable StableHLO bytecode, for a StableHLO at least 4 weeks old (as JAX targets)."""
+  target = hlo.get_version_from_compatibility_requirement(
+      hlo.StablehloCompatibilityRequirement.WEEK_4)
+  return hlo.serialize_portable_artifact(module, target)
+
+
+def _vjp_exporter(closed: ClosedJaxpr) -> Callable[[Exported], Exported]:
+  """Exports, when first asked, the VJP of the function `closed` computes (as `jit` of a
+  function of the flat primals and the cotangents of the flat results)."""
+  primal_fun = jaxpr_as_fun(closed)
+
+  def get_vjp(primal: Exported) -> Exported:
+    n = len(primal.in_avals)
+
+    def vjp_fun(*primals_and_cts):
+      _, pullback = api.vjp(primal_fun, *primals_and_cts[:n])
+      cts = [np.zeros(a.shape, dtypes.float0) if _is_float0(a) else ct
+             for ct, a in zip(primals_and_cts[n:], tangents_out)]
+      return [_bool_zeros(a) if _is_float0(a) else ct
+              for ct, a in zip(pullback(cts), tangents_in)]
+
+    vjp_fun.__name__ = f"vjp_{primal.fun_name}"
+    tangents_in = list(map(ad.tangent_aval, primal.in_avals))
+    tangents_out = list(map(ad.tangent_aval, primal.out_avals))
+    specs = [ShapeDtypeStruct(a.shape, np.bool_ if _is_float0(a) else a.dtype, a.weak_type)
+             for a in tangents_out]
+    return export(jit(vjp_fun), platforms=primal.platforms)(
+        *map(ShapeDtypeStruct.from_aval, primal.in_avals), *specs)
+  return get_vjp
+
+
+# An exported VJP's cotangents of integer (and boolean) values, float0 in stablejax, are
+# booleans (the type float0 has in HLO); the VJP's caller passes and receives zeros.
+
+def _is_float0(aval: core.ShapedArray) -> bool:
+  return aval.dtype == dtypes.float0
+
+
+def _bool_zeros(aval: core.ShapedArray) -> np.ndarray:
+  return np.zeros(aval.shape, np.bool_)
+
+
+# ----------------------------------------------------------------------------------------------
+# Deserializing
+
+def deserialize(blob: bytes | bytearray) -> Exported:
+  """The Exported that `Exported.serialize` wrote into `blob`."""
+  blob = bytes(blob)
+  if not blob.startswith(_MAGIC):
+    raise ValueError("deserialize: the blob is not a serialized stablejax Exported (it does not "
+                     "start with the stablejax.export header)")
+  offset = len(_MAGIC) + _HEADER.size
+  if len(blob) < offset:
+    raise ValueError("deserialize: the blob is truncated (no complete header)")
+  version, meta_size = _HEADER.unpack_from(blob, len(_MAGIC))
+  if version != FORMAT_VERSION:
+    raise ValueError(f"deserialize: the blob has format version {version}; this stablejax reads "
+                     f"format version {FORMAT_VERSION}")
+  try:
+    meta = json.loads(blob[offset:offset + meta_size])
+    module_end = offset + meta_size + meta["module_size"]
+    vjp_end = module_end + meta["vjp_size"]
+  except (ValueError, KeyError, TypeError) as e:
+    raise ValueError(f"deserialize: the blob's metadata is corrupt ({e})") from None
+  if len(blob) != vjp_end:
+    raise ValueError(f"deserialize: the blob has {len(blob)} bytes; its header describes "
+                     f"{vjp_end}")
+  module = blob[offset + meta_size:module_end]
+  _check_module(module, meta["fun_name"])
+  vjp = deserialize(blob[module_end:]) if meta["vjp_size"] else None
+  return Exported(meta["fun_name"], _tree_from_json(meta["in_tree"]),
+                  [_aval_from_json(a) for a in meta["in_avals"]],
+                  _tree_from_json(meta["out_tree"]),
+                  [_aval_from_json(a) for a in meta["out_avals"]], meta["platforms"], module,
+                  meta["calling_convention_version"], vjp and (lambda _: vjp))
+
+
+def _check_module(module: bytes, name: str) -> None:
+  """The portable artifact can be read by this StableHLO."""
+  try:
+    hlo.deserialize_portable_artifact(make_ir_context(), module)
+  except Exception as e:  # noqa: BLE001  (the bindings raise several types)
+    raise ValueError(f"deserialize: the StableHLO module of '{name}' cannot be read "
+                     f"(StableHLO {hlo.get_current_version()} reads versions from "
+                     f"{hlo.get_minimum_version()}): {e}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Avals and tree structures as JSON
+
+def _aval_to_json(aval: core.ShapedArray) -> list:
+  return [list(aval.shape), "float0" if aval.dtype == dtypes.float0 else aval.dtype.name,
+          aval.weak_type]
+
+
+def _aval_from_json(x: list) -> core.ShapedArray:
+  shape, dtype, weak_type = x
+  return core.ShapedArray(tuple(shape), dtypes.float0 if dtype == "float0" else np.dtype(dtype),
+                          weak_type)
+
+
+_SEQUENCES = {tuple: "tuple", list: "list"}
+_SEQUENCE_TYPES = {v: k for k, v in _SEQUENCES.items()}
+
+
+def _tree_to_json(tree: PyTreeDef, what: str, fun_name: str) -> Any:
+  """A leaf is "*", None is null, a tuple or list {"tuple"|"list": children}, a dict
+  {"dict": [[key, child], ...]} (str or int keys); other node types cannot be serialized."""
+  kind = tree.node_type
+  if kind is None:
+    return "*"
+  children = [_tree_to_json(c, what, fun_name) for c in tree.children]
+  if kind is type(None):
+    return None
+  if kind in _SEQUENCES:
+    return {_SEQUENCES[kind]: children}
+  if kind is dict and all(type(k) in (str, int) for k in tree.aux):
+    return {"dict": [[k, c] for k, c in zip(tree.aux, children)]}
+  node = "dict with keys other than str or int" if kind is dict else kind.__name__
+  raise ValueError(f"cannot serialize the {what} {tree} of the exported function '{fun_name}': "
+                   f"a {node} node; only tuples, lists, dicts and None can be serialized")
+
+
+def _tree_from_json(x: Any) -> PyTreeDef:
+  if x == "*":
+    return LEAF
+  if x is None:
+    return PyTreeDef(type(None), None, ())
+  (kind, children), = x.items()
+  if kind == "dict":
+    return PyTreeDef(dict, tuple(k for k, _ in children),
+                     tuple(_tree_from_json(c) for _, c in children))
+  return PyTreeDef(_SEQUENCE_TYPES[kind], None, tuple(map(_tree_from_json, children)))
