@@ -16,7 +16,7 @@ from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.registry import LoweringError, lookup_rule
 
-SourceInfo = tuple  # (file, line, function), as `JaxprEqn.source_info` holds it
+SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
 
 _name_regex = re.compile(r"[^\w.-]")
 
@@ -56,19 +56,23 @@ class ModuleContext:
   `tensor<i32>` argument of the function being lowered: the index in `module_platforms` of the
   platform running it. `replace` gives such a view; names and caches stay shared."""
   __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
-               "debug_info", "callees", "_counters", "_taken", "_rules", "_locations")
+               "debug_info", "scope", "callees", "_counters", "_taken", "_rules", "_locations",
+               "_frame_locations")
 
-  def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False):
+  def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False,
+               scope: str = ""):
     self.module = module
     self.symbol_table = ir.SymbolTable(module.operation)
     self.platforms = self.module_platforms = canonical_platforms(platform)
     self.platform_index: ir.Value | None = None
     self.debug_info = debug_info
+    self.scope = scope  # with debug info, the outermost name of every location: `jit(f)`
     self.callees: dict[Any, str] = {}  # (callee ClosedJaxpr, platforms) -> its function's name
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
     self._rules: dict[tuple, Callable] = {}
     self._locations: dict[tuple, ir.Location] = {}
+    self._frame_locations: dict[tuple, ir.Location] = {}
 
   def replace(self, **fields: Any) -> ModuleContext:
     """A view of this context with `fields` (e.g. `platforms`) replaced."""
@@ -115,16 +119,36 @@ class ModuleContext:
     return rule
 
   def location(self, name: str, source_info: SourceInfo | None) -> ir.Location:
-    """A NameLoc `name`, around the user's source line when debug info is on."""
-    key = (name, source_info) if self.debug_info else (name,)
+    """A NameLoc `name`; with debug info, `scope/name` around the call-site chain of the
+    user's frames that staged the equation (`file:line:col`, innermost first), as JAX has it."""
+    if not self.debug_info:
+      loc = self._locations.get((name,))
+      if loc is None:
+        loc = self._locations[(name,)] = ir.Location.name(name)
+      return loc
+    frames = source_info.frames if source_info is not None else ()
+    key = (name, frames)
     loc = self._locations.get(key)
     if loc is None:
-      if self.debug_info and source_info is not None:
-        file, line = source_info[0], source_info[1]
-        loc = ir.Location.name(name, childLoc=ir.Location.file(file, line, 0))
-      else:
-        loc = ir.Location.name(name)
-      self._locations[key] = loc
+      full = f"{self.scope}/{name}" if self.scope and name else self.scope or name
+      loc = self._locations[key] = ir.Location.name(full, childLoc=self.frames_location(frames))
+    return loc
+
+  def frames_location(self, frames: tuple) -> ir.Location:
+    """`callsite(innermost at ... at outermost)` of `frames` ((code, last instruction) pairs),
+    each frame `loc("function"("file":line:col to end_line:end_col))`; unknown if none."""
+    if not frames:
+      return ir.Location.unknown()
+    locs = [self._frame_location(code, lasti) for code, lasti in frames]
+    return locs[0] if len(locs) == 1 else ir.Location.callsite(locs[0], locs[1:])
+
+  def _frame_location(self, code: Any, lasti: int) -> ir.Location:
+    loc = self._frame_locations.get((code, lasti))
+    if loc is None:
+      file, line, col, end_line, end_col = core.frame_position(code, lasti)
+      loc = ir.Location.name(code.co_qualname,
+                             childLoc=ir.Location.file(file, line, col, end_line, end_col))
+      self._frame_locations[(code, lasti)] = loc
     return loc
 
 
@@ -328,12 +352,21 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
       return ir_constant(atom.val, dtype=atom.aval.dtype)
     return env[atom]
 
-  prefix = f"{name_stack}/" if name_stack else ""
   for eqn in jaxpr.eqns:
-    outs = _lower_eqn(module_ctx, eqn, list(map(read, eqn.invars)), prefix + eqn.primitive.name,
-                      source_info or eqn.source_info, tokens)
+    info = source_info or eqn.source_info
+    outs = _lower_eqn(module_ctx, eqn, list(map(read, eqn.invars)),
+                      _eqn_name(name_stack, eqn, source_info is None), info, tokens)
     env.update(zip(eqn.outvars, outs))
   return [read(v) for v in jaxpr.outvars]
+
+
+def _eqn_name(name_stack: str, eqn: JaxprEqn, own_stack: bool) -> str:
+  """`name_stack/[the equation's own name stack/]primitive`: the name of its location."""
+  names = [name_stack] if name_stack else []
+  if own_stack and eqn.source_info is not None and eqn.source_info.name_stack:
+    names.append(core.name_stack_str(eqn.source_info.name_stack))
+  names.append(eqn.primitive.name)
+  return "/".join(names)
 
 
 def _index_type() -> ir.Type:
@@ -409,10 +442,37 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
     i32 = ir.IntegerType.get_signless(32)
     attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
     attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-    module_ctx = ModuleContext(module, platform, debug_info)
+    module_ctx = ModuleContext(module, platform, debug_info, scope=f"jit({name})")
     lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr, public=True)
     verify_module(module)
   return module
+
+
+def copy_module(module: ir.Module) -> ir.Module:
+  """A deep copy of `module` (its operations cloned, its attributes kept), in its context."""
+  with module.context:
+    new = ir.Module.create(loc=module.operation.location)
+    attrs = module.operation.attributes
+    for named in (attrs[i] for i in range(len(attrs))):
+      new.operation.attributes[named.name] = named.attr
+    ip = ir.InsertionPoint(new.body)
+    for op in module.body.operations:
+      op.clone(ip=ip)
+  return new
+
+
+def name_arguments(module: ir.Module, arg_names: Sequence[str], result_names: Sequence[str]
+                   ) -> None:
+  """Name `@main`'s arguments (`loc("x")`) and results (`jax.result_info`) in place, as JAX's
+  debug info does; the platform index, where there is one, keeps its own name."""
+  with module.context:
+    main = ir.SymbolTable(module.operation)["main"]
+    args = list(main.regions[0].blocks[0].arguments)
+    for arg, name in zip(args[len(args) - len(arg_names):], arg_names):
+      arg.set_location(ir.Location.name(name))
+    if len(main.type.results) == len(result_names):
+      main.result_attrs = ir.ArrayAttr.get([
+          ir.DictAttr.get({"jax.result_info": ir.StringAttr.get(n)}) for n in result_names])
 
 
 def fix_platform_index(module: ir.Module, index: int) -> ir.Module:

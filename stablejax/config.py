@@ -14,12 +14,24 @@ class Config:
 
   def __init__(self) -> None:
     self.enable_x64: bool = _env_flag("STABLEJAX_ENABLE_X64")
+    # The passes `jit` and `lower` run when given no `passes=` (names in `stablejax.passes`).
+    # DCE only, as JAX: "cse" and "simplify" change the op counts tests compare with JAX's.
+    self.passes: tuple[str, ...] = ("dce",)
+    # Type-check the jaxpr after every jaxpr pass (`jaxpr.check_jaxpr`): for debugging passes.
+    self.check_passes: bool = _env_flag("STABLEJAX_CHECK_PASSES")
+    # Constant folding makes no result of more elements than this.
+    self.constant_folding_max_size: int = 1024
 
   def update(self, name: str, value: Any) -> None:
     if name.startswith("_") or not hasattr(self, name):
       known = sorted(k for k in vars(self) if not k.startswith("_"))
       raise ValueError(f"unknown config option {name!r}; known options: {known}")
-    setattr(self, name, bool(value) if isinstance(getattr(self, name), bool) else value)
+    current = getattr(self, name)
+    if isinstance(current, bool):
+      value = bool(value)
+    elif isinstance(current, tuple):
+      value = (value,) if isinstance(value, str) else tuple(value)
+    setattr(self, name, value)
 
   def read(self, name: str) -> Any:
     return getattr(self, name)

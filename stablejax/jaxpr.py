@@ -228,7 +228,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     raise TypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
   for eqn in jaxpr.eqns:
     ins = [x.val if type(x) is Literal else env[x] for x in eqn.invars]
-    outs = eqn.primitive.bind(*ins, **eqn.params)
+    with core.transformed_source(eqn.source_info):  # what it stages keeps the eqn's source
+      outs = eqn.primitive.bind(*ins, **eqn.params)
     if eqn.primitive.multiple_results:
       for v, x in zip(eqn.outvars, outs):
         env[v] = x

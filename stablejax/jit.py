@@ -16,8 +16,9 @@ from stablejax import config, core, pipeline
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
+from stablejax.passes import registry as pass_registry
 from stablejax.runtime import Array
-from stablejax.stages import Lowered, Traced
+from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
 
 _MISS = object()  # the fast path did not apply
@@ -48,7 +49,7 @@ def _fun_name(fun: Callable) -> str:
 class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
-  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "executable")
+  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "executable", "executable_passes")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree):
     self.jaxpr = jaxpr
@@ -56,6 +57,7 @@ class _Traced:
     self.in_tree = in_tree
     self.out_tree = out_tree
     self.executable = None
+    self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
 
 
 def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
@@ -71,11 +73,14 @@ def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
 
 
 class Jitted:
-  """A jitted function: call it, or `.lower(*args)` it for the ahead-of-time API."""
+  """A jitted function: call it, or `.lower(*args)` it for the ahead-of-time API. `passes`
+  (names in `stablejax.passes`; None: `sj.config.passes`) choose the passes it is compiled
+  with; under a transformation or an enclosing `jit`, the outermost computation's apply."""
 
   def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
-               shared_cache: bool = True):
+               shared_cache: bool = True, passes: Sequence[str] | None = None):
     self.fun = fun
+    self.passes = None if passes is None else pass_registry.choose(passes)
     self.name = _fun_name(fun)
     self.static_argnums = tuple(static_argnums)
     self.static_argnames = tuple(static_argnames)
@@ -158,8 +163,10 @@ class Jitted:
         return outs
     traced, flat = self._trace(args, kwargs)
     if core.is_evaluating() and not traced.closed_over:
-      if traced.executable is None:
-        traced.executable = pipeline.executable(traced.jaxpr, self.name)
+      passes = self._passes()
+      if traced.executable_passes is not passes:
+        traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes)
+        traced.executable_passes = passes
       outs = traced.executable(*flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
@@ -173,29 +180,38 @@ class Jitted:
     except AttributeError:  # numpy values or Python scalars: take the general path
       return _MISS
     traced = self._cache.get(key)
-    if traced is None or traced.executable is None:
+    passes = config.passes if self.passes is None else self.passes  # `_passes()`, inlined
+    if traced is None or traced.executable_passes is not passes:
       return _MISS
     outs = traced.executable(*args)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _passes(self) -> tuple[str, ...]:
+    """The passes to compile with (the same object while the choice is unchanged)."""
+    return config.passes if self.passes is None else self.passes
 
   def trace(self, *args, **kwargs) -> Traced:
     """The function traced for these arguments (arrays or ShapeDtypeStructs): its jaxpr, its
     output types, and `.lower()`."""
     traced, _ = self._trace(args, kwargs)
     return Traced(traced.jaxpr, self.name, traced.in_tree, traced.out_tree,
-                  lambda platform=None, platforms=None: self.lower(
-                      *args, platform=platform, platforms=platforms, **kwargs))
+                  lambda platform=None, platforms=None, passes=None: self.lower(
+                      *args, platform=platform, platforms=platforms, passes=passes, **kwargs))
 
   def lower(self, *args, platform: str | None = None, platforms: Sequence[str] | None = None,
-            **kwargs):
+            passes: Sequence[str] | None = None, **kwargs):
     """Lower for these arguments to a StableHLO module (the ahead-of-time API), for one
-    `platform` or several `platforms` (see `stages.Lowered`)."""
+    `platform` or several `platforms` (see `stages.Lowered`), with `passes` (default: this
+    jit's)."""
     traced, _ = self._trace(args, kwargs)
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
                       "values; pass them as arguments")
+    passes = self._passes() if passes is None else pass_registry.choose(passes)
+    static = _normalize_argnums(self.static_argnums, len(args), self.name)
     return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
-                   platforms)
+                   platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
+                   passes=passes)
 
 
 def _all_leaves(args: tuple) -> bool:
@@ -224,14 +240,17 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = ()) -> Jitted | Callable[[Callable], Jitted]:
-  """Stage `fun` out as one compiled program, traced once per argument signature."""
+        static_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None
+        ) -> Jitted | Callable[[Callable], Jitted]:
+  """Stage `fun` out as one compiled program, traced once per argument signature; `passes`
+  (names registered in `stablejax.passes`, default `sj.config.passes`) rewrite it between
+  tracing and compiling."""
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
   if isinstance(static_argnames, str):
     static_argnames = (static_argnames,)
   if fun is None:
-    return lambda f: Jitted(f, static_argnums, static_argnames)
+    return lambda f: Jitted(f, static_argnums, static_argnames, passes=passes)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
-  return Jitted(fun, static_argnums, static_argnames)
+  return Jitted(fun, static_argnums, static_argnames, passes=passes)

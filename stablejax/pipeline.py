@@ -8,9 +8,10 @@ from typing import Any, Callable, Sequence
 
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, passes, runtime
+from stablejax import core, lowering, runtime
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
+from stablejax.passes import registry
 from stablejax.runtime import Array
 from stablejax.util import weak_cache
 
@@ -20,17 +21,21 @@ def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]) ->
   return pe.trace_to_closed_jaxpr(fun, in_avals)
 
 
-def jaxpr_passes(closed: ClosedJaxpr) -> ClosedJaxpr:
-  """The jaxpr passes run before lowering: dead-code elimination (as JAX does)."""
-  return passes.dce_closed_jaxpr(closed)
+def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
+  """The jaxpr passes among `passes` (default: `sj.config.passes`, dead-code elimination as
+  JAX does), run between tracing and lowering."""
+  return registry.run(closed, passes)
 
 
 def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
-          debug_info: bool = False) -> ir.Module:
+          debug_info: bool = False, passes: Sequence[str] | None = None) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
   needed: any platform of `stablejax.platforms` can be lowered for). With a sequence of two or
-  more platforms, one module for all of them whose `@main` takes the platform index first."""
-  return lowering.lower_jaxpr(jaxpr_passes(closed), name, platform, debug_info)
+  more platforms, one module for all of them whose `@main` takes the platform index first.
+  The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module."""
+  passes = registry.choose(passes)
+  module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info)
+  return registry.run_mlir(module, passes)
 
 
 def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage's name)
@@ -51,15 +56,19 @@ def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage
 
 
 @weak_cache(maxsize=64)
-def _executable(closed: ClosedJaxpr, name: str, device: runtime.Device) -> runtime.Executable:
-  return compile(lower(closed, name, runtime.platform_of(device)), device, closed.out_avals)
+def _executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
+                passes: tuple[str, ...]) -> runtime.Executable:
+  module = lower(closed, name, runtime.platform_of(device), passes=passes)
+  return compile(module, device, closed.out_avals)
 
 
-def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None
-               ) -> runtime.Executable:
-  """The executable computing `closed` on `device` (default: the default device), compiled once
-  and cached for as long as `closed` lives."""
-  return _executable(closed, name, device or runtime.default_device())
+def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None,
+               passes: Sequence[str] | None = None) -> runtime.Executable:
+  """The executable computing `closed` on `device` (default: the default device) after the
+  `passes` (default: `sj.config.passes`), compiled once and cached for as long as `closed`
+  lives."""
+  return _executable(closed, name, device or runtime.default_device(),
+                     registry.choose(passes))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -252,7 +252,7 @@ def jvp_flat(f: Callable[..., Sequence], primals: Sequence, tangents: Sequence,
   tracers = [JVPTracer(trace, p, t if tangent_aval(core.get_aval(p)).dtype != dtypes.float0
                        else Zero.from_primal_value(p)) for p, t in zip(primals, tangents)]
   try:
-    with core.set_current_trace(trace):
+    with core.set_current_trace(trace), core.extend_name_stack("jvp", transform=True):
       outs = f(*tracers)
     primals_out, tangents_out = [], []
     for o in outs:
@@ -338,7 +338,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
       for v in eqn.outvars:
         env[v] = UndefinedPrimal(v.aval)
       continue
-    outs = eqn.primitive.bind(*ins, **eqn.params)
+    with core.transformed_source(eqn.source_info):
+      outs = eqn.primitive.bind(*ins, **eqn.params)
     for v, x in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
       env[v] = x
 
@@ -359,7 +360,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
       raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                 f"'{eqn.primitive.name}' not implemented")
     ins = [read(x) for x in eqn.invars]
-    cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
+    with core.transformed_source(eqn.source_info, "transpose"):
+      cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
     for v, x, ct in zip(eqn.invars, ins, cts_in):
       if type(x) is UndefinedPrimal:
         add_ct(v, ct)

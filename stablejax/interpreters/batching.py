@@ -165,7 +165,7 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
   trace = BatchTrace(parent, axis_size)
   tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
   try:
-    with core.set_current_trace(trace):
+    with core.set_current_trace(trace), core.extend_name_stack("vmap", transform=True):
       outs = f(*tracers)
     if callable(out_dims):
       out_dims = out_dims(len(outs))

@@ -59,7 +59,7 @@ class DynamicJaxprTrace(Trace):
     invars = [self.to_atom(x) for x in args]
     out_avals = primitive.out_avals([v.aval for v in invars], params)
     outvars = [Var(a) for a in out_avals]
-    self.eqns.append(JaxprEqn(invars, outvars, primitive, params, core.user_frame()))
+    self.eqns.append(JaxprEqn(invars, outvars, primitive, params, core.current_source_info()))
     outs = [DynamicJaxprTracer(self, a, v) for a, v in zip(out_avals, outvars)]
     return outs if primitive.multiple_results else outs[0]
 
@@ -77,7 +77,7 @@ def trace_to_jaxpr(fun: Callable[..., Sequence], in_avals: Sequence[ShapedArray]
   trace = DynamicJaxprTrace(core.current_trace())
   args = [trace.new_arg(a) for a in in_avals]
   try:
-    with core.set_current_trace(trace):
+    with core.set_current_trace(trace), core.new_name_stack():
       outs = fun(*args)
     return trace.to_jaxpr(outs)
   finally:

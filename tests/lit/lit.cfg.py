@@ -1,7 +1,9 @@
 """lit configuration: every `.py` file here is a test run as `%PYTHON file | FileCheck file`."""
+import getpass
 import os
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -10,7 +12,10 @@ config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
 config.suffixes = [".py"]  # noqa: F821
 config.excludes = ["lit.cfg.py", "lit_util.py"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
-config.test_exec_root = os.path.join(os.path.dirname(__file__), "Output")  # noqa: F821
+# lit's `Output/` goes to the temporary directory, never into the source tree (so lit runs from
+# any working directory, in a read-only checkout too).
+config.test_exec_root = os.path.join(  # noqa: F821
+    tempfile.gettempdir(), f"stablejax-lit-{getpass.getuser()}")
 
 _bin = os.path.dirname(sys.executable)
 _filecheck = shutil.which("filecheck", path=_bin + os.pathsep + os.environ.get("PATH", ""))

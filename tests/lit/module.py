@@ -50,5 +50,7 @@ def debug_locations_name_user_lines():
   print(sj.jit(f).lower(f32(2)).as_text(debug_info=True))
   # CHECK-LABEL: TEST: debug_locations_name_user_lines
   # CHECK: stablehlo.sine %arg0 : tensor<2xf32> loc([[LOC:#loc[0-9]+]])
-  # CHECK: [[FILE:#loc[0-9]+]] = loc("{{.*}}module.py":49:0)
-  # CHECK: [[LOC]] = loc("sin"([[FILE]]))
+  # CHECK: [[FILE:#loc[0-9]+]] = loc("{{.*}}module.py":49:11 to :21)
+  # CHECK: [[FRAME:#loc[0-9]+]] = loc("debug_locations_name_user_lines.<locals>.f"([[FILE]]))
+  # CHECK: [[CHAIN:#loc[0-9]+]] = loc(callsite([[FRAME]] at
+  # CHECK: [[LOC]] = loc("jit(f)/sin"([[CHAIN]]))

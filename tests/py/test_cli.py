@@ -113,8 +113,9 @@ def test_debug_info_adds_source_locations(module_path):
   out = ok(lower(module_path, "predict", "f32[8,4]", "f32[4,2]", debug_info=True))
   assert "stablehlo.tanh" in out and "loc(" in out
   # The tanh op points at the user's line in the loaded file.
-  assert re.search(rf'loc\("[^"]*cli_target\.py":{TANH_LINE}:\d+\)', out), out
-  assert re.search(r'"tanh"\(#loc\d*\)', out), out
+  assert re.search(rf'loc\("[^"]*cli_target\.py":{TANH_LINE}:\d+ to :\d+\)', out), out
+  assert "<frozen" not in out  # python -m's runpy frames are not the user's
+  assert re.search(r'"jit\(predict\)/tanh"\(#loc\d*\)', out), out  # JAX's name stack
 
 
 def test_compiled_stage_prints_optimized_hlo(module_path):
