@@ -25,3 +25,5 @@ config.substitutions.append(("%PYTHON", sys.executable))  # noqa: F821
 config.substitutions.append(("FileCheck", _filecheck))  # noqa: F821
 config.environment["PYTHONPATH"] = os.pathsep.join(  # noqa: F821
     [config.test_source_root, os.environ.get("PYTHONPATH", "")])  # noqa: F821
+# The tests import lit_util from here: no __pycache__ written next to it either.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"  # noqa: F821
