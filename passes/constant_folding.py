@@ -1,12 +1,12 @@
 """Constant folding of jaxprs: an equation whose inputs are all known (literals, consts of the
 closed jaxpr, results folded before) is evaluated now with its primitive's numpy reference
 (`stablejax.lax.standard.evaluate_reference`). A scalar result becomes a literal; a larger one a
-new const of the top-level jaxpr (if something reads it). Only results of at most `max_size` elements are made (default
-`sj.config.constant_folding_max_size`, 1024), so no large constant is materialized; effectful
-equations and those holding jaxprs (control flow, calls) are never folded. The references agree
-with XLA to within rounding, not bit for bit: a program whose control flow turns on the last bit
-of a value (an iteration count of a convergence loop) may change with folding, so the default
-pipeline leaves it out."""
+new const of the top-level jaxpr (if something reads it). Only results of at most `max_size`
+elements are made (default `sj.config.constant_folding_max_size`, 1024), so no large constant
+is materialized; effectful equations and those holding jaxprs (control flow, calls) are never
+folded. The references agree with XLA to within rounding, not bit for bit: a program whose
+control flow turns on the last bit of a value (an iteration count of a convergence loop) may
+change with folding, so the default pipeline leaves it out."""
 from __future__ import annotations
 
 import math
