@@ -42,8 +42,13 @@ def _layouts(layouts: Sequence[Sequence[int]]) -> ir.ArrayAttr:
       for layout in layouts])
 
 
+def row_major(ndim: int) -> tuple[int, ...]:
+  """The minor-to-major layout of a row-major (C-ordered) array of rank `ndim`."""
+  return tuple(range(ndim - 1, -1, -1))
+
+
 def _row_major(types: Sequence[ir.Type]) -> list[tuple[int, ...]]:
-  return [tuple(reversed(range(ir.RankedTensorType(t).rank))) for t in types]
+  return [row_major(ir.RankedTensorType(t).rank) for t in types]
 
 
 def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Value],

@@ -267,14 +267,12 @@ def _apply_rule(rule: Callable, ctx: LoweringRuleContext, args: Sequence[ir.Valu
   return outs
 
 
-def _rule_index(module_ctx: ModuleContext, rule_of: Mapping[str, int]) -> ir.Value:
-  """The index of the running platform's rule: the platform index itself where the rules
-  follow the module's platforms, else a `stablehlo.case` on it giving each platform's rule."""
-  indices = [rule_of.get(p, 0) for p in module_ctx.module_platforms]
-  if indices == list(range(len(indices))):
+def index_per_platform(module_ctx: ModuleContext, indices: Sequence[int]) -> ir.Value:
+  """`indices[i]` when the module runs on its i-th platform (a `tensor<i32>`): the platform
+  index itself where they are 0, 1, ..., else a `stablehlo.case` on it."""
+  if list(indices) == list(range(len(indices))):
     return module_ctx.platform_index
-  select = hlo.CaseOp([aval_to_ir_type(core.ShapedArray((), np.dtype(np.int32)))],
-                      module_ctx.platform_index, len(indices))
+  select = hlo.CaseOp([_index_type()], module_ctx.platform_index, len(indices))
   for region, i in zip(select.regions, indices):
     with ir.InsertionPoint(region.blocks.append()):
       hlo.return_([ir_constant(np.int32(i))])
@@ -294,7 +292,9 @@ def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
              for p, rule in zip(module_ctx.platforms, rules)}
   effects = list(ctx.tokens_in)
   case = hlo.CaseOp([token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out],
-                    _rule_index(module_ctx, rule_of), len(distinct))
+                    index_per_platform(module_ctx, [rule_of.get(p, 0) for p in
+                                                    module_ctx.module_platforms]),
+                    len(distinct))
   for i, (region, rule) in enumerate(zip(case.regions, distinct)):
     narrowed = tuple(p for p in module_ctx.platforms if rule_of[p] == i)
     inner = ctx.replace(module_context=module_ctx.replace(platforms=narrowed))

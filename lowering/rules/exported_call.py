@@ -14,7 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
-from stablejax.lowering.module import LoweringRuleContext, ModuleContext
+from stablejax.lowering.module import LoweringRuleContext, ModuleContext, index_per_platform
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 
@@ -65,14 +65,8 @@ def _platform_index(ctx: LoweringRuleContext, exported: Any) -> list[ir.Value]:
   if len(running) == 1:
     return [ir_constant(np.int32(exported.platforms.index(running[0])))]
   # (the branches of the caller's platforms that do not run this code are never taken)
-  indices = [exported.platforms.index(p) if p in running else 0
-             for p in module_ctx.module_platforms]
-  case = hlo.CaseOp([ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))],
-                    index=module_ctx.platform_index, num_branches=len(indices))
-  for region, i in zip(case.regions, indices):
-    with ir.InsertionPoint(region.blocks.append()):
-      hlo.return_([ir_constant(np.int32(i))])
-  return [case.result]
+  return [index_per_platform(module_ctx, [exported.platforms.index(p) if p in running else 0
+                                          for p in module_ctx.module_platforms])]
 
 
 def _call_exported_rule(ctx: LoweringRuleContext, *args: ir.Value, exported: Any

@@ -16,7 +16,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core
 from stablejax.lax import linalg
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
-from stablejax.lowering.ffi import custom_call
+from stablejax.lowering.ffi import custom_call, row_major
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
 
@@ -47,17 +47,13 @@ def _column_major(ndim: int) -> tuple[int, ...]:
   return (ndim - 2, ndim - 1, *range(ndim - 3, -1, -1))
 
 
-def _row_major(ndim: int) -> tuple[int, ...]:
-  return tuple(range(ndim - 1, -1, -1))
-
-
 def _lapack_call(target: str, operands: Sequence[ir.Value], avals_in: Sequence[core.ShapedArray],
                  avals_out: Sequence[core.ShapedArray], aliases: dict[int, int],
                  **attributes: Any) -> list[ir.Value]:
   """A LAPACK FFI call as JAX emits it: the matrices column-major, other buffers row-major."""
   ndim = max(a.ndim for a in avals_in)
   def layout(aval):
-    return _column_major(aval.ndim) if aval.ndim == ndim else _row_major(aval.ndim)
+    return _column_major(aval.ndim) if aval.ndim == ndim else row_major(aval.ndim)
   return custom_call(target, [aval_to_ir_type(a) for a in avals_out], operands,
                      backend_config=attributes,
                      operand_layouts=[layout(a) for a in avals_in],

@@ -47,11 +47,17 @@ def _triangle(x: Any, lower: bool, k: int = 0) -> Any:
   return lax.select_n(mask, zero, x) if lower else lax.select_n(mask, x, zero)
 
 
+def _op_a(x: Any, transpose_a: bool, conjugate_a: bool) -> Any:
+  """op(x): x transposed and/or conjugated as the params say."""
+  if transpose_a:
+    ndim = core.get_aval(x).ndim
+    x = lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+  return lax.conj(x) if conjugate_a else x
+
+
 def _adjoint(x: Any) -> Any:
   """The conjugate transpose of a batch of matrices."""
-  ndim = core.get_aval(x).ndim
-  xt = lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
-  return lax.conj(xt) if dtypes.is_complex(core.get_aval(x).dtype) else xt
+  return _op_a(x, True, dtypes.is_complex(core.get_aval(x).dtype))
 
 
 def _matmul(x: Any, y: Any) -> Any:
@@ -183,14 +189,6 @@ def _triangular_solve_abstract_eval(a: ShapedArray, b: ShapedArray, *, left_side
     raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} and "
                      f"{b.shape}.")
   return ShapedArray(b.shape, b.dtype)
-
-
-def _op_a(x: Any, transpose_a: bool, conjugate_a: bool) -> Any:
-  """op(x): x transposed and/or conjugated as the params say."""
-  if transpose_a:
-    ndim = core.get_aval(x).ndim
-    x = lax.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
-  return lax.conj(x) if conjugate_a else x
 
 
 def _triangular_solve_jvp_a(t, a, b, *, left_side, lower, transpose_a, conjugate_a,
