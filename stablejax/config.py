@@ -21,10 +21,13 @@ class Config:
     self.check_passes: bool = _env_flag("STABLEJAX_CHECK_PASSES")
     # Constant folding makes no result of more elements than this.
     self.constant_folding_max_size: int = 1024
+    # Bumped by every `update`: caches of state derived from the flags (jit's dispatch fast
+    # path) compare it instead of re-reading each flag.
+    self.epoch: int = 0
 
   def update(self, name: str, value: Any) -> None:
-    if name.startswith("_") or not hasattr(self, name):
-      known = sorted(k for k in vars(self) if not k.startswith("_"))
+    if name.startswith("_") or name == "epoch" or not hasattr(self, name):
+      known = sorted(k for k in vars(self) if not k.startswith("_") and k != "epoch")
       raise ValueError(f"unknown config option {name!r}; known options: {known}")
     current = getattr(self, name)
     if isinstance(current, bool):
@@ -32,6 +35,7 @@ class Config:
     elif isinstance(current, tuple):
       value = (value,) if isinstance(value, str) else tuple(value)
     setattr(self, name, value)
+    self.epoch += 1
 
   def read(self, name: str) -> Any:
     return getattr(self, name)

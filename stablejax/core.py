@@ -249,7 +249,7 @@ class _TraceState(threading.local):
     self.trace: Trace = eval_trace
 
 
-_state = _TraceState()
+_state = trace_state = _TraceState()  # `trace_state.trace`: the current trace (hot paths)
 
 
 def current_trace() -> Trace:

@@ -13,15 +13,14 @@ import numpy as np
 import weakref
 
 from stablejax import config, core, pipeline
+from stablejax.core import eval_trace, trace_state
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
 from stablejax.passes import registry as pass_registry
-from stablejax.runtime import Array
+from stablejax.runtime import Array, Executable
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
-
-_MISS = object()  # the fast path did not apply
 
 # Argument types that are pytree leaves, for the fast path that skips flattening.
 _LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
@@ -72,6 +71,24 @@ def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
           [c for c, t in zip(consts, is_tracer) if t])
 
 
+class _Hit:
+  """The signature of a jitted function's last call and what runs it again (the dispatch fast
+  path), valid while `sj.config` is unchanged (its `epoch`)."""
+  __slots__ = ("avals", "sharding", "run", "out_tree", "epoch")
+
+  @classmethod
+  def of(cls, args: tuple, exe: Executable, out_tree) -> _Hit | None:
+    """The hit for `args`, or None unless all are Arrays on the executable's device."""
+    sh = exe.sharding
+    for x in args:
+      if type(x) is not Array or x._buf._sharding is not sh:
+        return None
+    hit = cls()
+    hit.avals, hit.sharding, hit.run = tuple([x.aval for x in args]), sh, exe.run
+    hit.out_tree, hit.epoch = out_tree, config.epoch
+    return hit
+
+
 class Jitted:
   """A jitted function: call it, or `.lower(*args)` it for the ahead-of-time API. `passes`
   (names in `stablejax.passes`; None: `sj.config.passes`) choose the passes it is compiled
@@ -88,6 +105,7 @@ class Jitted:
     self._has_static = bool(self.static_argnums or self.static_argnames)
     statics = (self.static_argnums, self.static_argnames)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
+    self._hit: _Hit | None = None
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:
@@ -157,34 +175,36 @@ class Jitted:
     return _Traced(closed, closed_over, in_tree, out_tree())
 
   def __call__(self, *args, **kwargs):
-    if not kwargs and not self._has_static and core.is_evaluating():
-      outs = self._call_cached(args)
-      if outs is not _MISS:
-        return outs
+    hit = self._hit
+    if (hit is not None and not kwargs and trace_state.trace is eval_trace
+        and hit.epoch == config.epoch and len(args) == len(hit.avals)):
+      # The dispatch fast path: the last call's signature again, every argument an Array on
+      # the executable's device (types compared by identity: Arrays share canonical avals).
+      sh, buffers = hit.sharding, []
+      for x, aval in zip(args, hit.avals):
+        if type(x) is not Array or x.aval is not aval or x._buf._sharding is not sh:
+          break
+        buffers.append(x._buf)
+      else:
+        outs = hit.run(buffers)
+        return outs[0] if hit.out_tree is LEAF else tree_unflatten(hit.out_tree, outs)
     traced, flat = self._trace(args, kwargs)
-    if core.is_evaluating() and not traced.closed_over:
-      passes = self._passes()
-      if traced.executable_passes is not passes:
-        traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes)
-        traced.executable_passes = passes
-      outs = traced.executable(*flat)
+    if trace_state.trace is eval_trace and not traced.closed_over:
+      exe = self._executable(traced)
+      outs = exe(*flat)
+      if not kwargs and flat is args:
+        self._hit = _Hit.of(args, exe, traced.out_tree)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
-  def _call_cached(self, args: tuple) -> Any:
-    """The dispatch fast path: Arrays whose signature has an executable already; `_MISS` when
-    it does not apply."""
-    try:
-      key = (len(args), tuple([a.aval for a in args]), config.enable_x64)
-    except AttributeError:  # numpy values or Python scalars: take the general path
-      return _MISS
-    traced = self._cache.get(key)
-    passes = config.passes if self.passes is None else self.passes  # `_passes()`, inlined
-    if traced is None or traced.executable_passes is not passes:
-      return _MISS
-    outs = traced.executable(*args)
-    return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+  def _executable(self, traced: _Traced) -> Executable:
+    """The executable of `traced`, compiled with this jit's passes (again if they changed)."""
+    passes = self._passes()
+    if traced.executable_passes is not passes:
+      traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes)
+      traced.executable_passes = passes
+    return traced.executable
 
   def _passes(self) -> tuple[str, ...]:
     """The passes to compile with (the same object while the choice is unchanged)."""

@@ -119,6 +119,9 @@ def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
   """Check, promote dtypes, then promote ranks, computing each operand's aval once."""
   args = ensure_arraylike(name, *args)
   avals = [core.get_aval(x) for x in args]
+  first = avals[0]
+  if all(a is first for a in avals) and (first.dtype.kind in "fc" or not inexact):
+    return args  # operands of one type (arrays share their aval objects): nothing to promote
   dt, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
   if inexact:
     dt = to_inexact(dt)

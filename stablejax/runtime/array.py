@@ -13,6 +13,21 @@ from stablejax import core, tree_util
 from stablejax.runtime import pjrt
 
 
+_CANONICAL_LIMIT = 1 << 16
+_canonical: dict[core.ShapedArray, core.ShapedArray] = {}
+
+
+def canonical_aval(aval: core.ShapedArray) -> core.ShapedArray:
+  """One ShapedArray object per array type among Arrays, so that jit's dispatch fast path can
+  compare argument types by identity."""
+  c = _canonical.get(aval)
+  if c is None:
+    if len(_canonical) >= _CANONICAL_LIMIT:
+      _canonical.clear()
+    c = _canonical[aval] = aval
+  return c
+
+
 class Array:
   """A value living on a device; `aval` is its core.ShapedArray (including weak_type)."""
   __slots__ = ("_buf", "aval", "_npy", "__weakref__")
@@ -21,7 +36,7 @@ class Array:
 
   def __init__(self, buf: pjrt.Buffer, aval: core.ShapedArray):
     self._buf = buf
-    self.aval = aval
+    self.aval = canonical_aval(aval)
     self._npy = None
 
   shape = property(lambda self: self.aval.shape)

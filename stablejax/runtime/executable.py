@@ -5,32 +5,34 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.runtime import pjrt
-from stablejax.runtime.array import Array, check_device, from_buffer, put
+from stablejax.runtime.array import Array, canonical_aval, check_device, from_buffer, put
 
 
 class Executable:
   """A compiled program on one device. Calling it with Arrays already on its device is the
   cached-dispatch fast path; other values are checked against `in_avals` and put there."""
-  __slots__ = ("device", "in_avals", "out_avals", "_loaded", "_run", "__weakref__")
+  __slots__ = ("device", "sharding", "in_avals", "out_avals", "_loaded", "run", "__weakref__")
 
   def __init__(self, loaded: pjrt.Loaded, in_avals: Sequence[core.ShapedArray],
                out_avals: Sequence[core.ShapedArray]):
     self.device = loaded.device
+    self.sharding = pjrt.sharding(loaded.device)  # the `_sharding` of every buffer on `device`
     self.in_avals = tuple(in_avals)
-    self.out_avals = tuple(out_avals)
+    self.out_avals = tuple(map(canonical_aval, out_avals))
     self._loaded = loaded
-    self._run = loaded.launcher(self.out_avals, from_buffer)
+    # `run(buffers)`: execute on buffers already on `device` (no checks); the fast paths.
+    self.run = loaded.launcher(self.out_avals, from_buffer)
 
   def __call__(self, *args: Any) -> list[Array]:
-    device = self.device
+    sh = self.sharding
     for x in args:
-      if type(x) is not Array or x.device is not device:
-        return self._run(self._put_all(args))
-    return self._run([x._buf for x in args])
+      if type(x) is not Array or x._buf._sharding is not sh:
+        return self.run(self._put_all(args))
+    return self.run([x._buf for x in args])
 
   def launch(self, arrays: Sequence[Array]) -> list[Array]:
     """Run on Arrays the caller knows are on this executable's device (no checks)."""
-    return self._run([x._buf for x in arrays])
+    return self.run([x._buf for x in arrays])
 
   def _put_all(self, args: Sequence[Any]) -> list:
     if len(args) != len(self.in_avals):

@@ -216,3 +216,40 @@ def test_traces_and_executables_die_with_their_function():
     del f, traced
   gc.collect()
   assert all(r() is None for r in refs)
+
+
+def test_dispatch_fast_path_follows_the_signature_and_the_config():
+  """The repeated-call fast path must give way whenever the types, the device, the argument
+  kinds or the config change."""
+  traces = []
+
+  @sj.jit
+  def f(x):
+    traces.append(x.aval)
+    return x * 2
+
+  a8, a4 = sj.device_put(np.arange(8.0, dtype=np.float32)), sj.device_put(np.ones(4, np.int32))
+  for x in (a8, a8, a4, a8, np.arange(8.0, dtype=np.float32), f(a8), a4):
+    out = f(x)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2)
+    assert out.dtype == np.asarray(x).dtype and out.shape == np.shape(x)
+  assert len(traces) == 2  # one trace per signature; the fast path never retraces
+  weak = f(sj.device_put(3.0))
+  assert weak.weak_type and len(traces) == 3
+  assert f(sj.device_put(np.float32(3.0))).weak_type is False and len(traces) == 4
+  sj.config.update("enable_x64", True)
+  try:
+    assert f(sj.device_put(np.arange(3.0))).dtype == np.float64
+    assert f(a8).dtype == np.float32 and len(traces) == 6  # the x64 signature is another
+  finally:
+    sj.config.update("enable_x64", False)
+  assert f(a8).dtype == np.float32 and len(traces) == 6
+
+
+def test_dispatch_fast_path_under_a_transformation_traces():
+  """A call that hit the fast path eagerly is still staged when it runs under a trace."""
+  f = sj.jit(lambda x: x + 1.0)
+  x = sj.device_put(np.float32(2.0))
+  f(x), f(x)
+  assert "jit" in str(sj.make_jaxpr(lambda y: f(x) * y)(1.0))
+  assert float(sj.grad(lambda y: f(y) * y)(x)) == 5.0
