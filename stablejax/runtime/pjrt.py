@@ -18,12 +18,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import platforms
+from stablejax.runtime import compilation_cache
 
 # Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 from jaxlib import _jax, xla_client  # noqa: E402
 
-SUPPORTED_JAXLIB = ">=0.10.2,<0.12"
+SUPPORTED_JAXLIB = ">=0.10.2,<0.13"
 
 Device = _jax.Device
 Buffer = _jax.ArrayImpl
@@ -296,9 +297,14 @@ def compile(module: Any, device: Device, host_callbacks: Sequence[Callable] = ()
     raise TypeError(f"compile expects MLIR text or bytecode, got {type(module).__name__}")
   options = xla_client.CompileOptions()
   options.device_assignment = xla_client.DeviceAssignment.create(np.array([[device.id]], np.int32))
-  extra = {"host_callbacks": list(host_callbacks)} if host_callbacks else {}
+  devices = _jax.DeviceList((device,))
   try:
-    exe = device.client.compile_and_load(module, _jax.DeviceList((device,)), options, **extra)
+    if host_callbacks:  # Python functions of this process: never in the persistent cache
+      exe = device.client.compile_and_load(module, devices, options,
+                                           host_callbacks=list(host_callbacks))
+    else:
+      compile_now = lambda: device.client.compile_and_load(module, devices, options)
+      exe = compilation_cache.get_or_compile(module, devices, options, compile_now)
   except JaxRuntimeError as e:
     raise CompileError(f"XLA could not compile the module for {device}: {e}") from None
   return Loaded(exe, device, host_callbacks)
