@@ -377,17 +377,21 @@ class SourceInfo:
   and at most SOURCE_FRAMES_LIMIT, as (code, last instruction) pairs (resolved to file, line
   and column only when locations are printed: `frame_position`), and `name_stack`, the
   transformations and scopes it was traced under, outermost first (`name_stack_str`)."""
-  __slots__ = ("_frames", "_traceback", "name_stack")
+  __slots__ = ("_frames", "_origin", "name_stack")
 
-  def __init__(self, frames: tuple = (), name_stack: tuple = (), traceback: Any = None):
+  def __init__(self, frames: tuple = (), name_stack: tuple = (), origin: Any = None):
     self._frames = frames
-    self._traceback = traceback  # the whole stack, filtered into `frames` on first use
+    # Where `frames` come from, read on first use: the whole stack (a jaxlib Traceback, filtered
+    # to the user's frames) or the SourceInfo of the equation this one was transformed from.
+    self._origin = origin
     self.name_stack = name_stack  # of (name, is_transform) pairs
 
   @property
   def frames(self) -> tuple:
-    if self._traceback is not None:
-      self._frames, self._traceback = _user_frames(self._traceback), None
+    origin = self._origin
+    if origin is not None:
+      self._frames = origin.frames if type(origin) is SourceInfo else _user_frames(origin)
+      self._origin = None
     return self._frames
 
   def __repr__(self) -> str:
@@ -398,7 +402,7 @@ class SourceInfo:
 
 class _SourceState(threading.local):
   def __init__(self):
-    self.frames: tuple | None = None  # set: the frames every equation staged now gets
+    self.origin: SourceInfo | None = None  # set: the equations staged now share its frames
     self.name_stack: tuple = ()
 
 
@@ -426,38 +430,36 @@ def current_source_info() -> SourceInfo:
   """The source of an equation staged now: the user's frames calling into stablejax (or those
   of the equation being transformed, `source_context`) and the current name stack. The stack
   is captured by jaxlib's Traceback (C++, about 0.1 us) and filtered only when printed."""
-  frames = _source.frames
-  if frames is None:
-    return SourceInfo((), _source.name_stack, _get_traceback())
-  return SourceInfo(frames, _source.name_stack)
+  return SourceInfo((), _source.name_stack, _source.origin or _get_traceback())
 
 
 class source_context:
-  """Context manager: equations staged inside it come from `frames` (None: the user's frames,
-  captured at each one) under `name_stack` (of (name, is_transform) pairs, outermost first)."""
-  __slots__ = ("frames", "name_stack", "prev")
+  """Context manager: equations staged inside it share the frames of `origin` (None: the
+  user's frames, captured at each one) under `name_stack` (of (name, is_transform) pairs,
+  outermost first)."""
+  __slots__ = ("origin", "name_stack", "prev")
 
-  def __init__(self, frames: tuple | None, name_stack: tuple):
-    self.frames = frames
+  def __init__(self, origin: SourceInfo | None, name_stack: tuple):
+    self.origin = origin
     self.name_stack = name_stack
 
   def __enter__(self) -> None:
-    self.prev = _source.frames, _source.name_stack
-    _source.frames, _source.name_stack = self.frames, self.name_stack
+    self.prev = _source.origin, _source.name_stack
+    _source.origin, _source.name_stack = self.origin, self.name_stack
 
   def __exit__(self, *exc: Any) -> None:
-    _source.frames, _source.name_stack = self.prev
+    _source.origin, _source.name_stack = self.prev
 
 
 def extend_name_stack(name: str, transform: bool = False) -> source_context:
   """Stage under a scope (`jit(f)`) or a transformation (`transform=True`: `jvp`, `vmap`,
   printed around what is inside it, `jvp(...)`) added to the name stack."""
-  return source_context(_source.frames, _source.name_stack + ((name, transform),))
+  return source_context(_source.origin, _source.name_stack + ((name, transform),))
 
 
 def new_name_stack() -> source_context:
   """Stage with an empty name stack (a new jaxpr: its caller's scopes are not its own)."""
-  return source_context(_source.frames, ())
+  return source_context(_source.origin, ())
 
 
 def transformed_source(info: SourceInfo | None, transform: str | None = None
@@ -466,8 +468,8 @@ def transformed_source(info: SourceInfo | None, transform: str | None = None
   at the equation's frames, under the current name stack, `transform` and `info`'s stack."""
   outer = _source.name_stack + (((transform, True),) if transform else ())
   if info is None:
-    return source_context(_source.frames, outer)
-  return source_context(info.frames, outer + info.name_stack)
+    return source_context(_source.origin, outer)
+  return source_context(info, outer + info.name_stack)
 
 
 @functools.lru_cache(maxsize=4096)

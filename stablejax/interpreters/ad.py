@@ -205,13 +205,17 @@ class JVPTrace(Trace):
     return x, Zero.from_primal_value(x)
 
   def process_primitive(self, primitive, args, params):
-    primals, tangents = [], []
+    primals, tangents, all_zero = [], [], True
     for x in args:
-      p, t = self.primal_tangent(x)
-      primals.append(p)
-      tangents.append(t)
+      if type(x) is JVPTracer and x._trace is self:
+        primals.append(x.primal)
+        tangents.append(x.tangent)
+        all_zero = all_zero and type(x.tangent) is Zero
+      else:
+        primals.append(x)
+        tangents.append(Zero.from_primal_value(x))
     with core.set_current_trace(self.parent):
-      if all(type(t) is Zero for t in tangents):
+      if all_zero:
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
           return [JVPTracer(self, o, Zero.from_primal_value(o)) for o in out]

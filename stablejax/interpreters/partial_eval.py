@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core
-from stablejax.core import ShapedArray, Trace, Tracer
+from stablejax.core import ShapedArray, Trace, Tracer, current_source_info
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from stablejax.util import weak_cache
 
@@ -56,12 +56,17 @@ class DynamicJaxprTrace(Trace):
     return var
 
   def process_primitive(self, primitive, args, params):
-    invars = [self.to_atom(x) for x in args]
-    out_avals = primitive.out_avals([v.aval for v in invars], params)
-    outvars = [Var(a) for a in out_avals]
-    self.eqns.append(JaxprEqn(invars, outvars, primitive, params, core.current_source_info()))
-    outs = [DynamicJaxprTracer(self, a, v) for a, v in zip(out_avals, outvars)]
-    return outs if primitive.multiple_results else outs[0]
+    invars = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
+              for x in args]
+    if primitive.multiple_results:
+      out_avals = primitive.out_avals([v.aval for v in invars], params)
+      outvars = [Var(a) for a in out_avals]
+      self.eqns.append(JaxprEqn(invars, outvars, primitive, params, current_source_info()))
+      return [DynamicJaxprTracer(self, a, v) for a, v in zip(out_avals, outvars)]
+    (aval,) = primitive.out_avals([v.aval for v in invars], params)
+    var = Var(aval)
+    self.eqns.append(JaxprEqn(invars, [var], primitive, params, current_source_info()))
+    return DynamicJaxprTracer(self, aval, var)
 
   def to_jaxpr(self, outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
     """The jaxpr staged so far, returning `outs`, and the values of its constvars (which may
@@ -113,7 +118,10 @@ class PartialEvalTrace(DynamicJaxprTrace):
     return type(x) is DynamicJaxprTracer and x._trace is self
 
   def process_primitive(self, primitive, args, params):
-    if not any(self.is_unknown(x) for x in args):
+    for x in args:
+      if type(x) is DynamicJaxprTracer and x._trace is self:
+        break
+    else:  # all known
       with core.set_current_trace(self.parent):
         return primitive.bind(*args, **params)
     rule = partial_eval_rules.get(primitive)

@@ -102,9 +102,11 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=N
                          ) -> Callable[..., ShapedArray]:
   """Abstract eval for an elementwise op whose operands share one dtype. `accepted[i]` is the
   dtype class of operand i; `result_dtype(dtype)` maps the operand dtype to the result's."""
-  def abstract_eval(*avals: ShapedArray) -> ShapedArray:
-    if len(avals) != len(accepted):
-      raise TypeError(f"{name} takes {len(accepted)} operands, got {len(avals)}")
+  arity, uniform = len(accepted), all(ok is accepted[0] for ok in accepted)
+
+  def checked(avals: tuple) -> ShapedArray:
+    if len(avals) != arity:
+      raise TypeError(f"{name} takes {arity} operands, got {len(avals)}")
     for i, (aval, ok) in enumerate(zip(avals, accepted)):
       if not ok(aval.dtype):
         check_dtype(name, ok, aval, f"operand {i}")
@@ -116,5 +118,23 @@ def naryop_abstract_eval(name: str, accepted: Sequence[Callable], result_dtype=N
     out_dtype = dtype if result_dtype is None else result_dtype(dtype)
     weak = all(a.weak_type for a in avals)  # JAX: a comparison of weak values is weak too
     return ShapedArray(broadcasting_shape(name, *avals), out_dtype, weak)
+
+  def abstract_eval(*avals: ShapedArray) -> ShapedArray:
+    # The common case inline: one accepted dtype, shapes equal or scalar; else `checked`.
+    first = avals[0]
+    dtype, shape, weak = first.dtype, first.shape, first.weak_type
+    if not uniform or len(avals) != arity or not accepted[0](dtype):
+      return checked(avals)
+    for a in avals:
+      if a is not first:
+        if a.dtype != dtype or a.shape != shape and a.shape and shape:
+          return checked(avals)
+        shape = shape or a.shape
+        weak = weak and a.weak_type
+    if result_dtype is None:
+      if shape is first.shape and weak == first.weak_type:
+        return first  # avals are immutable: the operand's type is the result's
+      return ShapedArray(shape, dtype, weak)
+    return ShapedArray(shape, result_dtype(dtype), weak)
   return abstract_eval
 

@@ -115,13 +115,42 @@ def promote_shapes(name: str, *args: Any) -> list:
           for x, s in zip(args, shapes)]
 
 
+def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
+  """The promoted operands in the common cases, decided without the promotion lattice: arrays
+  of one type, beside which Python int and float scalars take a strong inexact array's dtype;
+  None for every other case."""
+  aval, scalars = None, False
+  for x in args:
+    if type(x) is Array or isinstance(x, core.Tracer):
+      a = x.aval
+      if aval is None:
+        aval = a
+      elif a is not aval and (a.dtype != aval.dtype or a.weak_type != aval.weak_type
+                              or a.shape != aval.shape):
+        return None
+    elif type(x) is float or type(x) is int:
+      scalars = True
+    else:
+      return None
+  if aval is None:
+    return None
+  if aval.dtype.kind not in "fc":
+    return None if inexact or scalars else list(args)
+  if not scalars:
+    return list(args)
+  if aval.weak_type:
+    return None
+  return [x if type(x) is not float and type(x) is not int else np.asarray(x, aval.dtype)
+          for x in args]
+
+
 def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
   """Check, promote dtypes, then promote ranks, computing each operand's aval once."""
+  cheap = _promote_cheaply(args, inexact)
+  if cheap is not None:
+    return cheap
   args = ensure_arraylike(name, *args)
   avals = [core.get_aval(x) for x in args]
-  first = avals[0]
-  if all(a is first for a in avals) and (first.dtype.kind in "fc" or not inexact):
-    return args  # operands of one type (arrays share their aval objects): nothing to promote
   dt, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
   if inexact:
     dt = to_inexact(dt)
