@@ -12,7 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, eqn_effects
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.registry import LoweringError, lookup_rule
 
@@ -178,7 +178,7 @@ class LoweringRuleContext:
     self.avals_out = avals_out
     self.name_stack = name_stack  # the equation's location name, e.g. `integer_pow/mul`
     self.source_info = source_info
-    self.tokens_in: Tokens = dict(tokens_in or {})
+    self.tokens_in: Tokens = dict(tokens_in) if tokens_in else {}
     self.tokens_out: Tokens | None = None
 
   @property
@@ -313,10 +313,9 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   """Lower one equation, its ordered effects' tokens taken from and updated in `tokens`."""
   prim = eqn.primitive
   # an equation's ordered effects are among its jaxpr's, which have tokens
-  effects = ordered_effects(eqn_effects(eqn)) if tokens else ()
+  tokens_in = {e: tokens[e] for e in ordered_effects(eqn_effects(eqn))} if tokens else None
   ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
-                            [v.aval for v in eqn.outvars], name, info,
-                            {e: tokens[e] for e in effects})
+                            [v.aval for v in eqn.outvars], name, info, tokens_in)
   with module_ctx.location(name, info):
     if module_ctx.multi_platform:
       rules = [module_ctx.rule(prim, p) for p in module_ctx.platforms]
@@ -352,21 +351,26 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
       return ir_constant(atom.val, dtype=atom.aval.dtype)
     return env[atom]
 
+  own_stack = source_info is None
   for eqn in jaxpr.eqns:
-    info = source_info or eqn.source_info
-    outs = _lower_eqn(module_ctx, eqn, list(map(read, eqn.invars)),
-                      _eqn_name(name_stack, eqn, source_info is None), info, tokens)
-    env.update(zip(eqn.outvars, outs))
+    args = [env[x] if type(x) is Var else read(x) for x in eqn.invars]
+    outs = _lower_eqn(module_ctx, eqn, args, _eqn_name(name_stack, eqn, own_stack),
+                      source_info or eqn.source_info, tokens)
+    if len(outs) == 1:
+      env[eqn.outvars[0]] = outs[0]
+    else:
+      env.update(zip(eqn.outvars, outs))
   return [read(v) for v in jaxpr.outvars]
 
 
 def _eqn_name(name_stack: str, eqn: JaxprEqn, own_stack: bool) -> str:
   """`name_stack/[the equation's own name stack/]primitive`: the name of its location."""
-  names = [name_stack] if name_stack else []
-  if own_stack and eqn.source_info is not None and eqn.source_info.name_stack:
-    names.append(core.name_stack_str(eqn.source_info.name_stack))
-  names.append(eqn.primitive.name)
-  return "/".join(names)
+  info = eqn.source_info
+  if own_stack and info is not None and info.name_stack:
+    name = f"{core.name_stack_str(info.name_stack)}/{eqn.primitive.name}"
+  else:
+    name = eqn.primitive.name
+  return f"{name_stack}/{name}" if name_stack else name
 
 
 def _index_type() -> ir.Type:

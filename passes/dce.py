@@ -66,7 +66,12 @@ def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[
     used = [v in live for v in eqn.outvars]
     if not any(used) and not eqn_effects(eqn):
       continue
-    used_inputs, new = dce_rules.get(eqn.primitive, _generic_rule)(used, eqn)
+    rule = dce_rules.get(eqn.primitive)
+    if rule is None and not eqn.params:  # the common case: all inputs used, nothing inside
+      live.update([v for v in eqn.invars if type(v) is Var])
+      kept.append(eqn)
+      continue
+    used_inputs, new = (rule or _generic_rule)(used, eqn)
     if new is None:
       continue
     live.update(v for v, u in zip(eqn.invars, used_inputs) if u and type(v) is Var)

@@ -12,7 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
 from stablejax.interpreters import ad
-from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
+from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
 
@@ -51,9 +51,12 @@ def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
 
 
 def nary_rule(op_class: type) -> Callable:
-  """The rule applying `op_class` to the broadcast operands."""
+  """The rule applying `op_class` (a generated op class such as `hlo.AddOp`, built by its
+  name: `make_op`) to the broadcast operands."""
+  name = op_class.OPERATION_NAME
   def rule(ctx: LoweringRuleContext, *args: ir.Value) -> ir.Value:
-    return op_class(*broadcast_operands(ctx, args)).result
+    return make_op(name, [aval_to_ir_type(ctx.avals_out[0])],
+                   broadcast_operands(ctx, args)).result
   return rule
 
 
