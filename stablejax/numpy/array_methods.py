@@ -7,7 +7,7 @@ from typing import Any, Callable
 from stablejax import core
 from stablejax.runtime import Array
 from stablejax.numpy import _contractions, _indexing, _reductions, _shape, _ufuncs
-from stablejax.numpy import _products
+from stablejax.numpy import _indexing_functions, _manipulation, _misc, _products, _sorting
 from stablejax.numpy._promotion import is_arraylike
 
 _fn = {**_ufuncs.UNARY, **_ufuncs.BINARY, "floor_divide": _ufuncs.floor_divide,
@@ -61,8 +61,21 @@ _METHODS = {
     "std": _reductions.std, "var": _reductions.var, "any": _reductions.any,
     "all": _reductions.all, "ptp": _reductions.ptp, "trace": _products.trace,
     "astype": _astype, "dot": _contractions.dot, "clip": _clip, "round": _ufuncs.round,
+    "conj": _ufuncs.conj, "conjugate": _ufuncs.conjugate, "cumprod": _reductions.cumprod,
+    "sort": _sorting.sort, "argsort": _sorting.argsort, "argpartition": _sorting.argpartition,
+    "searchsorted": _sorting.searchsorted, "diagonal": _indexing_functions.diagonal,
+    "nonzero": _indexing_functions.nonzero, "take": _indexing_functions.take,
+    "compress": lambda self, condition, axis=None, **kw: _indexing_functions.compress(
+        condition, self, axis, **kw),
+    "choose": lambda self, choices, mode="raise": _misc.choose(self, choices, mode=mode),
+    "repeat": _manipulation.repeat,
 }
-_PROPERTIES = {"T": lambda self: _shape.transpose(self), "at": _indexing._IndexUpdateHelper}
+_PROPERTIES = {
+    "T": lambda self: _shape.transpose(self), "mT": _manipulation.matrix_transpose,
+    "real": _ufuncs.real, "imag": _ufuncs.imag, "at": _indexing._IndexUpdateHelper,
+    "itemsize": lambda self: self.dtype.itemsize,
+    "nbytes": lambda self: self.size * self.dtype.itemsize,
+}
 
 
 def _operators() -> dict[str, Callable]:

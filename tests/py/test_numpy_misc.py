@@ -338,3 +338,32 @@ def test_io(tmp_path):
     with pytest.raises(NotImplementedError, match=name):
       getattr(jnp, name)(iter([1]))
   assert jnp.array_str(X) == jn.array_str(X) and jnp.savez is jn.savez
+
+
+_METHOD_CASES = [
+    ("real", None), ("imag", None), ("mT", None), ("itemsize", None), ("nbytes", None),
+    ("conj", ()), ("conjugate", ()), ("cumprod", (1,)), ("sort", ()), ("argsort", ()),
+    ("diagonal", ()), ("nonzero", ()), ("take", (np.array([0, 2]),)), ("repeat", (2,)),
+    ("searchsorted", (np.float32(0.5),)), ("compress", (np.array([True, False]),)),
+]
+
+
+@pytest.mark.parametrize("name,args", _METHOD_CASES, ids=[c[0] for c in _METHOD_CASES])
+def test_array_methods_and_properties_match_jax(name, args):
+  rng = np.random.default_rng(0)
+  x = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(np.complex64)
+  if name in ("cumprod", "sort", "argsort", "searchsorted", "nonzero", "repeat"):
+    x = np.sort(x.real.ravel()) if name == "searchsorted" else x.real
+  ours, theirs = sj.device_put(x), jn.asarray(x)
+  got, want = getattr(ours, name), getattr(theirs, name)
+  if args is not None:
+    got, want = got(*args), want(*args)
+  for g, w in zip(*(t if isinstance(t, tuple) else (t,) for t in (got, want))):
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def test_real_and_imag_properties_differentiate():
+  assert float(sj.grad(lambda v: (v * 2.0).real.sum())(1.0)) == 2.0
+  f = lambda v: (v * (1 + 2j)).imag
+  assert float(sj.grad(f)(1.0)) == float(jax.grad(f)(1.0)) == 2.0
