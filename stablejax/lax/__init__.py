@@ -56,3 +56,4 @@ from stablejax.lax.ffi import ffi_call_p  # noqa: F401
 from stablejax.lax.random import random_gamma_p  # noqa: F401
 from stablejax.lax.exported_call import call_exported_p  # noqa: F401
 from stablejax.lax import linalg  # noqa: F401  (jax.lax.linalg)
+from stablejax.lax.fft import FftType, fft, fft_p  # noqa: F401

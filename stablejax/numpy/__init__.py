@@ -86,3 +86,4 @@ from stablejax.numpy._statistics import (  # noqa: F401,E402
     corrcoef, cov, gradient, histogram2d, histogramdd, interp, trapezoid, unwrap)
 from stablejax.numpy._windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: F401,E402
 from stablejax.numpy import linalg  # noqa: F401,E402
+from stablejax.numpy import fft  # noqa: F401,E402

@@ -33,6 +33,7 @@ LINEAR = {
     lax.rev_p, lax.gather_p, lax.scatter_add_p,
     lax.conv_general_dilated_p,
     lax.linalg.triangular_solve_p,
+    lax.fft_p,
 }
 
 # The primitives without operands: JVP and vmap apply a rule only to a primitive with a nonzero
