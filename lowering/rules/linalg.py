@@ -17,7 +17,7 @@ from stablejax import core
 from stablejax.lax import linalg
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
 from stablejax.lowering.ffi import custom_call, row_major
-from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
 # LAPACK's character arguments, passed to the FFI targets as ui8 attributes.
@@ -62,14 +62,39 @@ def _lapack_call(target: str, operands: Sequence[ir.Value], avals_in: Sequence[c
                      frontend_attributes={"num_batch_dims": str(ndim - 2)})
 
 
-def _nan_unless_ok(x: ir.Value, aval: core.ShapedArray, info: ir.Value) -> ir.Value:
-  """Each matrix of `x`, or NaNs where LAPACK's `info` (one per matrix) is not 0."""
-  batch = aval.shape[:-2]
-  ok = hlo.compare(info, ir_constant(0, batch, np.int32), hlo.ComparisonDirectionAttr.get("EQ"),
-                   compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
-  ok = broadcast_to(ok, range(len(batch)), (*batch, 1, 1), np.bool_)
+def _info_ok(info: ir.Value, ok_if: str = "EQ") -> ir.Value:
+  """Where LAPACK's `info` (one per matrix) is 0 (with `ok_if` "GE": where it is not negative,
+  a bad argument; getrf's positive info is a singular U)."""
+  batch = tuple(ir.RankedTensorType(info.type).shape)
+  return hlo.compare(info, ir_constant(0, batch, np.int32), hlo.ComparisonDirectionAttr.get(ok_if),
+                     compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
+def _nan_unless(ok: ir.Value, x: ir.Value, aval: core.ShapedArray) -> ir.Value:
+  """Each matrix (or vector) of `x`, or NaNs where `ok` (one per batch element) is false."""
+  batch = tuple(ir.RankedTensorType(ok.type).shape)
+  ok = broadcast_to(ok, range(len(batch)), (*batch, *[1] * (aval.ndim - len(batch))), np.bool_)
   ok = broadcast_to(ok, range(aval.ndim), aval.shape, np.bool_)
-  return hlo.select(ok, x, ir_constant(np.nan, aval.shape, aval.dtype))
+  nan = complex(np.nan, np.nan) if np.issubdtype(aval.dtype, np.complexfloating) else np.nan
+  return hlo.select(ok, x, ir_constant(nan, aval.shape, aval.dtype))
+
+
+def _nan_unless_ok(x: ir.Value, aval: core.ShapedArray, info: ir.Value,
+                   ok_if: str = "EQ") -> ir.Value:
+  """Each matrix of `x`, or NaNs where LAPACK's `info` (one per matrix) is not ok."""
+  return _nan_unless(_info_ok(info, ok_if), x, aval)
+
+
+_GPU_SOLVER_PREFIX = {"cuda": "cusolver", "rocm": "hipsolver"}
+
+
+def _solver_target(platform: str, routine: str, dtype: np.dtype) -> str:
+  """The registered target of solver `routine` (getrf, geqrf, ...) on `platform`, named as JAX
+  names it: lapack_sgetrf_ffi on the CPU, cusolver_getrf_ffi on cuda, hipsolver_... on rocm
+  (the GPU ones are registered by the runtime with the GPU client: `pjrt`)."""
+  if platform == "cpu":
+    return _lapack_target(f"{routine}_ffi", dtype)
+  return f"{_GPU_SOLVER_PREFIX[platform]}_{routine}_ffi"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -87,8 +112,20 @@ def _cholesky_cpu(ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
   return [_nan_unless_ok(factor, aval, info)]
 
 
+def _cholesky_gpu(platform: str, ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
+  """cuSOLVER's (hipSOLVER's) potrf, as JAX calls it on GPUs."""
+  aval, = ctx.avals_in
+  info_aval = core.ShapedArray(aval.shape[:-2], np.int32)
+  factor, info = _lapack_call(_solver_target(platform, "potrf", aval.dtype), [x], [aval],
+                              [aval, info_aval], {0: 0}, lower=True)
+  return [_nan_unless_ok(factor, aval, info)]
+
+
 register_lowering(linalg.cholesky_p, _cholesky)
 register_lowering(linalg.cholesky_p, _cholesky_cpu, platform="cpu")
+for _platform in ("cuda", "rocm"):
+  register_lowering(linalg.cholesky_p, functools.partial(_cholesky_gpu, _platform),
+                    platform=_platform)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -121,3 +158,260 @@ def _triangular_solve_cpu(ctx: LoweringRuleContext, a: ir.Value, b: ir.Value, *,
 
 register_lowering(linalg.triangular_solve_p, _triangular_solve)
 register_lowering(linalg.triangular_solve_p, _triangular_solve_cpu, platform="cpu")
+
+
+# ----------------------------------------------------------------------------------------------
+# eigh
+
+def _check_full_subset(name: str, subset_by_index: Any, size: int) -> None:
+  if subset_by_index not in (None, (0, size)):
+    raise NotImplementedError(f"{name}: subset_by_index not supported on CPU and GPU")
+
+
+def _nan_unless_ok_all(values: Sequence[ir.Value], avals: Sequence[core.ShapedArray],
+                       info: ir.Value) -> list[ir.Value]:
+  """Each value, NaN in the batch elements where `info` is not 0 (one comparison for all)."""
+  ok = _info_ok(info)
+  return [_nan_unless(ok, x, aval) for x, aval in zip(values, avals)]
+
+
+def _eigh_lowering(ctx: LoweringRuleContext, x: ir.Value, *, lower, sort_eigenvalues,
+                   subset_by_index, algorithm, platform: str) -> list[ir.Value]:
+  """LAPACK's syevd/heevd on the CPU, cuSOLVER's syevd on CUDA (both always sort), as JAX."""
+  aval, = ctx.avals_in
+  v_aval, w_aval = ctx.avals_out
+  _check_full_subset("eigh", subset_by_index, aval.shape[-1])
+  if algorithm == linalg.EighImplementation.QDWH:
+    raise NotImplementedError("QDWH implementation is only supported on TPU")
+  info_aval = core.ShapedArray(aval.shape[:-2], np.int32)
+  if platform == "cpu":
+    if algorithm == linalg.EighImplementation.JACOBI:
+      raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    prefix = "he" if np.issubdtype(aval.dtype, np.complexfloating) else "sy"
+    target = _solver_target(platform, f"{prefix}evd", aval.dtype)
+    attributes = dict(mode=np.uint8(ord("V")), uplo=_LOWER if lower else _UPPER)
+  else:
+    target = _solver_target(platform, "syevd", aval.dtype)
+    choice = 0 if algorithm is None else 2 if algorithm == linalg.EighImplementation.JACOBI else 1
+    attributes = dict(lower=bool(lower), algorithm=np.uint8(choice))
+  v, w, info = _lapack_call(target, [x], [aval], [v_aval, w_aval, info_aval], {0: 0},
+                            **attributes)
+  return _nan_unless_ok_all([v, w], ctx.avals_out, info)
+
+
+register_lowering(linalg.eigh_p, functools.partial(_eigh_lowering, platform="cpu"),
+                  platform="cpu")
+register_lowering(linalg.eigh_p, functools.partial(_eigh_lowering, platform="cuda"),
+                  platform="cuda")
+
+
+# ----------------------------------------------------------------------------------------------
+# svd
+
+def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int
+               ) -> list[ir.Value]:
+  """The SVD of matrices with no rows or no columns, as JAX: no singular values, and identity
+  (full_matrices) or zero singular vectors."""
+  def vectors(aval):
+    square = aval.shape[-1] == aval.shape[-2] == max(m, n)
+    eye = np.eye(max(m, n), dtype=aval.dtype) if square else np.zeros(aval.shape[-2:], aval.dtype)
+    return ir_constant(np.broadcast_to(eye, aval.shape))
+  return [ir_constant(np.zeros(s_aval.shape, s_aval.dtype)), *map(vectors, avals)]
+
+
+def _svd_cpu(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv,
+             subset_by_index, algorithm) -> list[ir.Value]:
+  """LAPACK's gesdd (gesvd for SvdAlgorithm.QR), as JAX; u and vh are computed even when only s
+  is asked for."""
+  aval, = ctx.avals_in
+  *batch, m, n = aval.shape
+  k = min(m, n)
+  _check_full_subset("svd", subset_by_index, k)
+  if algorithm in (linalg.SvdAlgorithm.JACOBI, linalg.SvdAlgorithm.POLAR):
+    raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
+  s_aval = ctx.avals_out[0]
+  u_columns, vh_rows = (m, n) if full_matrices else (k, k)
+  vector_avals = ctx.avals_out[1:] if compute_uv else [
+      core.ShapedArray((*batch, m, u_columns), aval.dtype),
+      core.ShapedArray((*batch, vh_rows, n), aval.dtype)]
+  if m == 0 or n == 0:
+    return _empty_svd(s_aval, ctx.avals_out[1:], m, n)
+  routine = "gesvd" if algorithm == linalg.SvdAlgorithm.QR else "gesdd"
+  mode = "A" if full_matrices else "S"
+  _, s, u, vh, info = _lapack_call(
+      _solver_target("cpu", routine, aval.dtype), [x], [aval],
+      [aval, s_aval, *vector_avals, core.ShapedArray(tuple(batch), np.int32)], {0: 0},
+      mode=np.uint8(ord(mode if compute_uv else "N")))
+  return _nan_unless_ok_all([s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info)
+
+
+def _svd_cuda(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv,
+              subset_by_index, algorithm) -> list[ir.Value]:
+  """cuSOLVER as JAX calls it: gesvdj (Jacobi) for matrices up to 1024 x 1024 and for
+  SvdAlgorithm.JACOBI, gesvdp for POLAR, gesvd otherwise."""
+  aval, = ctx.avals_in
+  *_, m, n = aval.shape
+  k = min(m, n)
+  _check_full_subset("svd", subset_by_index, k)
+  if m == 0 or n == 0:
+    return _empty_svd(ctx.avals_out[0], ctx.avals_out[1:], m, n)
+  if algorithm == linalg.SvdAlgorithm.DIVIDE_AND_CONQUER:
+    raise NotImplementedError(
+        "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on AMD "
+        "(ROCm) GPUs, not on NVIDIA CUDA.")
+  default = algorithm in (None, linalg.SvdAlgorithm.DEFAULT)
+  jacobi = algorithm == linalg.SvdAlgorithm.JACOBI or default and m <= 1024 and n <= 1024
+  if jacobi or algorithm == linalg.SvdAlgorithm.POLAR:
+    return _svd_cuda_jacobi_or_polar(ctx, x, "gesvdj" if jacobi else "gesvdp",
+                                     full_matrices=full_matrices, compute_uv=compute_uv)
+  return _svd_cuda_gesvd(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def _svd_cuda_jacobi_or_polar(ctx: LoweringRuleContext, x: ir.Value, routine: str, *,
+                              full_matrices: bool, compute_uv: bool) -> list[ir.Value]:
+  """gesvdj/gesvdp give V (not V^H), always allocated, economical only beyond 32 x 32."""
+  aval, = ctx.avals_in
+  *batch, m, n = aval.shape
+  k = min(m, n)
+  econ = not full_matrices and m > 32 and n > 32 if routine == "gesvdj" else \
+      not full_matrices
+  u_aval, v_aval = (core.ShapedArray((*batch, d, k if econ else d), aval.dtype) for d in (m, n))
+  _, s, u, v, info = _lapack_call(
+      _solver_target("cuda", routine, aval.dtype), [x], [aval],
+      [aval, ctx.avals_out[0], u_aval, v_aval, core.ShapedArray(tuple(batch), np.int32)],
+      {0: 0}, full_matrices=not econ, compute_uv=bool(compute_uv))
+  if not compute_uv:
+    return _nan_unless_ok_all([s], ctx.avals_out, info)
+  vh = hlo.transpose(v, ir.DenseI64ArrayAttr.get([*range(len(batch)), len(batch) + 1,
+                                                  len(batch)]))
+  if np.issubdtype(aval.dtype, np.complexfloating):
+    vh = hlo.complex(hlo.real(vh), hlo.negate(hlo.imag(vh)))
+  if not full_matrices and not econ:
+    u, vh = (_leading_block(y, want.shape) for y, want in zip((u, vh), ctx.avals_out[1:]))
+  return _nan_unless_ok_all([s, u, vh], ctx.avals_out, info)
+
+
+def _leading_block(x: ir.Value, shape: Sequence[int]) -> ir.Value:
+  """The leading block of x of the given shape."""
+  return hlo.slice(x, *(ir.DenseI64ArrayAttr.get(list(v)) for v in
+                       ([0] * len(shape), shape, [1] * len(shape))))
+
+
+def _svd_cuda_gesvd(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices: bool,
+                    compute_uv: bool) -> list[ir.Value]:
+  """gesvd, on the row-major transpose of wide matrices (U and V^H swapping places)."""
+  aval, = ctx.avals_in
+  *batch, m, n = aval.shape
+  transposed = m < n
+  vector_avals = list(ctx.avals_out[1:]) if compute_uv else \
+      [core.ShapedArray((), aval.dtype)] * 2
+  avals_out = [aval, ctx.avals_out[0], *(vector_avals[::-1] if transposed else vector_avals),
+               core.ShapedArray(tuple(batch), np.int32)]
+  target = _solver_target("cuda", "gesvd", aval.dtype)
+  attributes = dict(full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                    transposed=transposed)
+  if transposed:
+    results = custom_call(target, [aval_to_ir_type(a) for a in avals_out], [x],
+                          backend_config=attributes, operand_output_aliases={0: 0},
+                          frontend_attributes={"num_batch_dims": str(len(batch))})
+  else:
+    results = _lapack_call(target, [x], [aval], avals_out, {0: 0}, **attributes)
+  _, s, u, vh, info = results
+  if transposed:
+    u, vh = vh, u
+  return _nan_unless_ok_all([s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info)
+
+
+register_lowering(linalg.svd_p, _svd_cpu, platform="cpu")
+register_lowering(linalg.svd_p, _svd_cuda, platform="cuda")
+
+
+# ----------------------------------------------------------------------------------------------
+# lu
+
+def _lu(platform: str, ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
+  """getrf (LAPACK or cuSOLVER, as JAX calls it), its 1-based pivots made 0-based, NaNs for a
+  bad-argument info (a singular U is no failure), and the permutation from the pivots."""
+  aval, = ctx.avals_in
+  lu_aval, pivots_aval, permutation_aval = ctx.avals_out
+  info_aval = core.ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+  lu, pivots, info = _lapack_call(_solver_target(platform, "getrf", aval.dtype), [x], [aval],
+                                  [lu_aval, pivots_aval, info_aval], {0: 0})
+  pivots = hlo.subtract(pivots, ir_constant(1, pivots_aval.shape, np.int32))
+  permutation_ctx = LoweringRuleContext(ctx.module_context, linalg.lu_pivots_to_permutation_p,
+                                        [pivots_aval], [permutation_aval], ctx.name_stack,
+                                        ctx.source_info)
+  permutation, = lower_fun(linalg.lu_pivots_to_permutation)(
+      permutation_ctx, pivots, permutation_size=aval.shape[-2])
+  return [_nan_unless_ok(lu, aval, info, ok_if="GE"), pivots, permutation]
+
+
+def _tpu_custom_call(target: str, api_version: int):
+  """A rule calling TPU's built-in `target` (LuDecomposition, Qr, ...) as JAX does."""
+  def rule(ctx: LoweringRuleContext, *args: ir.Value) -> list[ir.Value]:
+    return custom_call(target, [aval_to_ir_type(a) for a in ctx.avals_out], args,
+                       api_version=api_version)
+  return rule
+
+
+for _platform in ("cpu", "cuda", "rocm"):
+  register_lowering(linalg.lu_p, functools.partial(_lu, _platform), platform=_platform)
+register_lowering(linalg.lu_p, _tpu_custom_call("LuDecomposition", 2), platform="tpu")
+
+
+# ----------------------------------------------------------------------------------------------
+# lu_pivots_to_permutation
+
+def _lu_pivots_to_permutation_gpu(prefix: str, ctx: LoweringRuleContext, pivots: ir.Value, *,
+                                  permutation_size: int) -> list[ir.Value]:
+  aval, = ctx.avals_in
+  return custom_call(f"{prefix}_lu_pivots_to_permutation", [aval_to_ir_type(ctx.avals_out[0])],
+                     [pivots], backend_config={},
+                     operand_layouts=[row_major(aval.ndim)], result_layouts=[row_major(aval.ndim)],
+                     frontend_attributes={"num_batch_dims": str(aval.ndim - 1)})
+
+
+register_lowering(linalg.lu_pivots_to_permutation_p,
+                  lower_fun(linalg.lu_pivots_to_permutation_impl))
+for _platform, _prefix in (("cuda", "cu"), ("rocm", "hip")):
+  register_lowering(linalg.lu_pivots_to_permutation_p,
+                    functools.partial(_lu_pivots_to_permutation_gpu, _prefix), platform=_platform)
+
+
+# ----------------------------------------------------------------------------------------------
+# geqrf
+
+def _geqrf(platform: str, ctx: LoweringRuleContext, a: ir.Value) -> list[ir.Value]:
+  aval, = ctx.avals_in
+  return _lapack_call(_solver_target(platform, "geqrf", aval.dtype), [a], [aval], ctx.avals_out,
+                      {0: 0})
+
+
+register_lowering(linalg.geqrf_p, _tpu_custom_call("Qr", 1))
+for _platform in ("cpu", "cuda", "rocm"):
+  register_lowering(linalg.geqrf_p, functools.partial(_geqrf, _platform), platform=_platform)
+
+
+# ----------------------------------------------------------------------------------------------
+# householder_product
+
+def _householder_product(platform: str, ctx: LoweringRuleContext, a: ir.Value, taus: ir.Value
+                         ) -> list[ir.Value]:
+  """LAPACK's orgqr (ungqr for complex) on the CPU, the solver's orgqr on GPUs (as JAX)."""
+  aval = ctx.avals_in[0]
+  complex_cpu = platform == "cpu" and np.issubdtype(aval.dtype, np.complexfloating)
+  target = _solver_target(platform, "ungqr" if complex_cpu else "orgqr", aval.dtype)
+  return _lapack_call(target, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
+
+
+register_lowering(linalg.householder_product_p,
+                  _tpu_custom_call("ProductOfElementaryHouseholderReflectors", 1))
+for _platform in ("cpu", "cuda", "rocm"):
+  register_lowering(linalg.householder_product_p,
+                    functools.partial(_householder_product, _platform), platform=_platform)
+
+
+# ----------------------------------------------------------------------------------------------
+# qr: geqrf and householder_product, lowered in place (as JAX)
+
+register_lowering(linalg.qr_p, lower_fun(linalg.qr_impl, multiple_results=True))

@@ -6,6 +6,7 @@ Matrices are the last two axes of an operand; the leading axes are batch axes, e
 operand of a primitive."""
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,8 @@ from stablejax.interpreters import ad, batching
 from stablejax.lax.dot import Precision, batch_matmul
 from stablejax.lax.standard import check_dtype, def_reference, float_dtypes, standard_primitive
 
-__all__ = ["cholesky", "triangular_solve"]
+__all__ = ["cholesky", "triangular_solve", "eigh", "svd", "EighImplementation", "SvdAlgorithm",
+           "lu", "lu_pivots_to_permutation", "householder_product", "qr"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -231,3 +233,603 @@ ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
           lambda t, a, b, **params: triangular_solve_p.bind(a, t, **params))
 ad.primitive_transposes[triangular_solve_p] = ad.zero_ct_aware(_triangular_solve_transpose)
 batching.primitive_batchers[triangular_solve_p] = _batch_at_front(triangular_solve_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# eigh
+
+class EighImplementation(enum.Enum):
+  """Implementation for symmetric/Hermitian eigendecomposition."""
+  QR = "qr"
+  JACOBI = "jacobi"
+  QDWH = "qdwh"
+
+
+def _index_range(subset_by_index: Any) -> tuple[int, int] | None:
+  """`subset_by_index` as a hashable (start, end) pair of ints, or None."""
+  if subset_by_index is None:
+    return None
+  start, end = subset_by_index
+  return int(start), int(end)
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+  return np.dtype(dtypes.finfo(dtype).dtype)
+
+
+def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None,
+         implementation: EighImplementation | None = None) -> tuple[Any, Any]:
+  """(v, w): the eigenvectors (the columns of v) and the ascending real eigenvalues w of each
+  Hermitian matrix, read from its `lower` or upper triangle unless `symmetrize_input` first
+  replaces x by (x + x^H) / 2. `subset_by_index` (start, end) keeps eigenvalues start..end-1."""
+  if symmetrize_input:
+    x = symmetrize(x)
+  v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                     subset_by_index=_index_range(subset_by_index), algorithm=implementation)
+  return v, w
+
+
+def _eigh_abstract_eval(x: ShapedArray, *, subset_by_index, algorithm, **_) -> list[ShapedArray]:
+  check_dtype("eigh", float_dtypes, x)
+  _check_matrices("eigh", x)
+  n = x.shape[-1]
+  if x.shape[-2] != n:
+    raise ValueError("Argument to symmetric eigendecomposition must have shape [..., n, n], got "
+                     f"shape {x.shape}")
+  if algorithm is not None and not isinstance(algorithm, EighImplementation):
+    raise TypeError(f"eigh: implementation must be None or a lax.linalg.EighImplementation, got "
+                    f"{algorithm!r}")
+  d = n
+  if subset_by_index is not None:
+    start, end = subset_by_index
+    if not 0 <= start <= end <= n:
+      raise ValueError(f"eigh: subset_by_index {subset_by_index} is not a range of the {n} "
+                       "eigenvalues")
+    d = end - start
+  batch = x.shape[:-2]
+  return [ShapedArray((*batch, n, d), x.dtype), ShapedArray((*batch, d), _real_dtype(x.dtype))]
+
+
+def _diagonal(x: Any) -> Any:
+  """The diagonal of each square matrix of a batch."""
+  aval = core.get_aval(x)
+  eye = np.broadcast_to(np.eye(aval.shape[-1], dtype=aval.dtype), aval.shape)
+  return lax.reduce_sum(lax.mul(x, eye), (aval.ndim - 1,))
+
+
+def _broadcast_vector(x: Any, shape: tuple[int, ...], axis: int) -> Any:
+  """A batch of vectors (..., k) broadcast to the matrices `shape`: x_j at [i, j] for axis -1,
+  x_i at [i, j] for axis -2."""
+  batch = core.get_aval(x).ndim - 1
+  return lax.broadcast_in_dim(x, tuple(shape), (*range(batch), batch + 2 + axis))
+
+
+def _as_dtype_of(x: Any, like: Any) -> Any:
+  return lax.convert_element_type(x, core.get_aval(like).dtype)
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+  """First-order perturbation theory for distinct eigenvalues, as JAX: w' = diag(V^H A' V) and
+  V' = V (F * V^H A' V) with F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it. As JAX, the
+  decomposition is of the symmetrized x."""
+  (x,), (t,) = primals, tangents
+  aval = core.get_aval(x)
+  n = aval.shape[-1]
+  if subset_by_index not in (None, (0, n)):
+    raise NotImplementedError("Derivatives not defined for partial eigen decomposition.")
+  v, w = eigh_p.bind(symmetrize(x), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                     subset_by_index=subset_by_index, algorithm=algorithm)
+  if type(t) is ad.Zero:
+    return [v, w], [ad.Zero.from_primal_value(v), ad.Zero.from_primal_value(w)]
+  w_full = _as_dtype_of(w, x)
+  eye = np.broadcast_to(np.eye(n, dtype=aval.dtype), aval.shape)
+  gaps = lax.sub(_broadcast_vector(w_full, aval.shape, -1),
+                 _broadcast_vector(w_full, aval.shape, -2))  # w_j - w_i
+  inverse_gaps = lax.sub(lax.integer_pow(lax.add(gaps, eye), -1), eye)
+  projected = _matmul(_matmul(_adjoint(v), t), v)
+  return [v, w], [_matmul(v, lax.mul(inverse_gaps, projected)), _diagonal(lax.real(projected))
+                  if dtypes.is_complex(aval.dtype) else _diagonal(projected)]
+
+
+def _eigh_reference(x: np.ndarray, *, lower, subset_by_index, **_) -> list[np.ndarray]:
+  w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+  start, end = subset_by_index or (0, x.shape[-1])
+  return [v[..., start:end], w[..., start:end]]
+
+
+eigh_p = standard_primitive("eigh", _eigh_abstract_eval, multiple_results=True)
+def_reference(eigh_p, _eigh_reference)
+ad.primitive_jvps[eigh_p] = _eigh_jvp
+batching.primitive_batchers[eigh_p] = _batch_at_front(eigh_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# svd
+
+class SvdAlgorithm(enum.Enum):
+  """Enum for SVD algorithm."""
+  DEFAULT = "default"
+  QR = "QR"
+  JACOBI = "Jacobi"
+  POLAR = "polar"
+  DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None,
+        algorithm: SvdAlgorithm | None = None) -> Any:
+  """The singular values s (descending) of each matrix, or (u, s, vh) with x = u diag(s) vh when
+  `compute_uv`; u and vh square when `full_matrices`, else min(m, n) columns / rows."""
+  result = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                      subset_by_index=_index_range(subset_by_index), algorithm=algorithm)
+  if compute_uv:
+    s, u, vh = result
+    return u, s, vh
+  return result[0]
+
+
+def _svd_abstract_eval(x: ShapedArray, *, full_matrices, compute_uv, subset_by_index, algorithm
+                       ) -> list[ShapedArray]:
+  check_dtype("svd", float_dtypes, x)
+  _check_matrices("svd", x)
+  if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
+    raise TypeError(f"svd: algorithm must be None or a lax.linalg.SvdAlgorithm, got "
+                    f"{algorithm!r}")
+  *batch, m, n = x.shape
+  rank = min(m, n)
+  if subset_by_index is not None:
+    if full_matrices and subset_by_index != (0, rank):
+      raise ValueError("full_matrices and subset_by_index cannot both be set")
+    start, end = subset_by_index
+    if not 0 <= start <= end:
+      raise ValueError(f"svd: subset_by_index {subset_by_index} is not a range of indices")
+    rank = min(rank, end - start)
+  s = ShapedArray((*batch, rank), _real_dtype(x.dtype))
+  if not compute_uv:
+    return [s]
+  return [s, ShapedArray((*batch, m, m if full_matrices else rank), x.dtype),
+          ShapedArray((*batch, n if full_matrices else rank, n), x.dtype)]
+
+
+def _reciprocal_or_zero(x: Any) -> Any:
+  """1 / x, and 0 where x is 0."""
+  zero = lax.convert_element_type(lax.eq(x, lax.full_like(x, 0)), core.get_aval(x).dtype)
+  return lax.sub(lax.div(lax.full_like(x, 1), lax.add(x, zero)), zero)
+
+
+def _divide_columns(x: Any, s: Any) -> Any:
+  """Column j of each matrix x divided by s_j."""
+  return lax.div(x, _as_dtype_of(_broadcast_vector(s, core.get_aval(x).shape, -1), x))
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+  """The derivative of the reduced SVD, as JAX (Townsend's and Giles's formulas): s' =
+  Re diag(U^H A' V), and U', V' from the skew and symmetric parts of U^H A' V, plus the parts
+  of A' outside the range of U (m > n) or V (n > m)."""
+  (a,), (t,) = primals, tangents
+  *_, m, n = core.get_aval(a).shape
+  s, u, vh = svd_p.bind(a, full_matrices=False, compute_uv=True,
+                        subset_by_index=subset_by_index, algorithm=algorithm)
+  if compute_uv and full_matrices and m != n:
+    raise NotImplementedError(
+        "Singular value decomposition JVP not implemented for full matrices")
+  outs = [s, u, vh] if compute_uv else [s]
+  if type(t) is ad.Zero:
+    return outs, [ad.Zero.from_primal_value(o) for o in outs]
+  v = _adjoint(vh)
+  ds_full = _matmul(_matmul(_adjoint(u), t), v)
+  ds = _diagonal(lax.real(ds_full) if dtypes.is_complex(core.get_aval(a).dtype) else ds_full)
+  if not compute_uv:
+    return outs, [ds]
+  square = core.get_aval(ds_full).shape
+  row, col = (_broadcast_vector(s, square, axis) for axis in (-1, -2))  # s_j, s_i at [i, j]
+  eye = np.broadcast_to(np.eye(square[-1], dtype=core.get_aval(s).dtype), square)
+  gaps = lax.mul(lax.add(row, col), lax.sub(row, col))  # s_j^2 - s_i^2
+  f = _as_dtype_of(lax.sub(lax.integer_pow(lax.add(gaps, eye), -1), eye), a)
+  ds_s, s_ds = lax.mul(_as_dtype_of(row, a), ds_full), lax.mul(_as_dtype_of(col, a), ds_full)
+  s_inv = _as_dtype_of(lax.mul(_broadcast_vector(_reciprocal_or_zero(s), square, -1), eye), a)
+  skew = lax.mul(lax.mul(lax.sub(ds_full, _adjoint(ds_full)), s_inv),
+                 np.array(0.5, core.get_aval(a).dtype))
+  du = _matmul(u, lax.add(lax.mul(f, lax.add(ds_s, _adjoint(ds_s))), skew))
+  dv = _matmul(v, lax.mul(f, lax.add(s_ds, _adjoint(s_ds))))
+  if m > n:
+    t_v = _matmul(t, v)
+    du = lax.add(du, _divide_columns(lax.sub(t_v, _matmul(u, _matmul(_adjoint(u), t_v))), s))
+  if n > m:
+    th_u = _matmul(_adjoint(t), u)
+    dv = lax.add(dv, _divide_columns(lax.sub(th_u, _matmul(v, _matmul(vh, th_u))), s))
+  return outs, [ds, du, _adjoint(dv)]
+
+
+def _svd_reference(x: np.ndarray, *, full_matrices, compute_uv, subset_by_index, **_
+                   ) -> list[np.ndarray]:
+  start, end = subset_by_index or (0, min(x.shape[-2:]))
+  if not compute_uv:
+    return [np.linalg.svd(x, compute_uv=False)[..., start:end]]
+  u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+  if subset_by_index is not None:
+    u, vh = u[..., start:end], vh[..., start:end, :]
+  return [s[..., start:end], u, vh]
+
+
+svd_p = standard_primitive("svd", _svd_abstract_eval, multiple_results=True)
+def_reference(svd_p, _svd_reference)
+ad.primitive_jvps[svd_p] = _svd_jvp
+batching.primitive_batchers[svd_p] = _batch_at_front(svd_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers of lu and qr
+
+def _eye(shape: tuple[int, ...], dtype: Any) -> Any:
+  """Batches of matrices of `shape` (..., m, n) with ones on the main diagonal, zeros elsewhere."""
+  nd = len(shape)
+  on_diagonal = lax.eq(lax.broadcasted_iota(np.int32, shape, nd - 2),
+                       lax.broadcasted_iota(np.int32, shape, nd - 1))
+  return lax.convert_element_type(on_diagonal, dtype)
+
+
+def _permutation_matrix(permutation: Any, dtype: Any) -> Any:
+  """The one-hot matrices P with P[i, permutation[i]] = 1 (so P x = x[permutation])."""
+  aval = core.get_aval(permutation)
+  shape = (*aval.shape, aval.shape[-1])
+  rows = lax.broadcast_in_dim(permutation, shape, tuple(range(aval.ndim)))
+  return lax.convert_element_type(lax.eq(rows, lax.broadcasted_iota(np.int32, shape, aval.ndim)),
+                                  dtype)
+
+
+def _block(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:
+  """x[..., rows[0]:rows[1], cols[0]:cols[1]]."""
+  ndim = core.get_aval(x).ndim
+  return lax.slice_in_dim(lax.slice_in_dim(x, *rows, axis=ndim - 2), *cols, axis=ndim - 1)
+
+
+def _pad_matrices(x: Any, rows: int, cols: int, before: bool = False) -> Any:
+  """x with `rows` zero rows and `cols` zero columns added after (or `before`) its own."""
+  aval = core.get_aval(x)
+  config = [(0, 0, 0)] * (aval.ndim - 2) + [(rows, 0, 0) if before else (0, rows, 0),
+                                             (cols, 0, 0) if before else (0, cols, 0)]
+  return lax.pad(x, np.zeros((), aval.dtype), config)
+
+
+def _not_differentiable(name: str):
+  """A JVP rule raising JAX's error for a primitive JAX does not differentiate."""
+  def jvp(primals, tangents, **params):
+    raise NotImplementedError(f"Differentiation rule for '{name}' not implemented")
+  return jvp
+
+
+# ----------------------------------------------------------------------------------------------
+# lu
+
+def lu(x: Any) -> tuple[Any, Any, Any]:
+  """LU decomposition with partial pivoting, P x = L U, of each matrix (..., m, n): `(lu,
+  pivots, permutation)` with unit-diagonal L below and U on and above the diagonal of `lu`, and
+  the row swaps as int32 `pivots` (..., min(m, n)) and as a `permutation` (..., m)."""
+  lu_, pivots, permutation = lu_p.bind(x)
+  return lu_, pivots, permutation
+
+
+def _lu_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
+  check_dtype("lu", float_dtypes, x)
+  _check_matrices("lu", x)
+  *batch, m, n = x.shape
+  return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), np.dtype(np.int32)),
+          ShapedArray((*batch, m), np.dtype(np.int32))]
+
+
+def _lu_jvp(primals, tangents):
+  """L' = L tril(X, -1), U' = triu(X) U with X = L^-1 P A' U^-1 (de Hoog, Anderssen and Lukas),
+  L padded to m x m and U to n x n with identity blocks for rectangular matrices."""
+  (a,), (t,) = primals, tangents
+  outs = lu_p.bind(a)
+  lu_, _, permutation = outs
+  if type(t) is ad.Zero:
+    return outs, [ad.Zero.from_primal_value(o) for o in outs]
+  aval = core.get_aval(a)
+  *batch, m, n = aval.shape
+  k = min(m, n)
+  lower = lax.add(_pad_matrices(_triangle(_block(lu_, (0, m), (0, k)), True, -1), 0, m - k),
+                  _eye((*batch, m, m), aval.dtype))
+  upper = lax.add(_pad_matrices(_triangle(_block(lu_, (0, k), (0, n)), False), n - k, 0),
+                  _pad_matrices(_eye((*batch, n - k, n - k), aval.dtype), k, k, before=True))
+  permuted = _matmul(_permutation_matrix(permutation, aval.dtype), t)
+  la = triangular_solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True)
+  lau = triangular_solve(upper, la, left_side=False, lower=False)
+  lu_dot = lax.add(_matmul(lower, _triangle(lau, True, -1)), _matmul(_triangle(lau, False), upper))
+  return outs, [lu_dot, ad.Zero.from_primal_value(outs[1]), ad.Zero.from_primal_value(outs[2])]
+
+
+def _lu_one(a: np.ndarray) -> list[np.ndarray]:
+  """LAPACK's getrf on one matrix: the pivot of column j is the first row at or below j with the
+  largest |re| + |im|."""
+  a = np.array(a)
+  m, n = a.shape
+  pivots = np.zeros(min(m, n), np.int32)
+  for j in range(min(m, n)):
+    p = j + int(np.argmax(np.abs(a[j:, j].real) + np.abs(a[j:, j].imag)))
+    pivots[j] = p
+    a[[j, p]] = a[[p, j]]
+    if a[j, j] != 0:
+      a[j + 1:, j] /= a[j, j]
+    a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+  return [a, pivots, _lu_permutation_one(pivots, m)]
+
+
+def _lu_permutation_one(pivots: np.ndarray, size: int) -> np.ndarray:
+  permutation = np.arange(size, dtype=np.int32)
+  for i, p in enumerate(pivots):
+    permutation[[i, p]] = permutation[[p, i]]
+  return permutation
+
+
+def _lu_reference(x: np.ndarray) -> list[np.ndarray]:
+  *batch, m, n = x.shape
+  outs = [np.zeros(x.shape, x.dtype), np.zeros((*batch, min(m, n)), np.int32),
+          np.zeros((*batch, m), np.int32)]
+  for index in np.ndindex(*batch):
+    for out, value in zip(outs, _lu_one(x[index])):
+      out[index] = value
+  return outs
+
+
+lu_p = standard_primitive("lu", _lu_abstract_eval, multiple_results=True)
+def_reference(lu_p, _lu_reference)
+ad.primitive_jvps[lu_p] = _lu_jvp
+batching.primitive_batchers[lu_p] = _batch_at_front(lu_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# lu_pivots_to_permutation
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+  """The permutation (..., permutation_size) made by applying the row swaps `pivots` (..., k),
+  in order, to the identity permutation."""
+  return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _lu_pivots_to_permutation_abstract_eval(pivots: ShapedArray, *, permutation_size
+                                            ) -> ShapedArray:
+  if pivots.dtype != np.int32:
+    raise TypeError(f"lu_pivots_to_permutation does not accept dtype {pivots.dtype}. Accepted "
+                    "dtypes are subtypes of int32.")
+  if pivots.ndim < 1:
+    raise TypeError("Input 0 to lu_pivots_to_permutation must have rank at least 1, but got "
+                    f"shape={pivots.shape}")
+  if permutation_size < pivots.shape[-1]:
+    raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing "
+                     f"dimension of the pivots. Got pivots size {pivots.shape[-1]}")
+  return ShapedArray((*pivots.shape[:-1], permutation_size), pivots.dtype)
+
+
+def lu_pivots_to_permutation_impl(pivots: Any, *, permutation_size: int) -> Any:
+  """lu_pivots_to_permutation as a loop of swaps written with lax ops (JAX's generic lowering):
+  swap i exchanges permutation[i] and permutation[pivots[i]], one-hot over the batch."""
+  aval = core.get_aval(pivots)
+  axis = aval.ndim - 1
+  shape = (*aval.shape[:-1], permutation_size)
+  index = lax.broadcasted_iota(np.int32, shape, axis)
+  if permutation_size == 0 or aval.shape[-1] == 0:
+    return index
+
+  def swap(i, permutation):
+    j = lax.broadcast_in_dim(lax.dynamic_index_in_dim(pivots, i, axis, keepdims=False), shape,
+                             tuple(range(axis)))
+    at_i, at_j = lax.eq(index, lax.full(shape, i, np.int32)), lax.eq(index, j)
+    zeros = lax.full(shape, 0, np.int32)
+    x = lax.reduce_sum(lax.select_n(at_i, zeros, permutation), (axis,))
+    y = lax.reduce_sum(lax.select_n(at_j, zeros, permutation), (axis,))
+    x, y = (lax.broadcast_in_dim(v, shape, tuple(range(axis))) for v in (x, y))
+    return lax.select_n(at_i, lax.select_n(at_j, permutation, x), y)
+
+  return lax.fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, index)
+
+
+def _lu_pivots_to_permutation_reference(pivots: np.ndarray, *, permutation_size) -> np.ndarray:
+  out = np.zeros((*pivots.shape[:-1], permutation_size), np.int32)
+  for index in np.ndindex(*pivots.shape[:-1]):
+    out[index] = _lu_permutation_one(pivots[index], permutation_size)
+  return out
+
+
+lu_pivots_to_permutation_p = standard_primitive("lu_pivots_to_permutation",
+                                                _lu_pivots_to_permutation_abstract_eval)
+def_reference(lu_pivots_to_permutation_p, _lu_pivots_to_permutation_reference)
+ad.defjvp_zero(lu_pivots_to_permutation_p)
+batching.primitive_batchers[lu_pivots_to_permutation_p] = _batch_at_front(
+    lu_pivots_to_permutation_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# geqrf
+
+def geqrf(a: Any) -> tuple[Any, Any]:
+  """LAPACK's geqrf of each matrix (..., m, n): `(a, taus)`, R in the upper triangle of `a`, Q
+  as Householder reflectors below the diagonal with their scales `taus` (..., min(m, n))."""
+  a_out, taus = geqrf_p.bind(a)
+  return a_out, taus
+
+
+def _geqrf_abstract_eval(a: ShapedArray) -> list[ShapedArray]:
+  check_dtype("geqrf", float_dtypes, a)
+  _check_matrices("geqrf", a)
+  *batch, m, n = a.shape
+  return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+def _geqrf_reference(a: np.ndarray) -> list[np.ndarray]:
+  *batch, m, n = a.shape
+  flat = [np.linalg.qr(x, mode="raw") for x in a.reshape(-1, m, n)]
+  return [np.array([h.T for h, _ in flat]).reshape(a.shape),
+          np.array([tau for _, tau in flat]).reshape(*batch, min(m, n))]
+
+
+geqrf_p = standard_primitive("geqrf", _geqrf_abstract_eval, multiple_results=True)
+def_reference(geqrf_p, _geqrf_reference)
+ad.primitive_jvps[geqrf_p] = _not_differentiable("geqrf")
+batching.primitive_batchers[geqrf_p] = _batch_at_front(geqrf_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# householder_product
+
+def householder_product(a: Any, taus: Any) -> Any:
+  """The first n columns of the product H_1 ... H_k of the Householder reflectors stored below
+  the diagonal of each matrix `a` (..., m, n), m >= n, with scales `taus` (..., k), k <= n
+  (LAPACK's orgqr/ungqr)."""
+  return householder_product_p.bind(a, taus)
+
+
+def _householder_product_abstract_eval(a: ShapedArray, taus: ShapedArray) -> ShapedArray:
+  check_dtype("householder_product", float_dtypes, a)
+  if a.dtype != taus.dtype:
+    raise TypeError(f"householder_product requires operands of the same dtype, got {a.dtype} "
+                    f"and {taus.dtype}")
+  _check_matrices("householder_product", a)
+  if taus.ndim != a.ndim - 1 or taus.shape[:-1] != a.shape[:-2]:
+    raise ValueError(f"householder_product: taus of shape {taus.shape} do not match the batch "
+                     f"of matrices of shape {a.shape}")
+  m, n = a.shape[-2:]
+  if m < n:
+    raise ValueError("The first argument to householder_product must have at least as many "
+                     f"rows as columns, got shape {a.shape}")
+  if taus.shape[-1] > min(m, n):
+    raise ValueError("The second argument to householder_product must not have more rows than "
+                     "the minimum of the first argument's rows and columns.")
+  return ShapedArray(a.shape, a.dtype)
+
+
+def _householder_product_one(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+  m, n = a.shape
+  q = np.eye(m, dtype=a.dtype)
+  for i, tau in enumerate(taus):
+    v = np.concatenate([np.zeros(i, a.dtype), np.ones(1, a.dtype), a[i + 1:, i]])
+    q = q @ (np.eye(m, dtype=a.dtype) - tau * np.outer(v, np.conj(v)))
+  return q[:, :n]
+
+
+def _householder_product_reference(a: np.ndarray, taus: np.ndarray) -> np.ndarray:
+  m, n = a.shape[-2:]
+  flat = zip(a.reshape(-1, m, n), taus.reshape(-1, taus.shape[-1]))
+  return np.array([_householder_product_one(x, t) for x, t in flat]).reshape(a.shape)
+
+
+householder_product_p = standard_primitive("householder_product",
+                                           _householder_product_abstract_eval)
+def_reference(householder_product_p, _householder_product_reference)
+ad.primitive_jvps[householder_product_p] = _not_differentiable("householder_product")
+batching.primitive_batchers[householder_product_p] = _batch_at_front(householder_product_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# qr
+
+def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True,
+       use_magma: bool | None = None) -> tuple[Any, ...]:
+  """QR decomposition x = Q R of each matrix (..., m, n): `(q, r)`, q unitary (..., m, m) and r
+  upper triangular (..., m, n), or with `full_matrices=False` (..., m, k) and (..., k, n), k =
+  min(m, n). Column pivoting (`pivoting=True`, returning `(q, r, p)`) is not supported yet."""
+  q, r, *p = qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                       use_magma=use_magma)
+  return (q, r, p[0]) if pivoting else (q, r)
+
+
+def _qr_abstract_eval(x: ShapedArray, *, pivoting, full_matrices, use_magma
+                      ) -> list[ShapedArray]:
+  check_dtype("qr", float_dtypes, x)
+  _check_matrices("qr", x)
+  if pivoting:
+    raise NotImplementedError("lax.linalg.qr: pivoting=True (column-pivoted QR, geqp3) is not "
+                              "supported by stablejax yet")
+  *batch, m, n = x.shape
+  k = m if full_matrices else min(m, n)
+  return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def qr_impl(x: Any, *, pivoting: bool, full_matrices: bool, use_magma: bool | None
+            ) -> list[Any]:
+  """qr as JAX computes it: geqrf, then Q from the reflectors with householder_product (the
+  reflectors zero-padded to m columns for the full Q of a tall matrix)."""
+  aval = core.get_aval(x)
+  *batch, m, n = aval.shape
+  if m == 0 or n == 0:
+    k = m if full_matrices else min(m, n)
+    return [_eye((*batch, m, k), aval.dtype), lax.full((*batch, k, n), 0, aval.dtype)]
+  r, taus = geqrf(x)
+  if m < n:
+    q = householder_product(_block(r, (0, m), (0, m)), taus)
+  elif full_matrices:
+    q = householder_product(_pad_matrices(r, 0, m - n), taus)
+  else:
+    q = householder_product(r, taus)
+    r = _block(r, (0, n), (0, n))
+  return [q, _triangle(r, lower=False)]
+
+
+def _diagonal_part(x: Any) -> Any:
+  """The diagonal matrices of the diagonals of a batch of square matrices."""
+  return _triangle(_triangle(x, lower=True), lower=False)
+
+
+def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
+  """Q' and R' of x = Q R for m >= n, Q m x n and R n x n (J. Townsend's derivation, as JAX)."""
+  dx_rinv = triangular_solve(r, dx)
+  qt_dx_rinv = _matmul(_adjoint(q), dx_rinv)
+  strictly_lower = _triangle(qt_dx_rinv, lower=True, k=-1)
+  do = lax.sub(strictly_lower, _adjoint(strictly_lower))  # skew-Hermitian
+  dtype = core.get_aval(q).dtype
+  if dtypes.is_complex(dtype):
+    imaginary = lax.sub(qt_dx_rinv, lax.convert_element_type(lax.real(qt_dx_rinv), dtype))
+    do = lax.add(do, _diagonal_part(imaginary))
+  dq = lax.add(_matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = _matmul(lax.sub(qt_dx_rinv, do), r)
+  return dq, dr
+
+
+def _lu_solve_adjoint(lu_: Any, permutation: Any, b: Any) -> Any:
+  """X with A^H X = b, where P A = L U is `lu_` with `permutation` (A^H = U^H L^H P)."""
+  y = triangular_solve(lu_, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
+  z = triangular_solve(lu_, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True,
+                       unit_diagonal=True)
+  return _matmul(_adjoint(_permutation_matrix(permutation, core.get_aval(b).dtype)), z)
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+  """As JAX: the thin-QR derivative; for wide matrices the square block's, then R2' = Q'^H X2 +
+  Q^H X2'; for the full Q of a tall matrix the extra columns from arXiv:2409.13374 (eqs 32-33)."""
+  (x,), (dx,) = primals, tangents
+  q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+  if type(dx) is ad.Zero:
+    return [q, r], [ad.Zero.from_primal_value(q), ad.Zero.from_primal_value(r)]
+  *batch, m, n = core.get_aval(x).shape
+  if m < n:
+    dq, dr1 = _thin_qr_jvp(q, _block(r, (0, m), (0, m)), _block(dx, (0, m), (0, m)))
+    dr2 = lax.add(_matmul(_adjoint(dq), _block(x, (0, m), (m, n))),
+                  _matmul(_adjoint(q), _block(dx, (0, m), (m, n))))
+    return [q, r], [dq, lax.concatenate([dr1, dr2], len(batch) + 1)]
+  q_mn = _block(q, (0, m), (0, n))
+  dq_mn, dr_nn = _thin_qr_jvp(q_mn, _block(r, (0, n), (0, n)), dx)
+  if not full_matrices or m == n:
+    return [q, r], [dq_mn, dr_nn]
+  q_nn, q_pn = _block(q_mn, (0, n), (0, n)), _block(q_mn, (n, m), (0, n))
+  q_mp = _block(q, (0, m), (n, m))
+  dq_nn, dq_pn = _block(dq_mn, (0, n), (0, n)), _block(dq_mn, (n, m), (0, n))
+  lu_, _, permutation = lu(lax.sub(q_nn, _eye(core.get_aval(q_nn).shape, core.get_aval(q).dtype)))
+  z_pn_h = _lu_solve_adjoint(lu_, permutation, _adjoint(q_pn))
+  z_pn = _adjoint(z_pn_h)
+  dq_mp = lax.sub(_matmul(dq_mn, z_pn_h),
+                  _matmul(lax.add(q_mn, _matmul(q_mp, z_pn)),
+                          _adjoint(lax.sub(dq_pn, _matmul(z_pn, dq_nn)))))
+  return [q, r], [lax.concatenate([dq_mn, dq_mp], len(batch) + 1), _pad_matrices(dr_nn, m - n, 0)]
+
+
+def _qr_reference(x: np.ndarray, *, pivoting, full_matrices, use_magma) -> list[np.ndarray]:
+  q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+  return [q, r]
+
+
+qr_p = standard_primitive("qr", _qr_abstract_eval, multiple_results=True)
+def_reference(qr_p, _qr_reference)
+ad.primitive_jvps[qr_p] = _qr_jvp
+batching.primitive_batchers[qr_p] = _batch_at_front(qr_p)

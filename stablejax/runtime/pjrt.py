@@ -114,7 +114,22 @@ def _register_cuda_custom_calls(c_api: Any) -> None:
       continue
     xla_client.register_custom_call_handler(
         "CUDA", functools.partial(ext.register_custom_call_target, c_api))
+    _register_gpu_kernels()
     return
+
+
+# jaxlib's modules of GPU kernels (cuSOLVER, cuBLAS, ...: the targets linear algebra lowers to on
+# cuda); importing one loads the plugin's kernel library, so only once a CUDA client is made.
+_GPU_KERNEL_MODULES = ("jaxlib.gpu_solver", "jaxlib.gpu_linalg")
+
+
+def _register_gpu_kernels() -> None:
+  """Register the GPU kernels jaxlib ships (as jax does when it imports its linalg)."""
+  for module_name in _GPU_KERNEL_MODULES:
+    module = importlib.import_module(module_name)
+    for platform, targets in module.registrations().items():
+      for name, capsule, api_version in targets:
+        xla_client.register_custom_call_target(name, capsule, platform, api_version=api_version)
 
 
 # jax registers the CUDA plugin as "cuda" when it first makes its backends, and falls back to the

@@ -27,6 +27,14 @@ def cholesky_cpu():
 def cholesky_cuda():
   print_for("cuda", lambda x: lax.linalg.cholesky(x, symmetrize_input=False), f32(3, 3))
   # CHECK-LABEL: TEST: cholesky_cuda
+  # CHECK: %[[R:.*]]:2 = stablehlo.custom_call @cusolver_potrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {lower = true}, mhlo.frontend_attributes = {num_batch_dims = "0"}
+  # CHECK: stablehlo.compare EQ, %[[R]]#1
+
+
+@run
+def cholesky_tpu():
+  print_for("tpu", lambda x: lax.linalg.cholesky(x, symmetrize_input=False), f32(3, 3))
+  # CHECK-LABEL: TEST: cholesky_tpu
   # CHECK-NOT: custom_call
   # CHECK: stablehlo.cholesky %arg0, lower = true : tensor<3x3xf32>
 

@@ -227,8 +227,10 @@ def test_cpu_lowering_calls_lapack_as_jax(rng):
 
 def test_other_platforms_lower_to_stablehlo_ops(rng):
   a = _spd(rng, (3, 3))
-  text = sj.jit(lax.linalg.cholesky).lower(a, platform="cuda").as_text()
+  text = sj.jit(lax.linalg.cholesky).lower(a, platform="tpu").as_text()
   assert "stablehlo.cholesky" in text and "lapack" not in text
+  text = sj.jit(lax.linalg.cholesky).lower(a, platform="cuda").as_text()
+  assert "@cusolver_potrf_ffi" in text and "lower = true" in text  # as JAX on GPUs
   text = sj.jit(lambda x, y: lax.linalg.triangular_solve(x, y, conjugate_a=True)).lower(
       a.astype(np.complex64), a.astype(np.complex64), platform="cuda").as_text()
   assert "chlo.conj" in text or "stablehlo.complex" in text
