@@ -8,24 +8,14 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from bench_trace import chain  # noqa: E402
 from common import best_time, report, try_import_jax  # noqa: E402
+from programs import chain, scan_grad  # noqa: E402
 
 import stablejax as sj  # noqa: E402
 import stablejax.numpy as jnp  # noqa: E402
 from stablejax import lax  # noqa: E402
 
 _ALL = ("inline", "constant_folding", "simplify", "cse", "dce")
-
-
-def scan_grad(np_, lax_, grad):
-  """A fresh function each call (no cache answers): the gradient of a scan of a 30-equation
-  body."""
-  def body(c, x):
-    for _ in range(10):
-      c = lax_.sin(c) * x + 1.0
-    return c, c * 2.0
-  return grad(lambda xs: np_.sum(lax_.scan(body, xs[0], xs)[1]))
 
 
 def main() -> None:

@@ -3,19 +3,26 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Callable
+from typing import Any, Callable
+
+
+def time_run(fn: Callable[[], Any], number: int = 1,
+             finish: Callable[[Any], Any] | None = None) -> float:
+  """Seconds per call over one run of `number` calls of `fn`, started from a clean heap (for both
+  libraries alike); `finish`, if given, gets the last result inside the timed region (to wait for
+  asynchronous work)."""
+  gc.collect()
+  start = time.perf_counter()
+  for _ in range(number):
+    out = fn()
+  if finish is not None:
+    finish(out)
+  return (time.perf_counter() - start) / number
 
 
 def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
   """The best wall time, in seconds, of `number` calls of `fn` over `repeat` runs."""
-  best = float("inf")
-  for _ in range(repeat):
-    gc.collect()  # start each run from a clean heap, for both libraries alike
-    start = time.perf_counter()
-    for _ in range(number):
-      fn()
-    best = min(best, (time.perf_counter() - start) / number)
-  return best
+  return min(time_run(fn, number) for _ in range(repeat))
 
 
 def report(name: str, ours: float, theirs: float | None, target: str) -> None:
