@@ -84,7 +84,14 @@ def weak_cache(maxsize: int) -> Callable[[Callable], Callable]:
         entries[args] = out
       return out
 
+    def forget(key: Any, *args: Any) -> None:
+      """Drop the entry of `(key, *args)`, if any."""
+      entries = per_key.get(key)
+      if entries is not None:
+        entries.pop(args, None)
+
     cached.cache_clear = per_key.clear
+    cached.forget = forget
     return cached
   return decorator
 

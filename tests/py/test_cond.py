@@ -232,3 +232,41 @@ def test_errors(call, message):
   with pytest.raises((TypeError, ValueError), match=None) as info:
     call()
   assert message in str(info.value)
+
+
+def test_eager_cond_and_while_loop_reuse_their_traces():
+  """As in JAX, the same branch/body functions are traced once per argument type: called
+  eagerly again, the primitive finds its compiled executable."""
+  traces = []
+
+  def branch(x):
+    traces.append(1)
+    return x * 2.0
+
+  def body(x):
+    traces.append(1)
+    return x + 1.0
+
+  x = sj.device_put(np.float32(1.0))
+  for _ in range(3):
+    assert float(lax.cond(True, branch, branch, x)) == 2.0
+    assert float(lax.while_loop(lambda v: v < 3.0, body, x)) == 3.0
+  assert len(traces) == 2  # the branch function (both branches) and the body, once each
+  assert float(lax.cond(True, branch, branch, np.ones(1, np.float32))[0]) == 2.0
+  assert len(traces) == 3  # a new argument type traces again
+
+
+def test_a_cached_trace_never_reuses_tracers_of_an_earlier_transformation():
+  holder = {}
+
+  def branch(x):
+    return x * holder["scale"]
+
+  @sj.jit
+  def f(x, scale):
+    holder["scale"] = scale
+    return lax.cond(True, branch, branch, x)
+
+  assert float(f(1.0, 2.0)) == 2.0
+  assert float(sj.jit(lambda x, s: f(x, s) + 0.0)(1.0, 3.0)) == 3.0
+  assert float(sj.grad(lambda s: f(1.0, s))(2.0)) == 1.0

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes, lax
+from stablejax.config import config
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_structure
+from stablejax.util import weak_cache
 
 
 def trace_to_jaxpr_with_consts(fun: Callable, in_tree: PyTreeDef,
@@ -15,10 +17,32 @@ def trace_to_jaxpr_with_consts(fun: Callable, in_tree: PyTreeDef,
                                ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
   """Trace `fun` (taking the pytree `in_tree` of arguments) on `in_avals`. Returns a jaxpr
   whose first invars stand for the values it closed over, those values (to be passed as
-  operands), and the output tree."""
+  operands), and the output tree. As in JAX, the trace is cached by the function object (and
+  the argument types), so calling `cond` or `while_loop` eagerly again with the same functions
+  reuses the jaxprs and thus their compiled executable; a trace that closed over values of an
+  enclosing transformation is never reused."""
+  key = (in_tree, tuple(in_avals), config.enable_x64)
+  try:
+    traced = _cached_trace(fun, *key)
+  except TypeError:  # `fun` cannot be weakly referenced or hashed: trace it every time
+    return _trace(fun, in_tree, in_avals)
+  if any(isinstance(c, core.Tracer) for c in traced[1]):
+    _cached_trace.forget(fun, *key)
+    return _trace(fun, in_tree, in_avals)
+  return traced
+
+
+def _trace(fun: Callable, in_tree: PyTreeDef, in_avals: Sequence[core.ShapedArray]
+           ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
   flat_fun, out_tree = flatten_fun(fun, in_tree)
   jaxpr, consts = pe.trace_to_jaxpr(flat_fun, in_avals)
   return ClosedJaxpr(pe.convert_constvars_jaxpr(jaxpr), []), consts, out_tree()
+
+
+@weak_cache(maxsize=8)
+def _cached_trace(fun: Callable, in_tree: PyTreeDef, in_avals: tuple, x64: bool
+                  ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
+  return _trace(fun, in_tree, in_avals)
 
 
 def tree_args(args: tuple) -> PyTreeDef:

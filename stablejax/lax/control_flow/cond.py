@@ -96,6 +96,8 @@ def _check_branch_outputs(api: str, names: Sequence[str], jaxprs: Sequence[Close
 def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[list]
                  ) -> tuple[tuple[ClosedJaxpr, ...], list]:
   """Every branch takes all branches' closed-over values (each once) as leading operands."""
+  if not any(consts):
+    return tuple(jaxprs), []  # the branches as traced (cached: `trace_to_jaxpr_with_consts`)
   joined_consts = list({id(c): c for cs in consts for c in cs}.values())
   joined = []
   for jaxpr, cs in zip(jaxprs, consts):
