@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-
-import weakref
 
 from stablejax import config, core, pipeline
 from stablejax.core import eval_trace, trace_state
@@ -20,7 +20,8 @@ from stablejax.lax.call import jit_p
 from stablejax.passes import registry as pass_registry
 from stablejax.runtime import Array, Executable
 from stablejax.stages import Lowered, Traced, arg_names_of
-from stablejax.tree_util import LEAF, flatten_fun, tree_flatten, tree_structure, tree_unflatten
+from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
+                                 tree_unflatten)
 
 # Argument types that are pytree leaves, for the fast path that skips flattening.
 _LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
@@ -74,7 +75,7 @@ def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("avals", "sharding", "run", "out_tree", "epoch")
+  __slots__ = ("avals", "sharding", "run", "finish", "epoch")
 
   @classmethod
   def of(cls, args: tuple, exe: Executable, out_tree) -> _Hit | None:
@@ -85,8 +86,17 @@ class _Hit:
         return None
     hit = cls()
     hit.avals, hit.sharding, hit.run = tuple([x.aval for x in args]), sh, exe.run
-    hit.out_tree, hit.epoch = out_tree, config.epoch
+    hit.finish, hit.epoch = _unflattener(out_tree), config.epoch
     return hit
+
+
+def _unflattener(tree: PyTreeDef) -> Callable[[list], Any]:
+  """`tree_unflatten(tree, ·)`, cheaper for a leaf and a tuple of leaves (common results)."""
+  if tree is LEAF:
+    return operator.itemgetter(0)
+  if tree.node_type is tuple and all(c.node_type is None for c in tree.children):
+    return tuple
+  return functools.partial(tree_unflatten, tree)
 
 
 class Jitted:
@@ -186,8 +196,7 @@ class Jitted:
           break
         buffers.append(x._buf)
       else:
-        outs = hit.run(buffers)
-        return outs[0] if hit.out_tree is LEAF else tree_unflatten(hit.out_tree, outs)
+        return hit.finish(hit.run(buffers))
     traced, flat = self._trace(args, kwargs)
     if trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)

@@ -72,3 +72,20 @@ def test_stages_in_order():
   exe = pipeline.compile(module, runtime.default_device(), closed.out_avals)
   np.testing.assert_allclose(exe(np.ones(2, np.float32))[0], np.sin(np.ones(2)), rtol=1e-6)
   assert pipeline.executable(closed, "f") is pipeline.executable(closed, "f")
+
+
+def test_eager_fast_path_follows_params_types_and_argument_kinds():
+  """An eager primitive repeats its last call cheaply only when params, types and argument
+  kinds are those of that call."""
+  x = sj.device_put(np.arange(4, dtype=np.float32))
+  i = sj.device_put(np.arange(4, dtype=np.int32))
+  for _ in range(2):
+    for y in (2, 3):
+      np.testing.assert_array_equal(lax.integer_pow(x, y), np.arange(4.0) ** y)
+      np.testing.assert_array_equal(lax.integer_pow(i, y), np.arange(4) ** y)
+    np.testing.assert_array_equal(lax.integer_pow(np.arange(4.0, dtype=np.float32), 2),
+                                  np.arange(4.0) ** 2)
+  assert lax.integer_pow(i, 2).dtype == np.int32
+  weak = lax.add(sj.device_put(2.0), sj.device_put(3.0))
+  assert weak.weak_type and float(weak) == 5.0
+  assert not lax.add(x[0], x[1]).weak_type
