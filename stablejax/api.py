@@ -13,8 +13,8 @@ from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
 from stablejax.runtime import Array, device_put
-from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_map,
-                                 tree_structure, tree_unflatten)
+from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
+                                 tree_map, tree_structure, tree_unflatten)
 
 
 def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
@@ -44,7 +44,7 @@ def eval_shape(fun: Callable, *args, **kwargs) -> Any:
 
 def block_until_ready(tree: Any) -> Any:
   """Wait until every array of `tree` is computed; returns `tree`."""
-  for leaf in tree_flatten(tree)[0]:
+  for leaf in tree_leaves(tree):
     if isinstance(leaf, Array):
       leaf.block_until_ready()
   return tree

@@ -75,17 +75,21 @@ def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("avals", "sharding", "run", "finish", "epoch")
+  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch")
 
   @classmethod
-  def of(cls, args: tuple, exe: Executable, out_tree) -> _Hit | None:
-    """The hit for `args`, or None unless all are Arrays on the executable's device."""
+  def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef
+         ) -> _Hit | None:
+    """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
+    `flat` are the positional arguments), or None unless all are Arrays on the executable's
+    device."""
     sh = exe.sharding
-    for x in args:
+    for x in flat:
       if type(x) is not Array or x._buf._sharding is not sh:
         return None
     hit = cls()
-    hit.avals, hit.sharding, hit.run = tuple([x.aval for x in args]), sh, exe.run
+    hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
+    hit.sharding, hit.run = sh, exe.run
     hit.finish, hit.epoch = _unflattener(out_tree), config.epoch
     return hit
 
@@ -96,7 +100,7 @@ def _unflattener(tree: PyTreeDef) -> Callable[[list], Any]:
     return operator.itemgetter(0)
   if tree.node_type is tuple and all(c.node_type is None for c in tree.children):
     return tuple
-  return functools.partial(tree_unflatten, tree)
+  return tree.unflattener()
 
 
 class Jitted:
@@ -186,23 +190,29 @@ class Jitted:
 
   def __call__(self, *args, **kwargs):
     hit = self._hit
-    if (hit is not None and not kwargs and trace_state.trace is eval_trace
-        and hit.epoch == config.epoch and len(args) == len(hit.avals)):
-      # The dispatch fast path: the last call's signature again, every argument an Array on
-      # the executable's device (types compared by identity: Arrays share canonical avals).
-      sh, buffers = hit.sharding, []
-      for x, aval in zip(args, hit.avals):
-        if type(x) is not Array or x.aval is not aval or x._buf._sharding is not sh:
-          break
-        buffers.append(x._buf)
+    if hit is not None and trace_state.trace is eval_trace and hit.epoch == config.epoch:
+      # The dispatch fast path: the last call's signature again (argument structure, and types
+      # compared by identity: Arrays share canonical avals), every argument an Array on the
+      # executable's device.
+      if hit.in_tree is None:
+        flat = args if not kwargs and len(args) == len(hit.avals) else None
       else:
-        return hit.finish(hit.run(buffers))
+        flat = hit.in_tree.leaves_if_match((args, kwargs))
+      if flat is not None:
+        sh, buffers = hit.sharding, []
+        for x, aval in zip(flat, hit.avals):
+          if type(x) is not Array or x.aval is not aval or x._buf._sharding is not sh:
+            break
+          buffers.append(x._buf)
+        else:
+          return hit.finish(hit.run(buffers))
     traced, flat = self._trace(args, kwargs)
     if trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
-      if not kwargs and flat is args:
-        self._hit = _Hit.of(args, exe, traced.out_tree)
+      if not self._has_static:
+        self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
+                            traced.out_tree)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
-from typing import Any, Callable, Hashable, Iterable, NamedTuple
+from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
 
 class _NodeType(NamedTuple):
@@ -88,6 +88,26 @@ class PyTreeDef:
   def unflatten(self, leaves: Iterable) -> Any:
     return tree_unflatten(self, leaves)
 
+  def unflattener(self) -> Callable[[Sequence], Any]:
+    """`tree_unflatten(self, ·)` as a function built once: for rebuilding many trees of this
+    structure (jit's results), without looking up node types per call."""
+    build = _builder(self)
+    n = self.num_leaves
+
+    def unflatten(leaves: Sequence) -> Any:
+      if len(leaves) != n:
+        raise ValueError(f"tree structure {self} has {n} leaves, but {len(leaves)} were given")
+      return build(iter(leaves))
+    return unflatten
+
+  def leaves_if_match(self, tree: Any) -> list | None:
+    """The leaves of `tree` if it has exactly this structure, else None: a check that builds
+    no structure (jit's dispatch fast path compares the arguments with its last call's)."""
+    if self.node_type is None:
+      return None if type(tree) in _registry or isinstance(tree, tuple) else [tree]
+    leaves: list = []
+    return leaves if _match(self, tree, leaves) else None
+
   def flatten_up_to(self, tree: Any) -> list:
     """The subtrees of `tree` at the leaves of this structure (a prefix of `tree`'s)."""
     return _flatten_up_to(self, tree)
@@ -130,6 +150,47 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
   if aux != treedef.aux or len(children) != len(treedef.children):
     raise ValueError(f"expected a tree of structure {treedef}, got {tree_structure(tree)}")
   return [x for c, t in zip(treedef.children, children) for x in _flatten_up_to(c, t)]
+
+
+def _match(treedef: PyTreeDef, tree: Any, leaves: list) -> bool:
+  """Whether `tree` has the structure `treedef` (a node), collecting its leaves."""
+  node_type = treedef.node_type
+  if type(tree) is not node_type:
+    return False
+  if node_type is tuple or node_type is list:
+    children = tree
+  else:
+    children, aux = _node_of(tree)[1].flatten(tree)
+    if aux != treedef.aux:
+      return False
+    children = list(children)
+  if len(children) != len(treedef.children):
+    return False
+  for child_def, child in zip(treedef.children, children):
+    if child_def.node_type is None:
+      if type(child) in _registry or isinstance(child, tuple):  # a node where a leaf was
+        return False
+      leaves.append(child)
+    elif not _match(child_def, child, leaves):
+      return False
+  return True
+
+
+def _builder(treedef: PyTreeDef) -> Callable[[Iterator], Any]:
+  """A function building a tree of structure `treedef` from an iterator of its leaves."""
+  node_type = treedef.node_type
+  if node_type is None:
+    return next
+  kids = [_builder(c) for c in treedef.children]
+  if node_type is tuple:
+    return lambda it: tuple([k(it) for k in kids])
+  if node_type is list:
+    return lambda it: [k(it) for k in kids]
+  node = _registry.get(node_type)
+  if node is None:  # a namedtuple
+    return lambda it: node_type(*[k(it) for k in kids])
+  aux = treedef.aux
+  return lambda it: node.unflatten(aux, [k(it) for k in kids])
 
 
 def _node_of(x: Any):
@@ -182,7 +243,28 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
 
 
 def tree_leaves(tree: Any, is_leaf=None) -> list:
-  return tree_flatten(tree, is_leaf)[0]
+  """The leaves of `tree`, in `tree_flatten`'s order (without building its structure)."""
+  if is_leaf is not None:
+    return tree_flatten(tree, is_leaf)[0]
+  leaves: list = []
+  _collect_leaves(tree, leaves)
+  return leaves
+
+
+def _collect_leaves(x: Any, leaves: list) -> None:
+  node_type = type(x)
+  if node_type is tuple or node_type is list:
+    for c in x:
+      _collect_leaves(c, leaves)
+    return
+  node = _registry.get(node_type)
+  if node is None and isinstance(x, tuple):
+    node = _node_of(x)[1]  # a namedtuple
+  if node is None:
+    leaves.append(x)
+    return
+  for c in node.flatten(x)[0]:
+    _collect_leaves(c, leaves)
 
 
 def tree_structure(tree: Any, is_leaf=None) -> PyTreeDef:

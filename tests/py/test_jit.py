@@ -253,3 +253,24 @@ def test_dispatch_fast_path_under_a_transformation_traces():
   f(x), f(x)
   assert "jit" in str(sj.make_jaxpr(lambda y: f(x) * y)(1.0))
   assert float(sj.grad(lambda y: f(y) * y)(x)) == 5.0
+
+
+def test_dispatch_fast_path_with_pytree_arguments_checks_the_structure():
+  traces = []
+
+  @sj.jit
+  def f(tree, scale=None):
+    traces.append(1)
+    leaves = sj.tree_util.tree_leaves(tree)
+    out = sum(leaves[1:], leaves[0])
+    return {"sum": out if scale is None else out * scale, "n": len(leaves)}
+
+  a, b = sj.device_put(np.ones(3, np.float32)), sj.device_put(np.full(3, 2.0, np.float32))
+  cases = [([a, (b, a)], None, 4.0), ([a, (b, a)], None, 4.0), ((a, [b, a]), None, 4.0),
+           ([a, (b, None)], None, 3.0), ({"x": a, "y": b}, None, 3.0), ({"x": a, "z": b}, None, 3.0),
+           ([a, (b, a)], a, 4.0), ([a, (b, a)], None, 4.0), ([a, [b, a]], None, 4.0)]
+  for tree, scale, want in cases:
+    out = f(tree) if scale is None else f(tree, scale=scale)
+    np.testing.assert_array_equal(np.asarray(out["sum"]), np.full(3, want, np.float32))
+    assert out["n"] == len(sj.tree_util.tree_leaves(tree))
+  assert len(traces) == 7  # one per distinct structure (the repeats take the fast path)
