@@ -52,6 +52,7 @@ class _ThreadState(threading.local):
     self.context: ir.Context | None = None
     self.element_types: dict[np.dtype, ir.Type] = {}
     self.tensor_types: dict[tuple, ir.RankedTensorType] = {}
+    self.scalar_attrs: dict[tuple, ir.DenseElementsAttr] = {}  # (dtype, bytes) -> attribute
 
 
 _state = _ThreadState()
@@ -100,8 +101,24 @@ def make_op(name: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Va
                              attributes=attributes)
 
 
+_SCALAR_ATTRS_LIMIT = 4096
+
+
 def dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
-  """A DenseElementsAttr holding numpy array `x` (any dtype stablejax supports)."""
+  """A DenseElementsAttr holding numpy array `x` (any dtype stablejax supports); those of
+  scalars (every literal of a program) are built once per value."""
+  if x.ndim == 0:
+    key = (x.dtype, x.tobytes())
+    attr = _state.scalar_attrs.get(key)
+    if attr is None:
+      if len(_state.scalar_attrs) >= _SCALAR_ATTRS_LIMIT:
+        _state.scalar_attrs.clear()
+      attr = _state.scalar_attrs[key] = _dense_attr(x)
+    return attr
+  return _dense_attr(x)
+
+
+def _dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
   data = x if x.flags.c_contiguous else np.ascontiguousarray(x)  # (this makes rank 0 rank 1)
   return ir.DenseElementsAttr.get(data, type=dtype_to_ir_type(x.dtype), shape=x.shape)
 

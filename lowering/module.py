@@ -15,6 +15,7 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.registry import LoweringError, lookup_rule
+from stablejax.util import gc_paused
 
 SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
 
@@ -70,13 +71,15 @@ class ModuleContext:
     self.callees: dict[Any, str] = {}  # (callee ClosedJaxpr, platforms) -> its function's name
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
-    self._rules: dict[tuple, Callable] = {}
-    self._locations: dict[tuple, ir.Location] = {}
+    self._rules: dict[core.Primitive, tuple[Callable, ...]] = {}
+    self._locations: dict[Any, ir.Location] = {}  # by name, or (name, frames) with debug info
     self._frame_locations: dict[tuple, ir.Location] = {}
 
   def replace(self, **fields: Any) -> ModuleContext:
     """A view of this context with `fields` (e.g. `platforms`) replaced."""
     new = object.__new__(ModuleContext)
+    if "platforms" in fields:
+      fields["_rules"] = {}  # (they are per platform)
     for k in self.__slots__:
       setattr(new, k, fields.pop(k, getattr(self, k)))
     if fields:
@@ -110,21 +113,20 @@ class ModuleContext:
     self._taken.add(name)
     return name
 
-  def rule(self, prim: core.Primitive, platform: str) -> Callable:
-    """The rule lowering `prim` on `platform` (looked up once per module)."""
-    key = (prim, platform)
-    rule = self._rules.get(key)
-    if rule is None:
-      rule = self._rules[key] = lookup_rule(prim, platform)
-    return rule
+  def rules(self, prim: core.Primitive) -> tuple[Callable, ...]:
+    """The rules lowering `prim` on each of `platforms` (looked up once per module)."""
+    rules = self._rules.get(prim)
+    if rules is None:
+      rules = self._rules[prim] = tuple(lookup_rule(prim, p) for p in self.platforms)
+    return rules
 
   def location(self, name: str, source_info: SourceInfo | None) -> ir.Location:
     """A NameLoc `name`; with debug info, `scope/name` around the call-site chain of the
     user's frames that staged the equation (`file:line:col`, innermost first), as JAX has it."""
     if not self.debug_info:
-      loc = self._locations.get((name,))
+      loc = self._locations.get(name)
       if loc is None:
-        loc = self._locations[(name,)] = ir.Location.name(name)
+        loc = self._locations[name] = ir.Location.name(name)
       return loc
     frames = source_info.frames if source_info is not None else ()
     key = (name, frames)
@@ -316,12 +318,12 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   tokens_in = {e: tokens[e] for e in ordered_effects(eqn_effects(eqn))} if tokens else None
   ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
                             [v.aval for v in eqn.outvars], name, info, tokens_in)
+  rules = module_ctx.rules(prim)
   with module_ctx.location(name, info):
-    if module_ctx.multi_platform:
-      rules = [module_ctx.rule(prim, p) for p in module_ctx.platforms]
-      outs = _lower_per_platform(ctx, rules, args, eqn.params)
+    if len(rules) == 1:
+      outs = _apply_rule(rules[0], ctx, args, eqn.params)
     else:
-      outs = _apply_rule(module_ctx.rule(prim, module_ctx.platforms[0]), ctx, args, eqn.params)
+      outs = _lower_per_platform(ctx, rules, args, eqn.params)
   if ctx.tokens_out:
     tokens.update(ctx.tokens_out)
   return outs
@@ -439,7 +441,7 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
   `platform` is one platform, or a sequence of them: with two or more, `@main` takes first a
   `tensor<i32>` platform index (into `platform`: the calling convention of JAX's export), and
   each equation whose rule differs between them becomes a `stablehlo.case` on it."""
-  with make_ir_context(), ir.Location.unknown():
+  with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
     attrs["sym_name"] = ir.StringAttr.get(sanitize_name(f"jit_{name}"))

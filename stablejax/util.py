@@ -1,9 +1,12 @@
-"""Small helpers used across the library: lists, axes, shapes, and a weakly keyed cache."""
+"""Small helpers used across the library: lists, axes, shapes, a weakly keyed cache, and
+pausing the garbage collector."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import weakref
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -97,3 +100,20 @@ def weak_cache(maxsize: int) -> Callable[[Callable], Callable]:
 
 
 _MISSING = object()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+  """Pause Python's cyclic garbage collector for a bulk build (tracing or lowering a program).
+  The objects such a build allocates by the hundred thousand are all alive: collecting would
+  only traverse them again and again, which makes the time per equation grow with the
+  program's size. Garbage without cycles is still freed at once; the collector resumes after."""
+  if not gc.isenabled():  # an enclosing build (or the user) paused it
+    yield
+    return
+  gc.disable()
+  try:
+    yield
+  finally:
+    gc.enable()
+

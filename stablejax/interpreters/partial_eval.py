@@ -8,7 +8,7 @@ import numpy as np
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer, current_source_info
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
-from stablejax.util import weak_cache
+from stablejax.util import gc_paused, weak_cache
 
 
 class DynamicJaxprTracer(Tracer):
@@ -82,7 +82,7 @@ def trace_to_jaxpr(fun: Callable[..., Sequence], in_avals: Sequence[ShapedArray]
   trace = DynamicJaxprTrace(core.current_trace())
   args = [trace.new_arg(a) for a in in_avals]
   try:
-    with core.set_current_trace(trace), core.new_name_stack():
+    with core.set_current_trace(trace), core.new_name_stack(), gc_paused():
       outs = fun(*args)
     return trace.to_jaxpr(outs)
   finally:
