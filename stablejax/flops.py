@@ -14,8 +14,12 @@ one with `register_flops_rule`. Conventions (XLA's `HloCostAnalysis` where it ha
 - `conv_general_dilated`: 2 x output elements x kernel spatial size x input features per group,
   less the kernel taps that fall on padding or lhs-dilation holes (as XLA counts).
 - windowed reductions: output elements x window size; `sort`: n log2 n compares per sorted row;
-  `cholesky` n^3/3 and `triangular_solve` m^2 n per matrix; `scatter-add` (-mul, -min, -max)
-  1 per update element.
+  `cholesky` n^3/3 and `triangular_solve` m^2 n per matrix; the other factorizations by the
+  textbook counts (Golub and Van Loan) per m x n matrix, k = min(m, n): `lu` m n k - k^3/3,
+  `geqrf` and `householder_product` 2 m n k - 2 k^3/3 (`qr` both), `eigh` 9 n^3 (with
+  vectors, as computed), `svd` 4 m n k + 8 k^3 (with vectors; 4 m n k - 4 k^3/3 without);
+  `fft` 5 N log2 N per transform of N points (half for the real ones); `scatter-add` (-mul,
+  -min, -max) 1 per update element.
 - structural ops (reshape, transpose, broadcast, slice, pad, concatenate, gather, plain scatter,
   iota, ...) and host callbacks: 0, as XLA counts them.
 - control flow: the max over `cond` branches; `scan`: length x body; a `while` whose trip count is
@@ -202,6 +206,43 @@ def _triangular_solve(avals_in, avals_out, **_) -> float:
   return avals_in[0].shape[-1] * avals_in[1].size
 
 
+def _matrices(aval: core.ShapedArray) -> tuple[float, int, int, int]:
+  """(number of matrices, m, n, min(m, n)) of a batch of m x n matrices."""
+  m, n = aval.shape[-2:]
+  return aval.size / max(m * n, 1), m, n, min(m, n)
+
+
+def _lu(avals_in, avals_out, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (m * n * k - k ** 3 / 3)
+
+
+def _householder(avals_in, avals_out, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (2 * m * n * k - 2 * k ** 3 / 3)
+
+
+def _qr(avals_in, avals_out, **_) -> float:
+  return 2 * _householder(avals_in, avals_out)
+
+
+def _eigh(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 9 * n ** 3
+
+
+def _svd(avals_in, avals_out, *, compute_uv, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
+
+
+def _fft(avals_in, avals_out, *, fft_type, fft_lengths, **_) -> float:
+  points = math.prod(fft_lengths)
+  transforms = avals_in[0].size / max(math.prod(avals_in[0].shape[-len(fft_lengths):]), 1)
+  real = getattr(fft_type, "name", str(fft_type)) in ("RFFT", "IRFFT")
+  return transforms * 5 * points * math.log2(max(points, 1)) / (2 if real else 1)
+
+
 def _call(param: str) -> FlopsRule:
   """The rule of a call-like primitive: its body's count."""
   def rule(avals_in, avals_out, **params) -> float:
@@ -313,6 +354,14 @@ flops_rules.update({
     lax.top_k_p: _top_k,
     linalg.cholesky_p: _cholesky,
     linalg.triangular_solve_p: _triangular_solve,
+    linalg.lu_p: _lu,
+    linalg.lu_pivots_to_permutation_p: _free,
+    linalg.geqrf_p: _householder,
+    linalg.householder_product_p: _householder,
+    linalg.qr_p: _qr,
+    linalg.eigh_p: _eigh,
+    linalg.svd_p: _svd,
+    lax.fft_p: _fft,
     lax.custom_jvp_call_p: _call("call_jaxpr"),
     lax.custom_vjp_call_p: _call("call_jaxpr"),
     lax.remat_p: _call("jaxpr"),

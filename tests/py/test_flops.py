@@ -104,6 +104,13 @@ def test_sort_and_linalg(rng):
   assert sj.flops(lax.linalg.cholesky_p.bind)(spd) == 8 ** 3 / 3
   solve = lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True)  # noqa
   assert sj.flops(solve)(spd, f32(rng, 8, 5)) == 8 * 8 * 5
+  tall = f32(rng, 2, 6, 4)  # two 6 x 4 matrices, k = 4
+  assert sj.flops(lambda x: lax.linalg.lu(x)[0])(tall) == 2 * (6 * 4 * 4 - 4 ** 3 / 3)
+  singular_values = lambda x: lax.linalg.svd(x, full_matrices=False, compute_uv=False)  # noqa
+  assert sj.flops(singular_values)(tall) == 2 * (4 * 6 * 4 * 4 - 4 * 4 ** 3 / 3)
+  assert sj.flops(lambda x: lax.fft(x, "FFT", (8,)))(f32(rng, 3, 8).astype(np.complex64)) == (
+      3 * 5 * 8 * 3)
+  assert sj.flops(lambda x: lax.fft(x, "RFFT", (8,)))(f32(rng, 3, 8)) == 3 * 5 * 8 * 3 / 2
 
 
 # ----------------------------------------------------------------------------------------------

@@ -280,6 +280,13 @@ CASES = {
     "triangular_solve_right_transposed_unit": (
         lambda a, b: lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True),
         [diagonally_dominant(2, 3, 3), normal(2, 4, 3)]),
+    # (their outputs as functions of the input: an LU with stable pivots, a QR, the eigen- and
+    # singular values, whose vectors are defined up to sign only)
+    "lu": (lambda x: lax.linalg.lu(x)[0], [diagonally_dominant(2, 3, 3)]),
+    "qr": (lambda x: lax.linalg.qr(x, full_matrices=False), [normal(4, 3)]),
+    "eigh": (lambda x: lax.linalg.eigh(x + lax.transpose(x, (0, 2, 1)))[1], [normal(2, 3, 3)]),
+    "svd": (lambda x: lax.linalg.svd(x, compute_uv=False), [normal(3, 4)]),
+    "fft": (lambda x: lax.fft(x, "RFFT", (6,)), [normal(2, 6)]),
 }
 
 
@@ -328,6 +335,8 @@ NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "a
                       # exported module, differentiated through its exported VJP instead
                       # (tests/py/test_export.py)
                       "ffi_call", "call_exported",
+                      # integer pivots, and QR's building blocks (no JVP in JAX: qr has one)
+                      "lu_pivots_to_permutation", "geqrf", "householder_product",
                       # a zero derivative by design, which finite differences do not see
                       "stop_gradient",
                       # the implicit reparameterization derivative (d sample / d a at a fixed
