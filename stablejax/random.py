@@ -5,8 +5,7 @@ Keys are JAX's legacy raw keys: uint32[2] arrays (`PRNGKey`, `split`, `fold_in`)
 arrays are not implemented: `key` returns the same uint32[2] representation, and `key_data` and
 `wrap_key_data` are identities. Each sampler computes what JAX's computes, op for op. The
 threefry hash, uniform and normal bits and the gamma primitive (`random_gamma_p`) live in
-`stablejax.lax.random`; `multivariate_normal` and `orthogonal` (which need linear algebra) are not
-implemented.
+`stablejax.lax.random`; `multivariate_normal` and `orthogonal` use `stablejax.numpy.linalg`.
 """
 from __future__ import annotations
 
@@ -32,7 +31,8 @@ __all__ = [
     "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell", "exponential", "f",
     "fold_in", "gamma", "generalized_normal", "geometric", "gumbel", "key", "key_data",
     "key_dtype", "key_impl", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
-    "multinomial", "normal", "pareto", "permutation", "poisson", "rademacher", "randint",
+    "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto", "permutation",
+    "poisson", "rademacher", "randint",
     "random_bits", "random_gamma_p", "rayleigh", "shuffle", "split", "t", "triangular",
     "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
@@ -743,9 +743,9 @@ def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: Shape | None = None,
   return _dirichlet(key, alpha, tuple(shape), _float_dtype("dirichlet", dtype))
 
 
-@jit(static_argnums=(3, 4))
+@jit(static_argnums=(3, 4, 5))
 def _multivariate_normal(key: Array, mean: Array, cov: Array, shape: tuple[int, ...] | None,
-                         dtype: np.dtype) -> Array:
+                         dtype: np.dtype, method: str) -> Array:
   n = np.shape(mean)[-1]
   if np.shape(cov)[-2:] != (n, n):
     raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got "
@@ -754,7 +754,14 @@ def _multivariate_normal(key: Array, mean: Array, cov: Array, shape: tuple[int, 
     shape = np.broadcast_shapes(np.shape(mean)[:-1], np.shape(cov)[:-2])
   else:
     _check_shape("normal", shape, np.shape(mean)[:-1], np.shape(cov)[:-2])
-  factor = jnp.linalg.cholesky(cov)
+  if method == "svd":
+    u, s, _ = jnp.linalg.svd(cov)
+    factor = u * jnp.sqrt(s[..., None, :])
+  elif method == "eigh":
+    w, v = jnp.linalg.eigh(cov)
+    factor = v * jnp.sqrt(w[..., None, :])
+  else:
+    factor = jnp.linalg.cholesky(cov)
   samples = normal(key, shape + (n,), dtype)
   return mean + jnp.einsum("...ij,...j->...i", factor, samples)
 
@@ -762,16 +769,13 @@ def _multivariate_normal(key: Array, mean: Array, cov: Array, shape: tuple[int, 
 def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
                         shape: Shape | None = None, dtype: DTypeLike | None = None,
                         method: str = "cholesky") -> Array:
-  """Normal random vectors of mean `mean` (last axis) and covariance `cov`: mean + L z, L the
-  Cholesky factor of cov and z standard normal."""
+  """Normal random vectors of mean `mean` (last axis) and covariance `cov`: mean + L z, z standard
+  normal and L L^T = cov from the Cholesky factor (`method` 'cholesky'), the SVD U sqrt(S)
+  ('svd') or the eigendecomposition V sqrt(W) ('eigh')."""
   key = _check_key("multivariate_normal", key)
   mean, cov = promote_dtypes_inexact(mean, cov)
   if method not in ("svd", "eigh", "cholesky"):
     raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-  if method != "cholesky":
-    raise NotImplementedError(f"multivariate_normal(method={method!r}) needs "
-                              f"jnp.linalg.{method}, which stablejax does not have yet; use "
-                              "method='cholesky'")
   if np.ndim(mean) < 1:
     raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
                      f"{np.ndim(mean)}")
@@ -781,7 +785,25 @@ def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
   dtype = core.get_aval(mean).dtype if dtype is None else _float_dtype("multivariate_normal",
                                                                        dtype)
   shape = None if shape is None else _canonical_shape("multivariate_normal", shape)
-  return _multivariate_normal(key, mean, cov, shape, dtype)
+  return _multivariate_normal(key, mean, cov, shape, dtype, method)
+
+
+@jit(static_argnums=(1, 2, 3, 4))
+def _orthogonal(key: Array, n: int, m: int, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+  q, r = jnp.linalg.qr(normal(key, (*shape, max(n, m), min(n, m)), dtype))
+  x = q * jnp.expand_dims(jnp.sign(jnp.linalg.diagonal(r)), -2)
+  return jnp.matrix_transpose(x) if n < m else x
+
+
+def orthogonal(key: ArrayLike, n: int, shape: Shape = (), dtype: DTypeLike | None = None,
+               m: int | None = None) -> Array:
+  """Haar-random (n, m) matrices (m = n by default) with orthonormal columns or rows, from the QR
+  factorization of a standard normal matrix with the signs of R's diagonal moved into Q."""
+  key = _check_key("orthogonal", key)
+  shape = _canonical_shape("orthogonal", shape)
+  dtype = _float_dtype("orthogonal", dtype)
+  n, m = operator.index(n), operator.index(n if m is None else m)
+  return _orthogonal(key, n, m, shape, dtype)
 
 
 @jit(static_argnums=(2, 3))

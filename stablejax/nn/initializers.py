@@ -12,10 +12,10 @@ from stablejax import numpy as jnp
 
 Axes = int | Sequence[int]
 
-__all__ = ["Initializer", "constant", "glorot_normal", "glorot_uniform", "he_normal",
-           "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform",
-           "normal", "ones", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
-           "xavier_uniform", "zeros"]
+__all__ = ["Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform",
+           "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal",
+           "lecun_uniform", "normal", "ones", "orthogonal", "truncated_normal", "uniform",
+           "variance_scaling", "xavier_normal", "xavier_uniform", "zeros"]
 
 
 @runtime_checkable
@@ -164,3 +164,36 @@ he_normal = _variance_scaling_preset(
     "'fan_in', 'truncated_normal').")
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+
+def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+  """Uniformly random orthogonal matrices (`random.orthogonal`), the columns along
+  `column_axis` orthonormal (or the rows, when there are fewer of them), times `scale`."""
+  def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+    dtype = _float_dtype(dtype)
+    shape = tuple(shape)
+    if len(shape) < 2:
+      raise ValueError("orthogonal initializer requires at least a 2D shape")
+    if 0 in shape:
+      return jnp.zeros(shape, dtype=dtype)
+    n_cols = shape[column_axis]
+    q = random.orthogonal(key, math.prod(shape) // n_cols, (), dtype, n_cols)
+    q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+    return jnp.array(scale, dtype) * jnp.moveaxis(q, -1, column_axis)
+  return init
+
+
+def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+  """Delta-orthogonal convolution kernels (3-D to 5-D shapes): zeros except an orthogonal
+  matrix (`orthogonal`) over the last two axes at the spatial centre."""
+  def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+    dtype = _float_dtype(dtype)
+    shape = tuple(shape)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-1] < shape[-2]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+    centre = tuple((k - 1) // 2 for k in shape[:-2])
+    return jnp.zeros(shape, dtype=dtype).at[centre].set(matrix)
+  return init

@@ -1,0 +1,239 @@
+"""jax.scipy.linalg beyond the Cholesky solves: lu, lu_factor, lu_solve, qr, eigh, svd, det, inv,
+solve (assume_a), expm, expm_frechet, block_diag, polar; against scipy and JAX, batched, under
+jit and vmap, with gradients."""
+import jax
+import jax.scipy.linalg as jsl
+import numpy as np
+import pytest
+import scipy.linalg
+
+import stablejax as sj
+import stablejax.scipy.linalg as sl
+from stablejax import test_util
+
+
+def _same(actual, expected, rtol=None, atol=None):
+  """Same number of outputs, dtypes, shapes, and values within tolerance."""
+  a_leaves, e_leaves = jax.tree.leaves(actual), jax.tree.leaves(expected)
+  assert len(a_leaves) == len(e_leaves)
+  for a, e in zip(a_leaves, e_leaves):
+    assert np.asarray(a).dtype == np.asarray(e).dtype
+    assert np.shape(a) == np.shape(e)
+    test_util.check_close(a, np.asarray(e), rtol=rtol, atol=atol)
+
+
+def _matrix(rng, shape, dtype=np.float32):
+  a = test_util.rand(rng, shape, dtype)
+  return (a + 2 * np.eye(*shape[-2:])).astype(dtype)
+
+
+def _spd(rng, shape, dtype=np.float32):
+  m = test_util.rand(rng, shape, dtype)
+  return (m @ np.conj(np.swapaxes(m, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# LU
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+def test_lu_matches_scipy_and_jax(dtype, shape, rng):
+  a = test_util.rand(rng, shape, dtype)
+  p, l, u = sl.lu(a)
+  _same((p, l, u), scipy.linalg.lu(a), rtol=1e-4, atol=1e-5)
+  _same((p, l, u), jsl.lu(a), rtol=1e-6, atol=1e-6)
+  _same(sl.lu(a, permute_l=True), jsl.lu(a, permute_l=True), rtol=1e-6, atol=1e-6)
+  _same(p @ l @ u, a, atol=1e-5)
+
+
+def test_lu_factor_and_lu_solve(rng):
+  a, b = _matrix(rng, (4, 4)), test_util.rand(rng, (4, 3))
+  lu, piv = sl.lu_factor(a)
+  _same((lu, piv), jsl.lu_factor(a))
+  slu, spiv = scipy.linalg.lu_factor(a)
+  _same(lu, slu, rtol=1e-5, atol=1e-6)
+  np.testing.assert_array_equal(piv, spiv)
+  for trans in (0, 1, 2):
+    for rhs in (b, b[:, 0]):
+      _same(sl.lu_solve((lu, piv), rhs, trans=trans),
+            scipy.linalg.lu_solve((slu, spiv), rhs, trans=trans), rtol=1e-4, atol=1e-5)
+      _same(sl.lu_solve((lu, piv), rhs, trans=trans),
+            jsl.lu_solve(jsl.lu_factor(a), rhs, trans=trans), rtol=1e-6, atol=1e-6)
+  with pytest.raises(ValueError, match="trans"):
+    sl.lu_solve((lu, piv), b, trans=3)
+
+
+def test_lu_solve_complex_and_batched(rng):
+  a = _matrix(rng, (2, 3, 3), np.complex64)
+  b = test_util.rand(rng, (2, 3, 2), np.complex64)
+  factors = sl.lu_factor(a)
+  for trans in (0, 1, 2):
+    op = [lambda m: m, lambda m: np.swapaxes(m, -1, -2),
+          lambda m: np.conj(np.swapaxes(m, -1, -2))][trans]
+    _same(sl.lu_solve(factors, b, trans=trans), np.linalg.solve(op(a), b), rtol=1e-4,
+          atol=1e-5)
+  _same(sj.vmap(lambda f, p, r: sl.lu_solve((f, p), r))(*factors, b), np.linalg.solve(a, b),
+        rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# qr, eigh, svd, det, inv
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+@pytest.mark.parametrize("mode", ["full", "economic", "r"])
+def test_qr_modes(shape, mode, rng):
+  a = test_util.rand(rng, shape)
+  out = sl.qr(a, mode=mode)
+  assert isinstance(out, tuple) and len(out) == (1 if mode == "r" else 2)
+  _same(out, jsl.qr(a, mode=mode), rtol=1e-5, atol=1e-5)
+  expected = scipy.linalg.qr(a, mode=mode)
+  _same(np.abs(out[-1]), np.abs(expected[-1]), rtol=1e-4, atol=1e-5)
+  with pytest.raises(ValueError, match="Unsupported QR"):
+    sl.qr(a, mode="reduced")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh(dtype, lower, rng):
+  """As JAX (not scipy), a non-Hermitian input is symmetrized, not read from one triangle."""
+  a = test_util.rand(rng, (4, 4), dtype)
+  h = (a + np.conj(a.T)) / 2
+  w, v = sl.eigh(h, lower=lower)
+  sw = scipy.linalg.eigh(h, lower=lower, eigvals_only=True)
+  _same(w, sw.astype(w.dtype), rtol=1e-4, atol=1e-4)
+  _same((w, v), jsl.eigh(h, lower=lower), rtol=1e-5, atol=1e-5)
+  _same(sl.eigh(a, lower=lower), jsl.eigh(a, lower=lower), rtol=1e-5, atol=1e-5)
+  _same(sl.eigh(h, lower=lower, eigvals_only=True), w)
+  with pytest.raises(NotImplementedError, match="b=None"):
+    sl.eigh(a, a)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (2, 3, 4)])
+def test_svd_det_inv(shape, rng):
+  a = test_util.rand(rng, shape)
+  _same(sl.svd(a, compute_uv=False), scipy.linalg.svd(a, compute_uv=False), rtol=1e-4,
+        atol=1e-5)
+  for full in (True, False):
+    _same(sl.svd(a, full_matrices=full), jsl.svd(a, full_matrices=full), rtol=1e-5, atol=1e-5)
+  if shape[-1] == shape[-2]:
+    _same(sl.det(a), jsl.det(a), rtol=1e-5)
+    _same(sl.det(a), scipy.linalg.det(a).astype(np.float32), rtol=1e-4)
+    _same(sl.inv(a), scipy.linalg.inv(a), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("assume_a", ["gen", "sym", "her", "pos"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_assume_a(assume_a, lower, rng):
+  a, b = _spd(rng, (4, 4)), test_util.rand(rng, (4, 2))
+  for rhs in (b, b[:, 0]):
+    out = sl.solve(a, rhs, assume_a=assume_a, lower=lower)
+    _same(out, scipy.linalg.solve(a, rhs, assume_a=assume_a, lower=lower), rtol=1e-4,
+          atol=1e-5)
+    _same(out, jsl.solve(a, rhs, assume_a=assume_a, lower=lower), rtol=1e-5, atol=1e-6)
+  _same(sj.jit(sl.solve, static_argnames="assume_a")(a, b, assume_a=assume_a),
+        jsl.solve(a, b, assume_a=assume_a), rtol=1e-5, atol=1e-6)
+  with pytest.raises(ValueError, match="assume_a"):
+    sl.solve(a, b, assume_a="diagonal")
+
+
+def test_solve_pos_grads_match_jax(rng):
+  """The derivative flows into the whole of `a` (not only the triangle the factor reads)."""
+  a, b = _spd(rng, (4, 4)), test_util.rand(rng, (4, 2))
+  def loss(m):
+    return lambda a, b: (m.solve(a, b, assume_a="pos") ** 2).sum()
+  _same(sj.grad(loss(sl), argnums=(0, 1))(a, b), jax.grad(loss(jsl), argnums=(0, 1))(a, b),
+        rtol=1e-4, atol=1e-6)
+
+
+def test_batched_pos_solve(rng):
+  a, b = _spd(rng, (3, 4, 4)), test_util.rand(rng, (3, 4, 2))
+  _same(sl.solve(a, b, assume_a="pos"), np.linalg.solve(a, b), rtol=1e-4, atol=1e-5)
+  _same(sj.vmap(lambda a, b: sl.solve(a, b, assume_a="pos"))(a, b[..., 0]),
+        np.linalg.solve(a, b[..., :1])[..., 0], rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# expm
+
+@pytest.mark.parametrize("scale", [1e-3, 0.1, 1.0, 3.0, 20.0])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_expm_matches_scipy_and_jax(scale, dtype, rng):
+  """Every Pade order and some squarings, float32 and complex64."""
+  a = (test_util.rand(rng, (4, 4), dtype) * scale).astype(dtype)
+  out = sl.expm(a)
+  _same(out, jsl.expm(a), rtol=1e-5, atol=1e-6)
+  expected = scipy.linalg.expm(a)
+  np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+def test_expm_float64_all_orders_against_scipy(x64, rng):
+  for scale in (1e-3, 0.1, 0.5, 1.5, 4.0, 50.0):
+    a = rng.standard_normal((5, 5)) * scale
+    np.testing.assert_allclose(sl.expm(a), scipy.linalg.expm(a), rtol=1e-10,
+                               atol=1e-12 * np.abs(scipy.linalg.expm(a)).max())
+
+
+@pytest.mark.slow
+def test_expm_batched_upper_triangular_and_overflow(rng):
+  a = test_util.rand(rng, (2, 3, 3))
+  _same(sl.expm(a), jsl.expm(a), rtol=1e-5, atol=1e-6)
+  _same(sj.vmap(sl.expm)(a), jsl.expm(a), rtol=1e-5, atol=1e-6)
+  upper = np.triu(a[0])
+  _same(sl.expm(upper, upper_triangular=True), jsl.expm(upper, upper_triangular=True),
+        rtol=1e-5, atol=1e-6)
+  big = a[0] * 1e6  # needs more than max_squarings squarings: NaNs, as JAX
+  np.testing.assert_array_equal(np.isnan(sl.expm(big, max_squarings=4)),
+                                np.isnan(jsl.expm(big, max_squarings=4)))
+  with pytest.raises(ValueError, match="square"):
+    sl.expm(np.ones((2, 3)))
+
+
+def test_expm_frechet(rng):
+  a, e = test_util.rand(rng, (3, 3)), test_util.rand(rng, (3, 3))
+  _same(sl.expm_frechet(a, e), jsl.expm_frechet(a, e), rtol=1e-5, atol=1e-6)
+  _same(sl.expm_frechet(a, e, compute_expm=False), scipy.linalg.expm_frechet(
+      a, e, compute_expm=False).astype(np.float32), rtol=1e-4, atol=1e-5)
+  with pytest.raises(ValueError, match="same shape"):
+    sl.expm_frechet(np.eye(2), np.eye(3))
+
+
+@pytest.mark.slow
+def test_expm_grads(rng, x64):
+  a = test_util.rand(rng, (3, 3)).astype(np.float32)
+  def loss(m):
+    return lambda a: (m.expm(a) ** 2).sum()
+  _same(sj.grad(loss(sl))(a), jax.grad(loss(jsl))(a), rtol=1e-4, atol=1e-5)
+  test_util.check_grads(sl.expm, (rng.standard_normal((3, 3)),), order=1, rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------
+# block_diag, polar
+
+def test_block_diag(rng):
+  parts = [test_util.rand(rng, (2, 3)), np.ones(2, np.int32), np.float32(5.0),
+           test_util.rand(rng, (1, 1))]
+  _same(sl.block_diag(*parts), jsl.block_diag(*parts))
+  _same(sl.block_diag(*parts), scipy.linalg.block_diag(*parts).astype(np.float32))
+  _same(sl.block_diag(), jsl.block_diag())
+  with pytest.raises(ValueError, match="at most 2"):
+    sl.block_diag(np.ones((2, 2, 2)))
+
+
+@pytest.mark.parametrize("shape,side,method", [((5, 3), "right", "qdwh"), ((3, 5), "left",
+                                                "qdwh"), ((4, 4), "left", "svd"),
+                                               ((2, 5, 3), "right", "svd")])
+def test_polar(shape, side, method, rng):
+  a = test_util.rand(rng, shape)
+  u, p = sl.polar(a, side=side, method=method)
+  _same((u, p), jsl.polar(a, side=side, method=method), rtol=1e-4, atol=1e-5)
+  _same(u @ p if side == "right" else p @ u, a, atol=1e-5)
+  with pytest.raises(NotImplementedError, match="qdwh"):
+    sl.polar(np.ones((3, 5), np.float32), side="right")
+
+
+def test_jit_of_the_decompositions(rng):
+  a = _matrix(rng, (4, 4))
+  _same(sj.jit(sl.lu)(a), jsl.lu(a))
+  _same(sj.jit(sl.lu_factor)(a), jsl.lu_factor(a))
+  _same(sj.jit(sl.expm)(a), jsl.expm(a), rtol=1e-5)
+  _same(sj.jit(sl.eigh)(a), jsl.eigh(a), rtol=1e-5, atol=1e-5)
