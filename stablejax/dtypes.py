@@ -68,6 +68,15 @@ def default_int() -> np.dtype:
   return int64 if config.enable_x64 else int32
 
 
+def check_python_int(x: Any) -> None:
+  """A Python int operand must fit the default integer type it is weakly typed as (int32, or
+  int64 under x64), whatever it is converted to next; JAX raises OverflowError (numpy wraps)."""
+  if type(x) is int:
+    info = np.iinfo(default_int())
+    if not info.min <= x <= info.max:
+      raise OverflowError(f"Python int {x} too large to convert to {default_int()}")
+
+
 def default_float() -> np.dtype:
   return float64 if config.enable_x64 else float32
 

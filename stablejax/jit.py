@@ -116,6 +116,7 @@ class Jitted:
     self.static_argnums = tuple(static_argnums)
     self.static_argnames = tuple(static_argnames)
     self._signature = _signature_or_none(fun)
+    _check_static_argnames(self._signature, self.static_argnames, self.name)
     self._has_static = bool(self.static_argnums or self.static_argnames)
     statics = (self.static_argnums, self.static_argnames)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
@@ -258,6 +259,16 @@ def _all_leaves(args: tuple) -> bool:
     if type(a) not in _LEAF_TYPES:
       return False
   return True
+
+
+def _check_static_argnames(signature, names: Sequence[str], fun_name: str) -> None:
+  """static_argnames must name parameters (unless the function takes **kwargs), as in JAX."""
+  if signature is None or any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+    return
+  unknown = set(names) - set(signature.parameters)
+  if unknown:
+    raise ValueError(f"jit of {fun_name}: static_argnames {sorted(unknown)} are not parameters "
+                     f"of the function (it takes {list(signature.parameters)})")
 
 
 def _signature_or_none(fun: Callable):

@@ -172,8 +172,12 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
     results = []
     for i, (o, dst) in enumerate(zip(outs, out_dims)):
       val, src = trace.val_dim(o)
-      if dst is not not_mapped and dst < 0:
-        dst += core.get_aval(val).ndim + (src is not_mapped)
+      if dst is not not_mapped:
+        ndim = core.get_aval(val).ndim + (src is not_mapped)  # the rank of the stacked output
+        if not -ndim <= dst < ndim:
+          raise ValueError(f"vmap out_axes {dst} is out of bounds for output {i}, of rank "
+                           f"{ndim} with the mapped axis")
+        dst %= ndim
       if dst is not_mapped:
         if src is not not_mapped:
           raise ValueError(f"vmap has mapped output {i} but out_axes is None for it")

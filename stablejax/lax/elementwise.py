@@ -347,6 +347,7 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
   new_dtype = dtypes.canonicalize(new_dtype)
   weak_type = bool(weak_type)
   if isinstance(operand, (np.ndarray, np.generic)) or dtypes.is_python_scalar(operand):
+    dtypes.check_python_int(operand)
     if dtypes.is_python_scalar(operand) and dtypes.is_inexact(new_dtype):
       out = np.asarray(operand, new_dtype)  # exact: numpy's cast is XLA's here
     else:

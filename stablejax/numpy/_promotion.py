@@ -140,6 +140,8 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
     return list(args)
   if aval.weak_type:
     return None
+  for x in args:
+    dtypes.check_python_int(x)
   return [x if type(x) is not float and type(x) is not int else np.asarray(x, aval.dtype)
           for x in args]
 

@@ -68,6 +68,16 @@ def _numeric(op: Callable) -> Callable:
   return lambda *args: op(*_bool_to_int(*args))
 
 
+def _ordered(op: Callable) -> Callable:
+  """An order comparison, lexicographic on (real, imag) for complex operands (as JAX)."""
+  def cmp(x: Any, y: Any) -> Any:
+    if not dtypes.is_complex(dtype(x)):
+      return op(x, y)
+    return lax.select(lax.eq(lax.real(x), lax.real(y)), op(lax.imag(x), lax.imag(y)),
+                      op(lax.real(x), lax.real(y)))
+  return cmp
+
+
 def _right_shift(x: Any, y: Any) -> Any:
   """Logical for unsigned x, arithmetic for signed x."""
   shift = lax.shift_right_logical if dtype(x).kind == "u" else lax.shift_right_arithmetic
@@ -95,8 +105,8 @@ _BINARY = {
     "divide": (lax.div, True), "true_divide": (lax.div, True),
     "maximum": (lax.max, False), "minimum": (lax.min, False),
     "equal": (lax.eq, False), "not_equal": (lax.ne, False),
-    "less": (lax.lt, False), "less_equal": (lax.le, False),
-    "greater": (lax.gt, False), "greater_equal": (lax.ge, False),
+    "less": (_ordered(lax.lt), False), "less_equal": (_ordered(lax.le), False),
+    "greater": (_ordered(lax.gt), False), "greater_equal": (_ordered(lax.ge), False),
     "logical_and": (_logical(lax.bitwise_and), False),
     "logical_or": (_logical(lax.bitwise_or), False),
     "logical_xor": (_logical(lax.bitwise_xor), False),
@@ -218,7 +228,7 @@ def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (num
 
 def floor_divide(x1: Any, x2: Any) -> Any:
   """Elementwise floor(x1 / x2), as numpy.floor_divide."""
-  x1, x2 = promote_args("floor_divide", x1, x2)
+  x1, x2 = _bool_to_int(*promote_args("floor_divide", x1, x2))
   kind = dtype(x1).kind
   if kind == "u":
     return lax.div(x1, x2)
@@ -244,8 +254,8 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
 
 def remainder(x1: Any, x2: Any) -> Any:
   """Elementwise remainder with the sign of the divisor, as numpy.remainder."""
-  x1, x2 = promote_args("remainder", x1, x2)
-  if dtypes.is_bool(dtype(x1)) or dtypes.is_complex(dtype(x1)):
+  x1, x2 = _bool_to_int(*promote_args("remainder", x1, x2))
+  if dtypes.is_complex(dtype(x1)):
     raise TypeError(f"remainder does not support {dtype(x1)} inputs")
   zero = scalar_like(x1, 0)
   if dtypes.is_integer(dtype(x2)):
@@ -259,7 +269,8 @@ def remainder(x1: Any, x2: Any) -> Any:
 
 def _concrete_int(x: Any) -> int | None:
   """`x` as a Python int if it is a concrete integer scalar, else None."""
-  if isinstance(x, core.Tracer) or dtypes.is_python_scalar(x) and not isinstance(x, int):
+  if (isinstance(x, core.Tracer) or dtypes.is_python_scalar(x) and not isinstance(x, int)
+      or np.ndim(x) != 0):
     return None
   try:
     return operator.index(x)
@@ -272,10 +283,11 @@ def power(x1: Any, x2: Any) -> Any:
   x1, x2 = ensure_arraylike("power", x1, x2)
   y = _concrete_int(x2)
   if y is not None:
+    (x1,) = _bool_to_int(x1)
     return lax.integer_pow(x1, y)
   if dtypes.is_inexact(dtype(x1)) and dtypes.is_integer(dtype(x2)):
     return lax.pow(*promote_shapes("power", x1, x2))  # keeps x differentiable at 0
-  x1, x2 = promote_args("power", x1, x2)
+  x1, x2 = _bool_to_int(*promote_args("power", x1, x2))
   if dtypes.is_integer(dtype(x1)):
     return _pow_int_int(x1, x2)
   return lax.pow(x1, x2)

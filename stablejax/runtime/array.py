@@ -104,9 +104,17 @@ class Array:
     return complex(self._value())
 
   def __index__(self) -> int:
-    if not np.issubdtype(self.dtype, np.integer):
-      raise TypeError(f"only integer arrays can be used as an index, got dtype {self.dtype}")
+    if self.ndim or not np.issubdtype(self.dtype, np.integer):
+      raise TypeError("only integer scalar arrays can be converted to a scalar index, got "
+                      f"{self.aval.str_short()}")
     return operator.index(self._value().item())
+
+  def __reduce__(self) -> tuple:
+    """Pickled as its value and weak type; unpickled onto the default device."""
+    return _unpickle, (self._value(), self.weak_type)
+
+  def __deepcopy__(self, memo: dict) -> Array:
+    return self.copy()
 
   def __repr__(self) -> str:
     prefix = "Array("
@@ -132,6 +140,11 @@ class Array:
 
 
 _new = object.__new__
+
+
+def _unpickle(value: np.ndarray, weak_type: bool) -> Array:
+  aval = core.ShapedArray(value.shape, value.dtype, weak_type)
+  return Array(pjrt.put(value, aval, pjrt.default_device()), aval)
 
 
 def from_buffer(buf: pjrt.Buffer) -> Array:

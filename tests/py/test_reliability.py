@@ -1,0 +1,78 @@
+"""Regressions from the reliability issue: each case runs on stablejax and JAX and must agree
+(values, dtypes, weak types), or both must raise the same kind of error."""
+from __future__ import annotations
+
+import copy
+import operator
+import pickle
+
+import jax
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as jnp
+
+LIBS = {"stablejax": (sj, jnp), "jax": (jax, jjnp)}
+
+
+def outcome(fn):
+  """(value, dtype, weak type) of `fn(api, numpy)` on each library, or the error type."""
+  out = {}
+  for name, (api, np_) in LIBS.items():
+    try:
+      r = fn(api, np_)
+      out[name] = (np.asarray(r).tolist(), np.asarray(r).dtype, bool(getattr(r, "weak_type", 0)))
+    except Exception as e:  # noqa: BLE001 -- the error type is what is compared
+      out[name] = type(e)
+  return out
+
+
+B = np.array([True, False, True])
+I32 = np.arange(3, dtype=np.int32)
+CASES = {
+    "bool ** 2": lambda api, np_: np_.asarray(B) ** 2,
+    "bool ** int array": lambda api, np_: np_.asarray(B) ** np_.asarray(I32),
+    "bool // bool": lambda api, np_: np_.floor_divide(np_.asarray(B), np_.asarray(B)),
+    "bool % bool": lambda api, np_: np_.remainder(np_.asarray(B), np_.asarray(B)),
+    "power(scalar, int array)": lambda api, np_: np_.power(2.0, np_.asarray(I32)),
+    "power keeps a size-1 exponent's shape": lambda api, np_: np_.power(
+        np_.abs(1) + 0.5, np_.clip(np_.asarray(np.array([[2]], np.int32)), -3, 3)),
+    "static index past the end clamps": lambda api, np_: np_.arange(3)[5],
+    "int32 + 2**40": lambda api, np_: np_.asarray(I32) + 2 ** 40,
+    "int32 + 2**40 under jit": lambda api, np_: api.jit(lambda x: x + 2 ** 40)(I32),
+    "float32 + 2**40 (the int must fit int32 first)": lambda api, np_: np_.ones(2) + 2 ** 40,
+    "uint8 + 300 wraps": lambda api, np_: np_.asarray(np.arange(3, dtype=np.uint8)) + 300,
+    "array(2**40)": lambda api, np_: np_.array(2 ** 40),
+    "jit argument 2**40": lambda api, np_: api.jit(lambda x: x)(2 ** 40),
+    "vmap out_axes=3 on a rank-2 output": lambda api, np_: api.vmap(
+        lambda x: x, out_axes=3)(np_.ones((2, 3))),
+    "vmap out_axes=-3 on a rank-2 output": lambda api, np_: api.vmap(
+        lambda x: x, out_axes=-3)(np_.ones((2, 3))),
+    "vmap out_axes=-2": lambda api, np_: api.vmap(lambda x: x, out_axes=-2)(np_.ones((2, 3))),
+    "max of an empty array": lambda api, np_: np_.max(np_.zeros((0,))),
+    "min of an empty axis": lambda api, np_: np_.min(np_.zeros((0, 2)), axis=0),
+    "unknown static_argnames": lambda api, np_: api.jit(lambda x: x, static_argnames="zz")(1.0),
+    "a size-1 array is not an index": lambda api, np_: operator.index(np_.asarray([1])),
+    "a 0-d integer array indexes": lambda api, np_: (lambda x: x[np_.argmax(x)])(
+        np_.asarray([1.0, 5.0, 2.0])),
+    "True as an index": lambda api, np_: np_.arange(3)[True],
+    "False as an index": lambda api, np_: np_.arange(3)[False],
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_agrees_with_jax(name):
+  out = outcome(CASES[name])
+  assert out["stablejax"] == out["jax"], out
+
+
+@pytest.mark.parametrize("value", [np.arange(6.0, dtype=np.float32).reshape(2, 3), 2.0,
+                                   np.array([True, False])])
+def test_pickle_and_deepcopy_round_trip(value):
+  x = sj.device_put(value)
+  for y in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x), copy.copy(x)):
+    assert type(y) is sj.Array and y.aval == x.aval
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+  assert copy.deepcopy(x)._buf is not x._buf
