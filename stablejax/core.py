@@ -180,7 +180,18 @@ class Primitive:
       raise NotImplementedError(f"primitive '{self.name}' has no abstract evaluation rule "
                                 "(register one with def_abstract_eval)")
     out = self.abstract_eval(*avals_in, **params)
-    return list(out) if self.multiple_results else [out]
+    if not self.multiple_results:
+      if type(out) is ShapedArray or isinstance(out, ShapedArray):  # (the first: fast)
+        return [out]
+    elif isinstance(out, (list, tuple)) and all(isinstance(a, ShapedArray) for a in out):
+      return list(out)
+    raise TypeError(self._bad_abstract_eval(out))
+
+  def _bad_abstract_eval(self, out: Any) -> str:
+    want = ("a list of ShapedArrays (multiple_results=True)" if self.multiple_results
+            else "a ShapedArray")
+    return (f"the abstract evaluation rule of primitive '{self.name}' returned {out!r} of type "
+            f"{type(out).__name__}; it must return {want}")
 
 
 # ----------------------------------------------------------------------------------------------

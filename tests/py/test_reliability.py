@@ -76,3 +76,14 @@ def test_pickle_and_deepcopy_round_trip(value):
     assert type(y) is sj.Array and y.aval == x.aval
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
   assert copy.deepcopy(x)._buf is not x._buf
+
+
+@pytest.mark.parametrize("returned,multiple", [
+    (None, False), (np.float32, False), ("f32", True),
+    (sj.core.ShapedArray((), np.float32), True), ([sj.core.ShapedArray((), np.float32)], False)])
+def test_a_bad_abstract_eval_result_names_the_primitive(returned, multiple):
+  prim = sj.core.Primitive("my_prim")
+  prim.multiple_results = multiple
+  prim.def_abstract_eval(lambda x: returned)
+  with pytest.raises(TypeError, match="abstract evaluation rule of primitive 'my_prim' returned"):
+    sj.make_jaxpr(lambda x: prim.bind(x))(1.0)
