@@ -10,7 +10,9 @@ Usage: python bench/run.py [--quick] [--rows SUBSTRING]... [--json PATH]
                     judged) and note (why a row has no figure)
 
 Columns: the stablejax figure, the JAX figure, their ratio stablejax/JAX, the target, and MISS
-where the target is missed. Times are per call (seconds, shown in us/ms/s); the two sides run
+where the target is missed (the IREE/XLA rows: stablejax on IREE, stablejax on XLA, and
+IREE/XLA; "not available" without the extra stablejax[iree]). Times are per call (seconds,
+shown in us/ms/s); the two sides run
 alternately (stablejax, JAX, stablejax, JAX, ...), each figure the median of its runs after a
 warm-up, which is also a check that the program's outputs agree with JAX's. Growth rows
 show each side's own time(2n) / time(n) and judge stablejax's against the target; the memory row
@@ -364,6 +366,27 @@ def cache_child(side_name: str, cache_dir: str) -> None:
   print(json.dumps({"seconds": time.perf_counter() - start, "loss": float(loss)}))
 
 
+class IreeApi:
+  """stablejax with every `jit` compiled by IREE (`backend="iree"`): the first side of the IREE
+  rows, whose second side is stablejax on XLA."""
+
+  def __getattr__(self, name: str) -> Any:
+    return getattr(sj, name)
+
+  @staticmethod
+  def jit(fun: Callable, **kwargs: Any) -> Callable:
+    return sj.jit(fun, backend="iree", **kwargs)
+
+
+def iree_vs_xla(measure: Measure) -> Measure:
+  """`measure` of stablejax on IREE against stablejax on XLA (the ratio is IREE/XLA)."""
+  def run(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    if not sj.runtime.iree.available():
+      raise Unavailable(f"IREE is not installed ({sj.runtime.iree.INSTALL})")
+    return measure([Side("stablejax-iree", IreeApi(), jnp, lax), load_side("stablejax")], cfg)
+  return run
+
+
 MLP_DATA = tuple(programs.mlp_data())
 RNN_DATA = tuple(programs.rnn_data())
 PRED = np.bool_(True)
@@ -396,6 +419,13 @@ ROWS = [
     Row("peak memory, make_jaxpr 3,000 eqns", 1.0, peak_memory(trace, 3000), "bytes"),
     Row("import time", 1.0, import_time),
     Row("MLP compile, 2nd process, persistent cache", 1.0, persistent_cache),
+    # stablejax on IREE (first figure) against stablejax on XLA (second): the ratio is IREE/XLA
+    Row("IREE/XLA: MLP compile (first call)", 20.0, iree_vs_xla(salted(mlp, MLP_DATA))),
+    Row("IREE/XLA: MLP training step (cached)", 20.0,
+        iree_vs_xla(stepped(mlp, MLP_DATA, carry=True))),
+    Row("IREE/XLA: scan RNN compile (first call)", 20.0, iree_vs_xla(salted(rnn, RNN_DATA))),
+    Row("IREE/XLA: scan RNN step (cached)", 20.0,
+        iree_vs_xla(stepped(rnn, RNN_DATA, carry=False))),
 ]
 
 

@@ -33,6 +33,8 @@ from stablejax.lowering.rules import random  # noqa: E402,F401
 from stablejax.lowering.rules import linalg  # noqa: E402,F401
 from stablejax.lowering.rules import fft  # noqa: E402,F401
 from stablejax.lowering.rules import exported_call  # noqa: E402,F401
+from stablejax.lowering.rules import sharding  # noqa: E402,F401
+from stablejax.lowering.rules import parallel  # noqa: E402,F401
 
 __all__ = [
     "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",

@@ -9,6 +9,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, dtypes
@@ -24,6 +25,7 @@ _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
     dtypes.uint16: lambda c: ir.IntegerType.get_unsigned(16, c),
     dtypes.uint32: lambda c: ir.IntegerType.get_unsigned(32, c),
     dtypes.uint64: lambda c: ir.IntegerType.get_unsigned(64, c),
+    dtypes.bfloat16: lambda c: ir.BF16Type.get(c),
     dtypes.float16: lambda c: ir.F16Type.get(c),
     dtypes.float32: lambda c: ir.F32Type.get(c),
     dtypes.float64: lambda c: ir.F64Type.get(c),
@@ -42,6 +44,7 @@ def _make_context() -> ir.Context:
   ctx.load_all_available_dialects()
   hlo.register_dialect(ctx)
   chlo.register_dialect(ctx)
+  sdy.register_dialect(ctx)  # Shardy: the sharding annotations of multi-device programs
   return ctx
 
 

@@ -15,11 +15,17 @@ from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from stablejax.callback import pure_callback
 from stablejax import debug  # noqa: F401
 from stablejax import ffi  # noqa: F401
-from stablejax.runtime import Array, device_put, devices
+from stablejax.runtime import Array, devices
+from stablejax.runtime import (device_count, local_device_count, local_devices, process_count,
+                               process_index)
+from stablejax import sharding  # noqa: F401
+from stablejax.sharding import device_put, make_mesh
+from stablejax.shard_map import shard_map  # noqa: F811  (the function shadows its module)
 from stablejax import random  # noqa: F401
 from stablejax import nn  # noqa: F401
 from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
+from stablejax import distributed  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

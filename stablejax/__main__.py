@@ -14,9 +14,9 @@ import stablejax as sj
 from stablejax import demo, platforms
 
 _TYPE = re.compile(r"^([a-z]+[0-9]*)\[([0-9,\s]*)\]$")
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
-           "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32", "bool": "bool",
-           "c64": "complex64"}
+_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
+           "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32",
+           "bool": "bool", "c64": "complex64"}
 
 
 def parse_type(spec: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -163,9 +163,10 @@ def _check_axis_spec(what: str, ax: Any) -> None:
                     f"types as leaves, but got {ax!r} of type {type(ax).__name__}")
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None
-         ) -> Callable:
-  """Vectorize `fun` over axis `in_axes` of its arguments, stacking results at `out_axes`."""
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None) -> Callable:
+  """Vectorize `fun` over axis `in_axes` of its arguments, stacking results at `out_axes`;
+  collectives over `axis_name` (`lax.psum(x, axis_name)`, ...) act along the mapped axis."""
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
@@ -192,7 +193,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | No
         _check_axis_spec("out_axes", ax)
       return _flatten_axes("out_axes", out_axes, tree_unflatten(out_tree(), [0] * n_out))
 
-    outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, [_numpy_as_array(x) for x in flat])
+    outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, [_numpy_as_array(x) for x in flat],
+                              axis_name)
     return tree_unflatten(out_tree(), [_numpy_as_array(o) for o in outs])
 
   return batched

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from stablejax import platforms
+
 
 def _env_flag(name: str) -> bool:
   return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
@@ -19,8 +21,22 @@ def _optional_path(name: str, value: Any) -> str | None:
   return os.fsdecode(value)
 
 
+def _optional_count(name: str, value: Any) -> int | None:
+  """A positive int (or a str of one); None or "" for the default."""
+  if value is None or value == "":
+    return None
+  try:
+    n = int(value)
+  except (TypeError, ValueError):
+    n = 0
+  if n < 1 or isinstance(value, (bool, float)):
+    raise ValueError(f"config option {name!r} takes a positive int or None, got {value!r}")
+  return n
+
+
 # Options whose values are checked (and converted) by a function of (name, value).
-_CHECKS = {"compilation_cache_dir": _optional_path}
+_CHECKS = {"compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
+           "default_backend": lambda name, value: platforms.backend(value)}
 
 
 class Config:
@@ -39,6 +55,14 @@ class Config:
     # None: no cache (the default, as JAX).
     self.compilation_cache_dir: str | None = _optional_path(
         "STABLEJAX_COMPILATION_CACHE_DIR", os.environ.get("STABLEJAX_COMPILATION_CACHE_DIR"))
+    # The backend `jit` compiles with when given no `backend=`: "xla" (PJRT) or "iree" (the
+    # extra `stablejax[iree]`; stablejax/runtime/iree.py). Eager operations always run on XLA.
+    self.default_backend: str = "xla"
+    # The number of CPU devices (None: one); read when the CPU client is made, frozen after.
+    self.num_cpu_devices: int | None = _optional_count(
+        "STABLEJAX_NUM_CPU_DEVICES", os.environ.get("STABLEJAX_NUM_CPU_DEVICES"))
+    # Options that can no longer change, with why (`freeze`).
+    self._frozen: dict[str, str] = {}
     # Bumped by every `update`: caches of state derived from the flags (jit's dispatch fast
     # path) compare it instead of re-reading each flag.
     self.epoch: int = 0
@@ -47,6 +71,8 @@ class Config:
     if name.startswith("_") or name == "epoch" or not hasattr(self, name):
       known = sorted(k for k in vars(self) if not k.startswith("_") and k != "epoch")
       raise ValueError(f"unknown config option {name!r}; known options: {known}")
+    if name in self._frozen:
+      raise RuntimeError(f"config option {name!r} can no longer be changed: {self._frozen[name]}")
     current = getattr(self, name)
     if name in _CHECKS:
       value = _CHECKS[name](name, value)
@@ -56,6 +82,10 @@ class Config:
       value = (value,) if isinstance(value, str) else tuple(value)
     setattr(self, name, value)
     self.epoch += 1
+
+  def freeze(self, name: str, reason: str) -> None:
+    """Make `update(name, ...)` raise from now on (the option was read once for good)."""
+    self._frozen[name] = reason
 
   def read(self, name: str) -> Any:
     return getattr(self, name)

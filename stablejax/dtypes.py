@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from stablejax.config import config
@@ -15,16 +16,18 @@ bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)  # numpy's kind for it is "V"; `kind` says "f"
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 _x64_to_x32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 _supported = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-              float16, float32, float64, complex64, complex128}
+              bfloat16, float16, float32, float64, complex64, complex128}
 
 _short_names = {
     bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
-    float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128",
+    bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
+    complex64: "c64", complex128: "c128",
     float0: "float0",
 }
 
@@ -34,20 +37,39 @@ def short_name(dtype: np.dtype) -> str:
   return _short_names.get(dtype, str(dtype))
 
 
+def kind(dtype) -> str:
+  """numpy's kind letter of `dtype` ("b", "i", "u", "f", "c"), but "f" for bfloat16 (which
+  numpy, not knowing it, calls "V"). Use it instead of `dtype.kind`."""
+  dtype = np.dtype(dtype)
+  k = dtype.kind
+  return "f" if k == "V" and dtype == bfloat16 else k
+
+
 def is_float(dtype) -> bool:
-  return np.dtype(dtype).kind == "f"
+  return kind(dtype) == "f"
 
 
 def is_complex(dtype) -> bool:
-  return np.dtype(dtype).kind == "c"
+  return kind(dtype) == "c"
 
 
 def is_inexact(dtype) -> bool:
-  return np.dtype(dtype).kind in "fc"
+  return kind(dtype) in "fc"
 
 
 def is_integer(dtype) -> bool:
-  return np.dtype(dtype).kind in "iu"
+  return kind(dtype) in "iu"
+
+
+_BFLOAT16_SUPERTYPES = (np.floating, np.inexact, np.number)
+
+
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+  """numpy's issubdtype, with bfloat16 a floating type (numpy knows it only as np.generic)."""
+  if (arg2 in _BFLOAT16_SUPERTYPES and (arg1 is ml_dtypes.bfloat16 or (
+      isinstance(arg1, (str, np.dtype)) and np.dtype(arg1) == bfloat16))):
+    return True
+  return np.issubdtype(arg1, arg2)
 
 
 def is_bool(dtype) -> bool:
@@ -108,7 +130,8 @@ _I, _F, _C = "i*", "f*", "c*"
 _lattice = {
     bool_: [_I], _I: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
     uint32: [int64, uint64], uint64: [_F], int8: [int16], int16: [int32], int32: [int64],
-    int64: [_F], _F: [_C, float16], float16: [float32], float32: [float64, complex64],
+    int64: [_F], _F: [_C, float16, bfloat16], float16: [float32], bfloat16: [float32],
+    float32: [float64, complex64],
     float64: [complex128], _C: [complex64], complex64: [complex128], complex128: [],
 }
 
@@ -135,7 +158,7 @@ _weak_default = {_I: default_int, _F: default_float, _C: default_complex}
 
 
 def _node(dtype: np.dtype, weak: bool):
-  return _weak_node[dtype.kind] if weak else dtype
+  return _weak_node[kind(dtype)] if weak else dtype
 
 
 @functools.lru_cache(maxsize=None)
@@ -170,8 +193,9 @@ def dtype_of(x: Any) -> np.dtype:
   return canonicalize(dt)
 
 
-def finfo(dtype):
-  return np.finfo(dtype)
+def finfo(dtype) -> ml_dtypes.finfo:
+  """Machine limits of a float or complex dtype, bfloat16 included (ml_dtypes' finfo)."""
+  return ml_dtypes.finfo(dtype)
 
 
 def iinfo(dtype):

@@ -19,7 +19,8 @@ one with `register_flops_rule`. Conventions (XLA's `HloCostAnalysis` where it ha
   `geqrf` and `householder_product` 2 m n k - 2 k^3/3 (`qr` both), `eigh` 9 n^3 (with
   vectors, as computed), `svd` 4 m n k + 8 k^3 (with vectors; 4 m n k - 4 k^3/3 without);
   `fft` 5 N log2 N per transform of N points (half for the real ones); `scatter-add` (-mul,
-  -min, -max) 1 per update element.
+  -min, -max) 1 per update element; the reducing collectives (`psum`, `pmax`, `pmin`,
+  `psum_scatter`) 1 per input element, the others and sharding constraints 0.
 - structural ops (reshape, transpose, broadcast, slice, pad, concatenate, gather, plain scatter,
   iota, ...) and host callbacks: 0, as XLA counts them.
 - control flow: the max over `cond` branches; `scan`: length x body; a `while` whose trip count is
@@ -362,6 +363,10 @@ flops_rules.update({
     linalg.eigh_p: _eigh,
     linalg.svd_p: _svd,
     lax.fft_p: _fft,
+    # collectives: one combine per element for the reductions; moving data is free
+    lax.psum_p: _in_size, lax.pmax_p: _in_size, lax.pmin_p: _in_size,
+    lax.reduce_scatter_p: _in_size, lax.all_gather_p: _free, lax.ppermute_p: _free,
+    lax.all_to_all_p: _free, lax.axis_index_p: _free, lax.sharding_constraint_p: _free,
     lax.custom_jvp_call_p: _call("call_jaxpr"),
     lax.custom_vjp_call_p: _call("call_jaxpr"),
     lax.remat_p: _call("jaxpr"),

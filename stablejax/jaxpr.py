@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from stablejax import core
+from stablejax import core, dtypes
 from stablejax.pretty_print import WIDTH, Doc, brk, concat, group, join, nest, render, text
 
 
@@ -62,7 +62,7 @@ class JaxprEqn:
 
 class Jaxpr:
   """A typed, first-order program: constvars and invars in, equations, outvars out."""
-  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects")
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "_effects", "__weakref__")
 
   def __init__(self, constvars: list[Var], invars: list[Var], outvars: list[Atom],
                eqns: list[JaxprEqn]):
@@ -384,7 +384,7 @@ def literal_text(lit: Literal) -> str:
   if np.shape(val):
     s = "[...]"
   elif type(val) in _PYTHON_SCALARS:
-    s = str(_KIND_TO_PYTHON.get(dtype.kind, type(val))(val))
+    s = str(_KIND_TO_PYTHON.get(dtypes.kind(dtype), type(val))(val))
   else:
     s = str(np.asarray(val).astype(dtype).item())
   return f"{s}:{lit.aval.str_short()}"

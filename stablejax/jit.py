@@ -12,12 +12,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, pipeline
+from stablejax import config, core, pipeline, platforms, spmd
 from stablejax.core import eval_trace, trace_state
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
 from stablejax.passes import registry as pass_registry
+from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
@@ -109,8 +110,11 @@ class Jitted:
   with; under a transformation or an enclosing `jit`, the outermost computation's apply."""
 
   def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
-               shared_cache: bool = True, passes: Sequence[str] | None = None):
+               shared_cache: bool = True, passes: Sequence[str] | None = None,
+               backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None):
     self.fun = fun
+    # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
+    self.backend = None if backend is None else platforms.backend(backend)
     self.passes = None if passes is None else pass_registry.choose(passes)
     self.name = _fun_name(fun)
     self.static_argnums = tuple(static_argnums)
@@ -121,6 +125,11 @@ class Jitted:
     statics = (self.static_argnums, self.static_argnames)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
+    # in_shardings/out_shardings (pytree prefixes; None: not given) and the multi-device
+    # executables (stablejax/spmd.py)
+    self.in_shardings, self.out_shardings = in_shardings, out_shardings
+    self._sharded = in_shardings is not None or out_shardings is not None
+    self._sharded_executables: dict = {}
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:
@@ -208,7 +217,12 @@ class Jitted:
         else:
           return hit.finish(hit.run(buffers))
     traced, flat = self._trace(args, kwargs)
-    if trace_state.trace is eval_trace and not traced.closed_over:
+    if trace_state.trace is eval_trace and not traced.closed_over and (
+        self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
+      outs = spmd.call(self._sharded_executables, traced.jaxpr, self.name, self._passes(),
+                       self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree,
+                       flat)
+    elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
       if not self._has_static:
@@ -221,6 +235,9 @@ class Jitted:
   def _executable(self, traced: _Traced) -> Executable:
     """The executable of `traced`, compiled with this jit's passes (again if they changed)."""
     passes = self._passes()
+    backend = self.backend or config.default_backend
+    if backend != "xla":  # (cached by the pipeline, per backend)
+      return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
     if traced.executable_passes is not passes:
       traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes)
       traced.executable_passes = passes
@@ -243,15 +260,23 @@ class Jitted:
     """Lower for these arguments to a StableHLO module (the ahead-of-time API), for one
     `platform` or several `platforms` (see `stages.Lowered`), with `passes` (default: this
     jit's)."""
-    traced, _ = self._trace(args, kwargs)
+    traced, flat = self._trace(args, kwargs)
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
                       "values; pass them as arguments")
     passes = self._passes() if passes is None else pass_registry.choose(passes)
+    backend = self.backend or config.default_backend
+    if platform is None and platforms is None and backend != "xla":
+      platform = get_backend(backend).platform()  # the module the backend compiles
     static = _normalize_argnums(self.static_argnums, len(args), self.name)
-    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
-                   platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
-                   passes=passes)
+    lowered = Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                      platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
+                      passes=passes)
+    if self._sharded or spmd.is_multi_device(traced.jaxpr, flat):
+      spmd.annotate(lowered._module, *spmd.plan(
+          self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree, flat,
+          traced.jaxpr, self.name))
+    return lowered
 
 
 def _all_leaves(args: tuple) -> bool:
@@ -290,17 +315,22 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None
+        static_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None,
+        backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None
         ) -> Jitted | Callable[[Callable], Jitted]:
   """Stage `fun` out as one compiled program, traced once per argument signature; `passes`
   (names registered in `stablejax.passes`, default `sj.config.passes`) rewrite it between
-  tracing and compiling."""
+  tracing and compiling. `in_shardings`/`out_shardings` (a sharding, None, or a pytree prefix
+  of the arguments/results) make it one program partitioned over a mesh (stablejax/spmd.py)."""
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
   if isinstance(static_argnames, str):
     static_argnames = (static_argnames,)
   if fun is None:
-    return lambda f: Jitted(f, static_argnums, static_argnames, passes=passes)
+    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                         passes=passes, backend=backend, in_shardings=in_shardings,
+                         out_shardings=out_shardings)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
-  return Jitted(fun, static_argnums, static_argnames, passes=passes)
+  return Jitted(fun, static_argnums, static_argnames, passes=passes, backend=backend,
+                in_shardings=in_shardings, out_shardings=out_shardings)

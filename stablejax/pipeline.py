@@ -4,13 +4,14 @@ primitive without an `impl` (the bottom trace calls `apply_primitive`) and the C
 these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 from jaxlib.mlir import ir
 
 from stablejax import core, lowering, runtime
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.passes import registry
 from stablejax.runtime import Array
 from stablejax.util import weak_cache
@@ -71,11 +72,53 @@ def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = N
                      registry.choose(passes))
 
 
+def backend_executable(closed: ClosedJaxpr, name: str, backend: str, target: str | None = None,
+                       passes: Sequence[str] | None = None) -> Any:
+  """The executable computing `closed` compiled by `backend` (`platforms.BACKENDS`) for `target`
+  (XLA: a platform, default the default device's; IREE: a target backend, default llvm-cpu):
+  the same passes and lowering, for the backend's platform; compiled once and cached."""
+  if backend == "xla":
+    return executable(closed, name, None if target is None else runtime.devices(target)[0],
+                      passes)
+  return _backend_executable(closed, name, runtime.get_backend(backend), target,
+                             registry.choose(passes))
+
+
+@weak_cache(maxsize=64)
+def _backend_executable(closed: ClosedJaxpr, name: str, backend: runtime.Backend,
+                        target: str | None, passes: tuple[str, ...]) -> Any:
+  module = lower(closed, name, backend.platform(target), passes=passes)
+  return backend.compile(module, closed.out_avals, target, closed.in_avals)
+
+
 # ----------------------------------------------------------------------------------------------
 # Eager evaluation: one primitive, compiled once per (primitive, avals, params, device)
 
-_EAGER_CACHE_SIZE = 4096  # bounded: eager control flow brings new jaxpr params on every call
-_eager: dict[tuple, runtime.Executable] = {}
+_EAGER_CACHE_SIZE = 4096  # bounded: the oldest entry goes first
+_eager: dict[tuple, tuple] = {}  # key -> (executable, the jaxprs of its params)
+# A primitive whose params hold jaxprs (eager control flow, `vmap` of a `jit`) has its
+# executables cached with the first of those jaxprs, so that they die with it.
+_eager_per_jaxpr: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runtime.Device
+                 ) -> tuple[dict, tuple, tuple]:
+  """(the cache, the key, the jaxprs in `params`) of `prim`'s eager executable. Jaxprs appear
+  in the key by identity: the entry keeps them alive (all but the first, its cache's weak key,
+  which the entry must not hold)."""
+  jaxprs = tuple(v for value in params.values()
+                 for v in (value if type(value) is tuple else (value,))
+                 if isinstance(v, (Jaxpr, ClosedJaxpr)))
+  if not jaxprs:
+    return _eager, (prim, avals, tuple(params.items()), device), ()
+  by_id = {id(j) for j in jaxprs}
+  items = tuple((k, tuple(id(v) if id(v) in by_id else v for v in value)
+                 if type(value) is tuple else id(value) if id(value) in by_id else value)
+                for k, value in params.items())
+  cache = _eager_per_jaxpr.get(jaxprs[0])
+  if cache is None:
+    cache = _eager_per_jaxpr[jaxprs[0]] = {}
+  return cache, (prim, avals, items, device), jaxprs[1:]
 
 
 def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict
@@ -107,7 +150,9 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     if type(x) is Array:
       avals.append(x.aval)
       d = x.device
-      if device is None:
+      if not isinstance(d, runtime.Device):  # a multi-device Array: gathered to one device
+        on_device = False
+      elif device is None:
         device = d
       elif d is not device:
         on_device = False
@@ -115,14 +160,15 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
       avals.append(core.get_aval(x))
       on_device = False
   device = device or runtime.default_device()
-  key = (prim, tuple(avals), tuple(params.items()), device)
-  exe = _eager.get(key)
-  if exe is None:
-    if len(_eager) >= _EAGER_CACHE_SIZE:
-      del _eager[next(iter(_eager))]  # the oldest entry
+  cache, key, keep = _eager_cache(prim, tuple(avals), params, device)
+  entry = cache.get(key)
+  if entry is None:
+    if len(cache) >= _EAGER_CACHE_SIZE:
+      del cache[next(iter(cache))]  # the oldest entry
     closed = _primitive_jaxpr(prim, avals, params)
-    exe = _eager[key] = compile(lower(closed, prim.name, runtime.platform_of(device)), device,
-                                closed.out_avals)
+    entry = cache[key] = (compile(lower(closed, prim.name, runtime.platform_of(device)), device,
+                                  closed.out_avals), keep)
+  exe = entry[0]
   if on_device:
     _last_call[prim] = _LastCall(tuple(avals), params, exe)
     outs = exe.launch(args)

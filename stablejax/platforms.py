@@ -1,8 +1,14 @@
 """The platforms stablejax knows, one table for the runtime, the lowering registry, `lower()` and
-the CLI. Names are case-insensitive; `gpu` means cuda or rocm."""
+the CLI. Names are case-insensitive; `gpu` means cuda or rocm. `tpu` and `iree` are lowered for
+only (no PJRT client here): `iree` is the platform of modules compiled by the IREE backend, so
+`register_lowering(prim, rule, platform="iree")` overrides a rule there."""
 from __future__ import annotations
 
-PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+PLATFORMS = ("cpu", "cuda", "rocm", "tpu", "iree")
+
+# The backends that compile a lowered module (`jit(f, backend=)`, `sj.config.default_backend`):
+# XLA through PJRT for the devices' platforms, IREE for the `iree` platform (stablejax/runtime).
+BACKENDS = ("xla", "iree")
 
 # A name a rule may be registered under -> the platforms it covers.
 _COVERS = {**{p: (p,) for p in PLATFORMS}, "gpu": ("cuda", "rocm")}
@@ -25,3 +31,10 @@ def canonical(platform: str) -> str:
 def covered(platform: str) -> tuple[str, ...]:
   """The platforms a rule registered under `platform` applies to (`gpu`: cuda and rocm)."""
   return _COVERS[_known(platform)]
+
+
+def backend(name: str) -> str:
+  """`name` if it is one of the `BACKENDS`, else a ValueError naming them."""
+  if name not in BACKENDS:
+    raise ValueError(f"unknown backend {name!r}; known backends: {', '.join(BACKENDS)}")
+  return name

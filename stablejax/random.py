@@ -165,7 +165,7 @@ random_bits = bits
 
 def _float_dtype(name: str, dtype: DTypeLike | None) -> np.dtype:
   dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
-  if dtype.kind != "f":
+  if dtypes.kind(dtype) != "f":
     raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
   return dtype
 
@@ -236,7 +236,7 @@ def _sampler(name: str, transform: Callable[[Array], Array],
   [minval(finfo), 1)."""
   @jit(static_argnums=(1, 2))
   def sample(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
-    u = _uniform(key, minval(np.finfo(dtype)), 1., shape, dtype)
+    u = _uniform(key, minval(dtypes.finfo(dtype)), 1., shape, dtype)
     return transform(u)
 
   def fn(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
@@ -262,7 +262,7 @@ cauchy = _sampler(
 
 @jit(static_argnums=(1, 2, 3))
 def _gumbel(key: Array, shape: tuple[int, ...], dtype: np.dtype, mode: str) -> Array:
-  finfo = np.finfo(dtype)
+  finfo = dtypes.finfo(dtype)
   if mode == "low":
     u = _uniform(key, finfo.tiny, 1., shape, dtype)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
@@ -292,7 +292,7 @@ def _bernoulli(key: Array, p: Array, shape: tuple[int, ...], mode: str) -> Array
   if mode == "low":
     return _uniform(key, 0., 1., shape, dtype) < p
   u = _uniform(key, 0., 1., (2, *shape), dtype)
-  return u[1] * np.array(2. ** -np.finfo(dtype).nmant, dtype) < p - u[0]
+  return u[1] * np.array(2. ** -dtypes.finfo(dtype).nmant, dtype) < p - u[0]
 
 
 def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Shape | None = None,
@@ -303,7 +303,7 @@ def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Shape | None = None,
   key = _check_key("bernoulli", key)
   p = jnp.asarray(p) if not isinstance(p, core.Tracer) else p
   dtype = core.get_aval(p).dtype
-  if dtype.kind != "f":
+  if dtypes.kind(dtype) != "f":
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
   if shape is None:
     shape = core.get_aval(p).shape
@@ -1060,7 +1060,7 @@ def _binomial(key: Array, count: Array, prob: Array, shape: tuple[int, ...] | No
   count_inv = jnp.where(use_inversion, count, lax.full_like(count, 0.0))
   count_btrs = jnp.where(use_inversion, lax.full_like(count, 10000.0), count)
   q_btrs = jnp.where(use_inversion, lax.full_like(q, 0.5), q)
-  max_iters = dtype.type(np.finfo(dtype).max)
+  max_iters = dtype.type(dtypes.finfo(dtype).max)
   samples = jnp.where(use_inversion,
                       _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
                       _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))

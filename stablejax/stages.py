@@ -132,11 +132,18 @@ class Lowered:
     about 2 µs per operation (6 ms for 3,000)."""
     return copy_module(self._module)
 
-  def compile(self) -> Compiled:
+  def compile(self, backend: str | None = None, target: str | None = None) -> Compiled:
     """Compile for the first device of the platform (an error naming the platforms present if
     it has none here); the executable is cached, as `jit`'s is. A module for several platforms
     is compiled for the default device's platform if it is one of them, else the first of them
-    present here, with the platform index fixed to it."""
+    present here, with the platform index fixed to it. `backend="iree"` (the default for a
+    module lowered for the `iree` platform) compiles the function lowered for `iree` with IREE
+    for its `target` (default "llvm-cpu"; results on the default device: `runtime.iree`);
+    `target` with XLA is a platform."""
+    backend = backend or ("iree" if self.platform == "iree" else "xla")
+    if backend != "xla" or target is not None:
+      return Compiled(pipeline.backend_executable(self.jaxpr, self.name, backend, target,
+                                                  self.passes), self.in_tree, self.out_tree)
     if self.platform is not None:
       device = runtime.devices(self.platform)[0]
       return Compiled(pipeline.executable(self.jaxpr, self.name, device, self.passes),

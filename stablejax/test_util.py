@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, lax, runtime
+from stablejax import config, core, dtypes, lax, runtime
 from stablejax.api import jvp, vjp, vmap
 from stablejax.tree_util import tree_flatten, tree_leaves, tree_map
 
@@ -110,7 +110,7 @@ def check_vmap(f: Callable, args: Sequence, in_axes: Sequence[int | None],
 
 def _random_like(rng: np.random.Generator, x: Any) -> np.ndarray:
   x = np.asarray(x)
-  return rand(rng, x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+  return rand(rng, x.shape, x.dtype if dtypes.kind(x.dtype) in "fc" else np.float64)
 
 
 def _conj(x: Any) -> Any:

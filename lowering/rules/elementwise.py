@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import lax
+from stablejax import dtypes, lax
 from stablejax.interpreters import ad
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
 from stablejax.lowering.module import LoweringRuleContext
@@ -31,8 +31,7 @@ UNARY_OPS = {
 }
 BINARY_OPS = {
     lax.add_p: hlo.AddOp, ad.add_jaxvals_p: hlo.AddOp, lax.sub_p: hlo.SubtractOp,
-    lax.mul_p: hlo.MulOp, lax.div_p: hlo.DivOp, lax.rem_p: hlo.RemOp, lax.max_p: hlo.MaxOp,
-    lax.min_p: hlo.MinOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
+    lax.mul_p: hlo.MulOp, lax.div_p: hlo.DivOp, lax.rem_p: hlo.RemOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
     lax.complex_p: hlo.ComplexOp, lax.nextafter_p: chlo.NextAfterOp,
 }
 COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
@@ -62,7 +61,7 @@ def nary_rule(op_class: type) -> Callable:
 
 def compare_type(dtype: np.dtype) -> str:
   """StableHLO's comparison type for operands of `dtype` (as JAX: bool compares unsigned)."""
-  kind = np.dtype(dtype).kind
+  kind = dtypes.kind(dtype)
   return "FLOAT" if kind in "fc" else "SIGNED" if kind == "i" else "UNSIGNED"
 
 
@@ -142,7 +141,7 @@ def _convert_element_type_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_dty
     return x
   if aval_in.dtype.kind == "c" and aval_out.dtype.kind != "c":
     x = hlo.real(x)
-    aval_in = aval_in.update(dtype=np.finfo(aval_in.dtype).dtype)
+    aval_in = aval_in.update(dtype=dtypes.finfo(aval_in.dtype).dtype)
   if aval_out.dtype == np.bool_:  # nonzero is true (a convert to i1 would truncate)
     return compare(x, ir_constant(0, aval_in.shape, aval_in.dtype), "NE", aval_in.dtype)
   return hlo.convert(aval_to_ir_type(aval_out), x)
@@ -167,6 +166,21 @@ def _select_n_rule(ctx: LoweringRuleContext, which: ir.Value, *cases: ir.Value) 
   return select(0, cases)
 
 
+def _minmax_rule(op_class: type, direction: str) -> Callable:
+  """max or min; on complex operands lexicographic on (real, imag) as JAX (XLA's own max and min
+  of complex numbers compare only the real parts)."""
+  plain = nary_rule(op_class)
+  def rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
+    if np.dtype(ctx.avals_out[0].dtype).kind != "c":
+      return plain(ctx, x, y)
+    x, y = broadcast_operands(ctx, (x, y))
+    rx, ry, part = hlo.real(x), hlo.real(y), np.dtype(np.float32)
+    which = hlo.select(compare(rx, ry, "EQ", part), compare(hlo.imag(x), hlo.imag(y), direction, part),
+                       compare(rx, ry, direction, part))
+    return hlo.select(which, x, y)
+  return rule
+
+
 def _clamp_rule(ctx: LoweringRuleContext, lo: ir.Value, x: ir.Value, hi: ir.Value) -> ir.Value:
   return hlo.clamp(*broadcast_operands(ctx, (lo, x, hi), keep_scalars=True))
 
@@ -181,7 +195,9 @@ def _register() -> None:
                      (lax.select_n_p, _select_n_rule),
                      (lax.convert_element_type_p, _convert_element_type_rule),
                      (lax.clamp_p, _clamp_rule), (lax.exp2_p, _exp2_rule),
-                     (lax.square_p, _square_rule), (lax.conj_p, _conj_rule)]:
+                     (lax.square_p, _square_rule), (lax.conj_p, _conj_rule),
+                     (lax.max_p, _minmax_rule(hlo.MaxOp, "GT")),
+                     (lax.min_p, _minmax_rule(hlo.MinOp, "LT"))]:
     register_lowering(prim, rule)
 
 

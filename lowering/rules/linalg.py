@@ -13,7 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import core
+from stablejax import core, lax
 from stablejax.lax import linalg
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
 from stablejax.lowering.ffi import custom_call, row_major
@@ -415,3 +415,90 @@ for _platform in ("cpu", "cuda", "rocm"):
 # qr: geqrf and householder_product, lowered in place (as JAX)
 
 register_lowering(linalg.qr_p, lower_fun(linalg.qr_impl, multiple_results=True))
+
+
+# ----------------------------------------------------------------------------------------------
+# IREE: cholesky and triangular_solve in plain StableHLO. IREE rejects the LAPACK custom calls
+# of the CPU and StableHLO's own `cholesky` and `triangular_solve` ops, so for the `iree`
+# platform both are loops of masked matrix-vector products (one column, or one row, per step).
+
+def _at(x: Any, axis: int, i: Any) -> Any:
+  """The slice `i` (a traced index) of `x` along `axis`, kept as an axis of size 1."""
+  aval = core.get_aval(x)
+  mask = lax.eq(lax.broadcasted_iota(np.int32, aval.shape, axis),
+                lax.broadcast_in_dim(i, aval.shape, ()))
+  picked = lax.reduce_sum(lax.select(mask, x, lax.full(aval.shape, 0, aval.dtype)), (axis,))
+  return lax.expand_dims(picked, (axis,))
+
+
+def _put_at(x: Any, axis: int, i: Any, value: Any) -> Any:
+  """`x` with its slice `i` along `axis` replaced by `value` (of size 1 along `axis`)."""
+  shape = core.get_aval(x).shape
+  mask = lax.eq(lax.broadcasted_iota(np.int32, shape, axis), lax.broadcast_in_dim(i, shape, ()))
+  return lax.select(mask, lax.broadcast_in_dim(value, shape, tuple(range(len(shape)))), x)
+
+
+def _matmul(x: Any, y: Any) -> Any:
+  return lax.batch_matmul(x, y, precision=lax.Precision.HIGHEST)
+
+
+def _swap_last(ndim: int) -> tuple[int, ...]:
+  """The permutation transposing a batch of matrices."""
+  return (*range(ndim - 2), ndim - 1, ndim - 2)
+
+
+def _cholesky_unblocked(a: Any) -> Any:
+  """The lower Cholesky factor, column by column: column j is (a[:, j] - L L[j, :]^H) / d with
+  d = sqrt of its j-th entry, zero above the diagonal."""
+  aval = core.get_aval(a)
+  rows, cols = aval.ndim - 2, aval.ndim - 1
+  below = lax.broadcasted_iota(np.int32, (*aval.shape[:-1], 1), rows)
+
+  def column(j, factor):
+    row_j = lax.transpose(_at(factor, rows, j), _swap_last(aval.ndim))
+    row_j = lax.conj(row_j) if np.issubdtype(aval.dtype, np.complexfloating) else row_j
+    v = lax.sub(_at(a, cols, j), _matmul(factor, row_j))
+    d = lax.broadcast_in_dim(lax.sqrt(_at(v, rows, j)), v.shape, tuple(range(aval.ndim)))
+    col = lax.select(lax.ge(below, lax.broadcast_in_dim(j, below.shape, ())), lax.div(v, d),
+                     lax.full(v.shape, 0, aval.dtype))
+    return _put_at(factor, cols, j, col)
+  return lax.fori_loop(0, aval.shape[-1], column, lax.full(aval.shape, 0, aval.dtype))
+
+
+def _forward_substitution(a: Any, b: Any, unit_diagonal: bool) -> Any:
+  """x with a x = b for lower triangular a, row by row."""
+  aval = core.get_aval(b)
+  rows, cols = aval.ndim - 2, aval.ndim - 1
+
+  def row(i, x):
+    a_i = _at(a, rows, i)
+    r = lax.sub(_at(b, rows, i), _matmul(a_i, x))
+    if not unit_diagonal:
+      r = lax.div(r, lax.broadcast_in_dim(_at(a_i, cols, i), r.shape, tuple(range(aval.ndim))))
+    return _put_at(x, rows, i, r)
+  return lax.fori_loop(0, aval.shape[-2], row, lax.full(aval.shape, 0, aval.dtype))
+
+
+def _triangular_solve_unblocked(a: Any, b: Any, *, left_side: bool, lower: bool,
+                                transpose_a: bool, conjugate_a: bool, unit_diagonal: bool
+                                ) -> Any:
+  """triangular_solve as forward substitution: op(a) made explicit, a right-side solve
+  transposed into a left-side one, an upper triangle reversed into a lower one."""
+  ndim = core.get_aval(a).ndim
+  swap = _swap_last(ndim)
+  if conjugate_a and np.issubdtype(core.get_aval(a).dtype, np.complexfloating):
+    a = lax.conj(a)
+  if transpose_a:
+    a, lower = lax.transpose(a, swap), not lower
+  if not left_side:  # x op(a) = b  <=>  op(a)^T x^T = b^T
+    a, b, lower = lax.transpose(a, swap), lax.transpose(b, swap), not lower
+  if not lower:  # reversing rows and columns makes an upper triangle lower
+    a, b = lax.rev(a, (ndim - 2, ndim - 1)), lax.rev(b, (ndim - 2,))
+  x = _forward_substitution(a, b, unit_diagonal)
+  x = x if lower else lax.rev(x, (ndim - 2,))
+  return x if left_side else lax.transpose(x, swap)
+
+
+register_lowering(linalg.cholesky_p, lower_fun(_cholesky_unblocked), platform="iree")
+register_lowering(linalg.triangular_solve_p, lower_fun(_triangular_solve_unblocked),
+                  platform="iree")

@@ -10,7 +10,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import lax
+from stablejax import dtypes, lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
@@ -20,13 +20,13 @@ from stablejax.lowering.rules.elementwise import compare
 def _lowest(dtype: np.dtype):
   if dtype == np.bool_:
     return False
-  return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+  return -np.inf if dtypes.kind(dtype) in "fc" else np.iinfo(dtype).min
 
 
 def _highest(dtype: np.dtype):
   if dtype == np.bool_:
     return True
-  return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+  return np.inf if dtypes.kind(dtype) in "fc" else np.iinfo(dtype).max
 
 
 # primitive -> (the op combining two values, the identity of that op for a dtype)
@@ -106,7 +106,7 @@ def _argminmax_rule(direction: str, identity: Callable) -> Callable:
 
     def reducer(op_val, op_idx, acc_val, acc_idx):
       pick_val = compare(op_val, acc_val, direction, aval.dtype)
-      if aval.dtype.kind in "fc":
+      if dtypes.kind(aval.dtype) in "fc":
         pick_val = hlo.or_(pick_val, compare(op_val, op_val, "NE", aval.dtype))
       tie = hlo.and_(compare(op_val, acc_val, "EQ", aval.dtype),
                      compare(op_idx, acc_idx, "LT", index_dtype))

@@ -11,7 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import lax
+from stablejax import dtypes, lax
 from stablejax.lowering.context import aval_to_ir_type, dtype_to_ir_type, ir_constant
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
@@ -25,7 +25,7 @@ def _canonical_float(x: ir.Value, dtype: np.dtype) -> ir.Value:
 
 
 def _lt_or_eq(x: ir.Value, y: ir.Value, direction: str, dtype: np.dtype) -> ir.Value:
-  kind = np.dtype(dtype).kind
+  kind = dtypes.kind(dtype)
   ctype = "FLOAT" if kind == "f" else "SIGNED" if kind == "i" else "UNSIGNED"
   return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
                      compare_type=hlo.ComparisonTypeAttr.get(ctype))
@@ -33,7 +33,7 @@ def _lt_or_eq(x: ir.Value, y: ir.Value, direction: str, dtype: np.dtype) -> ir.V
 
 def _total_order(x: ir.Value, y: ir.Value, direction: str, dtype: np.dtype) -> ir.Value:
   """x < y (or x == y) in the total order of floats, the usual order otherwise."""
-  if np.dtype(dtype).kind != "f":
+  if dtypes.kind(dtype) != "f":
     return _lt_or_eq(x, y, direction, dtype)
   return hlo.compare(_canonical_float(x, dtype), _canonical_float(y, dtype),
                      hlo.ComparisonDirectionAttr.get(direction),

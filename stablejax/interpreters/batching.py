@@ -1,7 +1,8 @@
 """Batching (vmap): tracers carry a value with an optional batch axis."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import threading
+from typing import Any, Callable, Hashable, Sequence
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
@@ -14,6 +15,47 @@ not_mapped = None
 # primitive -> rule(batched_args, batch_dims, **params) -> (out, out_dim)  (lists for
 # multiple results); a batch dim is an int or `not_mapped`.
 primitive_batchers: dict[core.Primitive, Callable] = {}
+
+# collective primitive -> rule(axis_name, axis_size, batched_args, batch_dims, **params), used
+# instead of `primitive_batchers` under a vmap with an `axis_name` (even for unbatched
+# operands: `psum(1, "i")` is the axis size): a collective over that name reduces, gathers or
+# permutes along the batch axis.
+collective_batchers: dict[core.Primitive, Callable] = {}
+
+
+# ----------------------------------------------------------------------------------------------
+# Named axes: those of the enclosing `vmap(..., axis_name=)`s and `shard_map`s, innermost last
+
+class _AxisEnv(threading.local):
+  def __init__(self):
+    self.frames: list[tuple[Hashable, int]] = []
+    self.batch_axis_name: Hashable | None = None  # of the BatchTrace whose rule is running
+
+
+_axis_env = _AxisEnv()
+
+
+class extend_axis_env:
+  """Context manager binding named axes (`(name, size)` pairs) while a function is traced."""
+  __slots__ = ("axes",)
+
+  def __init__(self, axes: Sequence[tuple[Hashable, int]]):
+    self.axes = list(axes)
+
+  def __enter__(self) -> None:
+    _axis_env.frames.extend(self.axes)
+
+  def __exit__(self, *exc: Any) -> None:
+    del _axis_env.frames[len(_axis_env.frames) - len(self.axes):]
+
+
+def axis_size(name: Hashable, api_name: str = "axis_size") -> int:
+  """The size of the innermost bound axis `name`; NameError (as JAX) when none is bound."""
+  for frame_name, size in reversed(_axis_env.frames):
+    if frame_name == name:
+      return size
+  raise NameError(f"Found an unbound axis name: {name}. To fix this, please call {api_name} "
+                  "under `stablejax.shard_map` or `stablejax.vmap(..., axis_name=...)`.")
 
 
 class AxisOps:
@@ -128,9 +170,10 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
-  def __init__(self, parent: Trace, axis_size: int):
+  def __init__(self, parent: Trace, axis_size: int, axis_name: Hashable | None = None):
     super().__init__(parent)
     self.axis_size = axis_size
+    self.axis_name = axis_name
 
   def val_dim(self, x: Any) -> tuple[Any, int | None]:
     if type(x) is BatchTracer and x._trace is self:
@@ -144,28 +187,39 @@ class BatchTrace(Trace):
       vals.append(v)
       dims.append(d)
     with core.set_current_trace(self.parent):
-      if all(d is not_mapped for d in dims):
+      if self.axis_name is not None and primitive in collective_batchers:
+        out, out_dim = collective_batchers[primitive](self.axis_name, self.axis_size, vals,
+                                                      dims, **params)
+      elif all(d is not_mapped for d in dims):
         return primitive.bind(*vals, **params)
-      rule = primitive_batchers.get(primitive)
-      if rule is None:
-        raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented "
-                                  "(register one in batching.primitive_batchers)")
-      out, out_dim = rule(vals, dims, **params)
+      else:
+        rule = primitive_batchers.get(primitive)
+        if rule is None:
+          raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented "
+                                    "(register one in batching.primitive_batchers)")
+        outer, _axis_env.batch_axis_name = _axis_env.batch_axis_name, self.axis_name
+        try:  # a higher-order rule batches its jaxprs (`batch_jaxpr`) over this axis name
+          out, out_dim = rule(vals, dims, **params)
+        finally:
+          _axis_env.batch_axis_name = outer
     if primitive.multiple_results:
       return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
     return BatchTracer(self, out, out_dim)
 
 
 def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int | None],
-              out_dims: Sequence[int | None] | Callable[[int], Sequence], args: Sequence) -> list:
+              out_dims: Sequence[int | None] | Callable[[int], Sequence], args: Sequence,
+              axis_name: Hashable | None = None) -> list:
   """Map flat-in, flat-out `f` over axis `in_dims[i]` of each argument (None: not mapped),
   putting the mapped axis of each output at `out_dims[i]`. `out_dims` may be a function of the
-  number of outputs, for when that is only known after tracing."""
+  number of outputs, for when that is only known after tracing. Collectives over `axis_name`
+  in `f` act along the mapped axis."""
   parent = core.current_trace()
-  trace = BatchTrace(parent, axis_size)
+  trace = BatchTrace(parent, axis_size, axis_name)
   tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+  env = extend_axis_env([] if axis_name is None else [(axis_name, axis_size)])
   try:
-    with core.set_current_trace(trace), core.extend_name_stack("vmap", transform=True):
+    with core.set_current_trace(trace), core.extend_name_stack("vmap", transform=True), env:
       outs = f(*tracers)
     if callable(out_dims):
       out_dims = out_dims(len(outs))
@@ -199,15 +253,16 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[int | Non
   they were) whose batched outputs have their batch axis at 0; and each output's batch dim."""
   if isinstance(instantiate, bool):
     instantiate = (instantiate,) * len(closed.out_avals)
-  return _batch_jaxpr_cached(closed, axis_size, tuple(in_dims), tuple(instantiate))
+  return _batch_jaxpr_cached(closed, axis_size, tuple(in_dims), tuple(instantiate),
+                             _axis_env.batch_axis_name)
 
 
 @weak_cache(maxsize=64)
-def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate):
+def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate, axis_name):
   out_dims: list[int | None] = []
 
   def f(*args):
-    trace = BatchTrace(core.current_trace(), axis_size)
+    trace = BatchTrace(core.current_trace(), axis_size, axis_name)
     tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     try:
       with core.set_current_trace(trace):

@@ -57,3 +57,8 @@ from stablejax.lax.random import random_gamma_p  # noqa: F401
 from stablejax.lax.exported_call import call_exported_p  # noqa: F401
 from stablejax.lax import linalg  # noqa: F401  (jax.lax.linalg)
 from stablejax.lax.fft import FftType, fft, fft_p  # noqa: F401
+from stablejax.lax.parallel import (  # noqa: F401
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter,
+    reduce_scatter_p)
+from stablejax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401

@@ -299,7 +299,7 @@ def _conv_reference(lhs: np.ndarray, rhs: np.ndarray, *, window_strides, padding
   position's kernel slice by an einsum over (group, feature)."""
   lhs_spec, rhs_spec, out_spec = dimension_numbers
   dtype = np.dtype(preferred_element_type or lhs.dtype)
-  wide = {"f": np.float64, "c": np.complex128}.get(dtype.kind, dtype)
+  wide = {"f": np.float64, "c": np.complex128}.get(dtypes.kind(dtype), dtype)
   x, w = np.transpose(lhs, lhs_spec).astype(wide), np.transpose(rhs, rhs_spec).astype(wide)
   ones = (1, 1)
   views = _window_views(_np_pad, _np_slice, x, x.shape, np.zeros((), wide),

@@ -140,7 +140,7 @@ def _free_dims(ndim: int, *removed: Sequence[int]) -> list[int]:
 def _precision_key(dtype: np.dtype) -> tuple:
   """XLA's order of "higher precision" types (primitive_util.h's HigherPrecisionType)."""
   real = np.zeros((), dtype).real.dtype
-  info = np.finfo(real) if real.kind == "f" else None
+  info = dtypes.finfo(real) if dtypes.kind(real) == "f" else None
   return (dtype.kind == "c", info.maxexp if info else -1, info.nmant if info else -1,
           1 if real.kind == "b" else real.itemsize * 8, real.kind != "u")
 

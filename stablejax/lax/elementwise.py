@@ -464,7 +464,7 @@ def _to_bool(dtype: np.dtype) -> np.dtype:
 
 
 def _real_dtype(dtype: np.dtype) -> np.dtype:
-  return np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+  return dtypes.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
 
 
 # ----------------------------------------------------------------------------------------------
@@ -953,7 +953,7 @@ def _convert(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
   if x.dtype.kind == "c" and new_dtype.kind != "c":
     x = x.real
   with np.errstate(all="ignore"):
-    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+    if dtypes.kind(x.dtype) == "f" and new_dtype.kind in "iu":
       return _float_to_int(x, new_dtype)
     return x.astype(new_dtype)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from stablejax import core
+from stablejax import core, dtypes
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax import elementwise, reductions
@@ -52,7 +52,7 @@ def _reduce_precision_reference(x: np.ndarray, *, exponent_bits: int, mantissa_b
                                 ) -> np.ndarray:
   """XLA's algorithm on the bits: round the mantissa to nearest even, then saturate the
   exponent (to signed infinity above the range, signed zero at or below its bottom)."""
-  info = np.finfo(x.dtype)
+  info = dtypes.finfo(x.dtype)
   uint = np.dtype(f"u{x.dtype.itemsize}")
   one = uint.type(1)
   bits = x.view(uint)
@@ -134,7 +134,7 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 # reduce
 
 def _extreme(dtype: np.dtype, low: bool) -> Any:
-  if dtype.kind in "fc":
+  if dtypes.kind(dtype) in "fc":
     return -np.inf if low else np.inf
   if dtype.kind == "b":
     return not low

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.special
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.standard import def_reference, standard_primitive
@@ -101,11 +101,12 @@ def uniform(key: Array, minval: Any, maxval: Any, shape: tuple[int, ...],
   """Random mantissa bits under the exponent of 1.0 give [1, 2); minus 1, scaled and shifted."""
   minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
   maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
-  finfo = np.finfo(dtype)
+  finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   uint = UINT_DTYPES[nbits]
-  float_bits = lax.bitwise_or(lax.shift_right_logical(random_bits(key, nbits, shape),
-                                                      np.array(nbits - nmant, uint)),
+  rng_bits = 8 if nmant < 8 else nbits  # bfloat16 draws 8 bits (widened), as JAX
+  bits = lax.convert_element_type(random_bits(key, rng_bits, shape), uint)
+  float_bits = lax.bitwise_or(lax.shift_right_logical(bits, np.array(rng_bits - nmant, uint)),
                               np.array(1.0, dtype).view(uint))
   floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
   return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
@@ -190,7 +191,7 @@ def _random_gamma_abstract_eval(key: ShapedArray, a: ShapedArray, *,
   if key.dtype != np.uint32 or key.shape[-1:] != (2,):
     raise TypeError(f"random_gamma: key must be uint32[..., 2] (raw PRNG keys), got "
                     f"{key.str_short()}")
-  if a.dtype.kind != "f":
+  if dtypes.kind(a.dtype) != "f":
     raise TypeError(f"random_gamma: a must have a real floating dtype, got {a.str_short()}")
   if a.shape[:key.ndim - 1] != key.shape[:-1]:
     raise ValueError(f"random_gamma: the key batch shape {key.shape[:-1]} must be a prefix "
@@ -205,7 +206,7 @@ def _gamma_grad(sample: Array, a: Array, log_space: bool) -> Array:
   dtype = core.get_aval(sample).dtype
   samples = lax.exp(sample)
   samples = _select(lax.eq(samples, np.array(0, dtype)),
-                    lax.full_like(samples, np.finfo(dtype).tiny), samples)
+                    lax.full_like(samples, dtypes.finfo(dtype).tiny), samples)
   return lax.div(lax.random_gamma_grad(a, samples), samples)
 
 
@@ -242,7 +243,7 @@ def _np_split(key: np.ndarray, n: int) -> np.ndarray:
 
 
 def _np_uniform(key: np.ndarray, dtype: np.dtype, lo: float = 0.) -> np.ndarray:
-  finfo = np.finfo(dtype)
+  finfo = dtypes.finfo(dtype)
   uint = UINT_DTYPES[finfo.bits]
   hi, low = _np_threefry(key, np.zeros((), np.uint32))
   bits = (np.uint64(hi) << np.uint64(32)) | np.uint64(low) if finfo.bits == 64 else hi ^ low

@@ -51,7 +51,7 @@ def _extremum_reference(ufunc: np.ufunc, x: np.ndarray, axes: Sequence[int]) -> 
   is_max = ufunc is np.maximum
   if x.dtype == np.bool_:
     initial = not is_max
-  elif x.dtype.kind in "fc":
+  elif dtypes.kind(x.dtype) in "fc":
     initial = -np.inf if is_max else np.inf
   else:
     initial = np.iinfo(x.dtype).min if is_max else np.iinfo(x.dtype).max

@@ -79,7 +79,7 @@ def _tuples(dnums: NamedTuple, cls: type) -> NamedTuple:
 
 def _fill_value_default(dtype: np.dtype) -> Any:
   """The value FILL_OR_DROP gathers return out of bounds when none is given (as JAX)."""
-  if dtype.kind in "fc":
+  if dtypes.kind(dtype) in "fc":
     return np.nan
   if dtype.kind == "i":
     return int(np.iinfo(dtype).min)

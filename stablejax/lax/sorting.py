@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.slicing import GatherDimensionNumbers, gather
@@ -143,7 +143,7 @@ def _top_k_batcher(args, dims, *, k, axis):
 def _total_order_key(x: np.ndarray) -> np.ndarray:
   """Integers ordered as XLA orders `x` for top_k: floats by their total order (-NaN < -inf <
   ... < -0.0 < 0.0 < ... < inf < NaN), booleans and integers by value."""
-  if x.dtype.kind != "f":
+  if dtypes.kind(x.dtype) != "f":
     return x.astype(np.int64)
   bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
   return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)

@@ -15,7 +15,7 @@ import importlib
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.lax.elementwise import (_binop, _broadcast_to, _const, _full_like, _unop, abs,
                                        add, bitwise_and, bitwise_not, bitwise_or,
                                        convert_element_type, div, eq, exp, floor, ge, gt, le, log,
@@ -189,7 +189,7 @@ regularized_incomplete_beta_p = _binop(
 
 def _bessel_i1e_jvp(g, ans, x):
   """d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 at 0."""
-  eps = np.finfo(core.get_aval(x).dtype).eps
+  eps = dtypes.finfo(core.get_aval(x).dtype).eps
   tiny = lt(abs(x), _const(x, eps))
   safe_x = select_n(tiny, x, _full_like(x, eps))
   dy = sub(bessel_i0e(safe_x), mul(ans, add(sign(safe_x), div(_const(x, 1), safe_x))))
@@ -228,7 +228,7 @@ def _converged_test(mode: str, enabled: Array, value_err: Array, deriv_err: Arra
   """Whether an element keeps iterating: its relative change of the value (or, in the
   derivative modes, of the derivative) still exceeds machine epsilon."""
   err = value_err if mode == VALUE else deriv_err
-  return bitwise_and(enabled, gt(err, _const(err, np.finfo(core.get_aval(err).dtype).eps)))
+  return bitwise_and(enabled, gt(err, _const(err, dtypes.finfo(core.get_aval(err).dtype).eps)))
 
 
 def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, mode: str) -> Array:
@@ -259,7 +259,7 @@ def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, mode: str) -> 
 def _igammac_continued_fraction(ax: Array, x: Array, a: Array, enabled: Array,
                                 mode: str) -> Array:
   """Q(a, x) = ax * (the continued fraction), or its derivative (`mode`); at most 2000 steps."""
-  eps = _const(x, np.finfo(core.get_aval(x).dtype).eps)
+  eps = _const(x, dtypes.finfo(core.get_aval(x).dtype).eps)
   y = sub(_const(a, 1), a)
   z = add(add(x, y), _const(x, 1))
   p = (add(x, _const(x, 1)), _full_like(x, 1))   # p_{k-1}, p_{k-2}
@@ -315,7 +315,7 @@ def _any_of(*preds: Array) -> Array:
 def _log_ax(a: Array, x: Array) -> tuple[Array, Array]:
   """exp(a log x - x - lgamma(a)), the factor of both expansions, and whether it underflows."""
   log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
-  underflow = lt(log_ax, _const(log_ax, -np.log(np.finfo(core.get_aval(a).dtype).max)))
+  underflow = lt(log_ax, _const(log_ax, -np.log(dtypes.finfo(core.get_aval(a).dtype).max)))
   return exp(log_ax), underflow
 
 
@@ -376,7 +376,7 @@ def _in_float32_at_least(name: str, fn: Callable[..., Array]) -> Callable[..., A
     shape = broadcasting_shape(name, *avals)
     args = [_broadcast_to(x, shape) for x in args]
     dtype = avals[0].dtype
-    if np.finfo(dtype).bits >= 32:
+    if dtypes.finfo(dtype).bits >= 32:
       return fn(*args)
     out = fn(*(convert_element_type(x, np.float32) for x in args))
     return convert_element_type(out, dtype)
@@ -462,7 +462,7 @@ def _betainc_numerator(n: Array, a: Array, b: Array, x: Array) -> Array:
 
 def _betainc_continued_fraction(a: Array, b: Array, x: Array) -> Array:
   dtype = core.get_aval(x).dtype
-  tiny = _const(x, np.finfo(dtype).eps / 2)
+  tiny = _const(x, dtypes.finfo(dtype).eps / 2)
   max_steps = 200 if dtype == np.float32 else 600
 
   def clamp(v):
@@ -502,7 +502,7 @@ def _betainc_value(a: Array, b: Array, x: Array) -> Array:
   x = _where(direct, x, sub(one, x))
   fraction = _betainc_continued_fraction(a, b, x)
   log_beta_without_a = sub(lgamma(b), lgamma(add(a, b)))
-  small_a = lt(a, _const(a, np.finfo(core.get_aval(a).dtype).tiny * 2))
+  small_a = lt(a, _const(a, dtypes.finfo(core.get_aval(a).dtype).tiny * 2))
   factor = _where(small_a, exp(sub(mul(log1p(neg(x)), b), log_beta_without_a)),
                   div(exp(sub(add(mul(log(x), a), mul(log1p(neg(x)), b)),
                               add(lgamma(a), log_beta_without_a))), a))

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core
+from stablejax import core, dtypes
 from stablejax.core import ShapedArray
 from stablejax.util import join_sizes
 
@@ -61,7 +61,7 @@ class DTypeClass:
     self.name = name
 
   def __call__(self, dtype: np.dtype) -> bool:
-    return dtype.kind in self.kinds
+    return dtypes.kind(dtype) in self.kinds
 
 
 float_dtypes = DTypeClass("fc", "floating-point")  # inexact: float and complex

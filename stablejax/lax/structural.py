@@ -830,7 +830,7 @@ def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
   """`fill_value` as a scalar of `dtype`: a weakly typed Python scalar if `weak_type` and
   `dtype` is the default dtype of its kind, else a numpy scalar."""
   if dtypes.is_python_scalar(fill_value):
-    py = _python_types.get(dtype.kind)
+    py = _python_types.get(dtypes.kind(dtype))
     if weak_type and py is not None and dtypes.python_scalar_dtype(py(fill_value)) == dtype:
       return py(fill_value)
     return _scalar(fill_value, dtype)

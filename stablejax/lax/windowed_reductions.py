@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.standard import any_dtype, check_dtype, def_reference, numeric_dtypes
@@ -108,7 +108,7 @@ def _identity(name: str, dtype: np.dtype) -> Any:
   hi = name == "reduce_window_min"
   if dtype == np.bool_:
     return np.array(hi)
-  if dtype.kind == "f":
+  if dtypes.kind(dtype) == "f":
     return np.array(np.inf if hi else -np.inf, dtype)
   info = np.iinfo(dtype)
   return np.array(info.max if hi else info.min, dtype)

@@ -2,6 +2,7 @@
 
 Importing it installs the operators and methods of traced values and device arrays.
 """
+import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from stablejax.numpy import array_methods  # noqa: F401  (installs operators and methods)
@@ -51,6 +52,7 @@ bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
+bfloat16 = _ml_dtypes.bfloat16
 complex64, complex128 = _np.complex64, _np.complex128
 dtype = _np.dtype
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None

@@ -63,6 +63,6 @@ def promote_types(a: Any, b: Any) -> np.dtype:
   return dtypes.result_type((np.dtype(a), False), (np.dtype(b), False))[0]
 
 
-issubdtype = np.issubdtype
+issubdtype = dtypes.issubdtype
 iinfo = dtypes.iinfo
 finfo = dtypes.finfo

@@ -102,7 +102,7 @@ def isdtype(dtype: Any, kind: Any) -> bool:
   dt = np.dtype(dtype)
   for k in kind if isinstance(kind, tuple) else (kind,):
     if isinstance(k, str) and k in _KINDS:
-      if dt.kind in _KINDS[k]:
+      if dtypes.kind(dt) in _KINDS[k]:
         return True
       continue
     try:
@@ -158,7 +158,7 @@ def frexp(x: Any, /) -> tuple[Any, Any]:
   dt = dtype_of(x)
   if dt.kind == "c":
     raise TypeError("frexp does not support complex-valued inputs")
-  info = np.finfo(dt)
+  info = dtypes.finfo(dt)
   subnormal = lax.lt(lax.abs(x), scalar_like(x, info.tiny))
   scaled = where(subnormal, lax.mul(x, scalar_like(x, 2.0 ** info.nmant)), x)
   bits = lax.bitcast_convert_type(scaled, _uint_of(dt))
@@ -180,7 +180,7 @@ def frexp(x: Any, /) -> tuple[Any, Any]:
 def ldexp(x1: Any, x2: Any, /) -> Any:
   """x1 * 2**x2, for floating (or integer) x1 and integer x2."""
   x1, x2 = ensure_arraylike("ldexp", x1, x2)
-  if dtype_of(x1).kind == "c" or dtype_of(x2).kind in "fc":
+  if dtype_of(x1).kind == "c" or dtypes.kind(dtype_of(x2)) in "fc":
     raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
   (x1,) = promote_dtypes_inexact(x1)
   m, e = frexp(x1)
@@ -201,7 +201,7 @@ def spacing(x: Any, /) -> Any:
   if dtype_of(x) == dtypes.float16:
     return lax.sub(lax.nextafter(x, lax.full_like(x, inf)), x)
   result = lax.sub(lax.nextafter(x, copysign(inf, x)), x)
-  tiny = scalar_like(x, np.finfo(dtype_of(x)).smallest_subnormal)
+  tiny = scalar_like(x, dtypes.finfo(dtype_of(x)).smallest_subnormal)
   return where(lax.eq(result, scalar_like(x, 0)), copysign(tiny, x), result)
 
 

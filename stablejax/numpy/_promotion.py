@@ -134,7 +134,7 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
       return None
   if aval is None:
     return None
-  if aval.dtype.kind not in "fc":
+  if dtypes.kind(aval.dtype) not in "fc":
     return None if inexact or scalars else list(args)
   if not scalars:
     return list(args)

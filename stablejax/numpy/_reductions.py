@@ -32,7 +32,7 @@ def _promote_integers(dt: np.dtype) -> np.dtype:
 
 
 def _upcast_f16(dt: np.dtype) -> np.dtype:
-  return dtypes.float32 if dt == dtypes.float16 else dt
+  return dtypes.float32 if dt in (dtypes.float16, dtypes.bfloat16) else dt
 
 
 def _user_dtype(dt: Any, default: np.dtype) -> np.dtype:

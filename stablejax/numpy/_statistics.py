@@ -154,7 +154,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
   df = fp[i] - fp[i - 1]
   dx = xp[i] - xp[i - 1]
   delta = x - xp[i - 1]
-  eps = np.spacing(np.finfo(_dt(xp)).eps)
+  eps = np.spacing(dtypes.finfo(_dt(xp)).eps)
   dx0 = lax.le(UNARY["abs"](dx), scalar_like(dx, eps))
   f = where(dx0, fp[i - 1], fp[i - 1] + delta / where(dx0, 1, dx) * df)
   if period is None and not extrapolate_left:

@@ -18,10 +18,10 @@ from stablejax.numpy._promotion import (
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
   def fn(x: Any) -> Any:
     if type(x) is Array or isinstance(x, core.Tracer):  # the common case, checked cheaply
-      kind = x.aval.dtype.kind
+      kind = dtypes.kind(x.aval.dtype)
     else:
       (x,) = ensure_arraylike(name, x)
-      kind = core.get_aval(x).dtype.kind
+      kind = dtypes.kind(core.get_aval(x).dtype)
     if inexact and kind not in "fc":
       (x,) = promote_dtypes_inexact(x)
     return op(x)
@@ -154,7 +154,7 @@ def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
       raise NotImplementedError("round of integers with decimals < 0 is not supported (as in "
                                 "JAX)")
     return device_put(a) if core.is_concrete(a) else a  # an Array, as every jnp result
-  if decimals > np.log10(np.finfo(dt).max):
+  if decimals > np.log10(dtypes.finfo(dt).max):
     return a  # rounding beyond the dtype's precision changes nothing
   if dtypes.is_complex(dt):
     return lax.complex(_round_real(lax.real(a), decimals), _round_real(lax.imag(a), decimals))
@@ -229,7 +229,7 @@ def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (num
 def floor_divide(x1: Any, x2: Any) -> Any:
   """Elementwise floor(x1 / x2), as numpy.floor_divide."""
   x1, x2 = _bool_to_int(*promote_args("floor_divide", x1, x2))
-  kind = dtype(x1).kind
+  kind = dtypes.kind(dtype(x1))
   if kind == "u":
     return lax.div(x1, x2)
   if kind == "i":
@@ -457,7 +457,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                        nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
   if not dtypes.is_inexact(dt):
     return x
-  info = np.finfo(dt)
+  info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
   x = where(isnan(x), scalar_like(x, nan), x)
@@ -473,7 +473,7 @@ def signbit(x: Any) -> Any:
     return lax.lt(x, scalar_like(x, 0))
   if dt.kind == "b":
     return _all_false(x)
-  if dt.kind != "f":
+  if dtypes.kind(dt) != "f":
     raise ValueError(f"jnp.signbit is not well defined for {dt}")
   as_int = lax.bitcast_convert_type(x, np.dtype(f"int{dt.itemsize * 8}"))
   return lax.lt(as_int, scalar_like(as_int, 0))

@@ -46,17 +46,42 @@ class Array:
   weak_type = property(lambda self: self.aval.weak_type)
 
   @property
-  def device(self) -> pjrt.Device:
-    return pjrt.buffer_device(self._buf)
+  def device(self) -> Any:
+    """The device holding this array; its sharding if it spans several (as JAX)."""
+    if pjrt.is_single_device(self._buf):
+      return pjrt.buffer_device(self._buf)
+    return self._buf._sharding
 
   def devices(self) -> set:
-    """The set of devices holding this array (one)."""
-    return {self.device}
+    """The set of devices holding this array."""
+    return set(self._buf._sharding._internal_device_list)
+
+  @property
+  def sharding(self) -> Any:
+    """How the array is laid out on its devices (`stablejax.sharding`)."""
+    return self._buf._sharding
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return self._buf._sharding.is_fully_replicated
+
+  @property
+  def addressable_shards(self) -> list[Shard]:
+    """The shards of the array on this process's devices, in the sharding's device order."""
+    if pjrt.is_single_device(self._buf):
+      return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+    bufs = {pjrt.buffer_device(b): b for b in self._buf._arrays}
+    layout = self._buf._sharding._shard_layout(self.shape)
+    return [Shard(d, index, replica, from_buffer(bufs[d])) for d, index, replica in layout
+            if d in bufs]
 
   def _value(self) -> np.ndarray:
-    """The value as a read-only numpy array, read back once."""
+    """The value as a read-only numpy array, read back once (gathered from its shards)."""
     if self._npy is None:
-      self._npy = pjrt.to_numpy(self._buf)
+      if pjrt.is_single_device(self._buf):
+        self._npy = pjrt.to_numpy(self._buf)
+      else:
+        self._npy = _gather(self)
     return self._npy
 
   def __array__(self, dtype=None, copy=None) -> np.ndarray:
@@ -139,6 +164,32 @@ class Array:
     return format(str(self), format_spec)
 
 
+class Shard:
+  """One device's piece of an Array: `data` is `array[index]` on `device`."""
+  __slots__ = ("device", "index", "replica_id", "data")
+
+  def __init__(self, device: pjrt.Device, index: tuple, replica_id: int, data: Array):
+    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+  def __repr__(self) -> str:
+    return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data})")
+
+
+def _gather(x: Array) -> np.ndarray:
+  """The whole value of a multi-device Array, read back from its shards."""
+  shards = x.addressable_shards
+  if {s.device for s in shards} != x.devices():
+    raise RuntimeError("Fetching the value of an Array that spans devices of other processes is "
+                       "not possible; use its .addressable_shards (this process's shards)")
+  out = np.empty(x.shape, x.dtype)
+  for shard in shards:
+    if shard.replica_id == 0:
+      out[shard.index] = shard.data._value()
+  out.flags.writeable = False
+  return out
+
+
 _new = object.__new__
 
 
@@ -172,6 +223,8 @@ def put(x: Any, device: pjrt.Device | None = None) -> Array:
   if isinstance(x, Array):
     if device is None or device == x.device:
       return x
+    if not pjrt.is_single_device(x._buf):  # gathered, then put whole on `device`
+      return Array(pjrt.put(x._value(), x.aval, check_device(device)), x.aval)
     return Array(pjrt.copy_to(x._buf, check_device(device)), x.aval)
   if isinstance(x, core.Tracer):
     raise TypeError(f"device_put of a traced value {x!r} is not supported; device_put values "

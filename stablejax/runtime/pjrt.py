@@ -18,7 +18,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import platforms
-from stablejax.runtime import compilation_cache
+from stablejax.config import config
+from stablejax.runtime import compilation_cache, distributed_state
 
 # Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -37,8 +38,8 @@ class CompileError(RuntimeError):
 # ----------------------------------------------------------------------------------------------
 # Shardings: jaxlib wants a SingleDeviceSharding that answers these callbacks.
 
-class _Sharding(_jax.SingleDeviceSharding):
-  """The sharding of an array that lives whole on one device."""
+class SingleDeviceSharding(_jax.SingleDeviceSharding):
+  """The sharding of an array that lives whole on one device (`sj.sharding.SingleDeviceSharding`)."""
 
   def _to_xla_hlo_sharding(self, ndim: int) -> xla_client.HloSharding:
     return xla_client.HloSharding.replicate()
@@ -57,15 +58,37 @@ class _Sharding(_jax.SingleDeviceSharding):
   def shard_shape(self, shape: tuple) -> tuple:
     return shape
 
+  device_set = property(lambda self: {self._device})
+  addressable_devices = device_set
+  num_devices = 1
 
-_shardings: dict[Device, _Sharding] = {}
+  def devices_indices_map(self, shape: tuple) -> dict:
+    return {self._device: (slice(None),) * len(shape)}
+
+  def _shard_layout(self, shape: tuple) -> list[tuple[Device, tuple, int]]:
+    """(device, index, replica id) of the one shard."""
+    return [(self._device, (slice(None),) * len(shape), 0)]
+
+  def is_equivalent_to(self, other: Any, ndim: int) -> bool:
+    return (tuple(other._device_assignment) == (self._device,) and
+            other._to_xla_hlo_sharding(ndim).is_replicated())
+
+  def __eq__(self, other: Any) -> bool:
+    return (isinstance(other, SingleDeviceSharding) and self._device == other._device and
+            self._memory_kind == other._memory_kind)
+
+  def __hash__(self) -> int:
+    return hash((self._device, self._memory_kind))
 
 
-def sharding(device: Device) -> _Sharding:
+_shardings: dict[Device, SingleDeviceSharding] = {}
+
+
+def sharding(device: Device) -> SingleDeviceSharding:
   """The (cached) single-device sharding of `device`."""
   s = _shardings.get(device)
   if s is None:
-    s = _shardings[device] = _Sharding(device)
+    s = _shardings[device] = SingleDeviceSharding(device)
   return s
 
 
@@ -77,8 +100,11 @@ _client_errors: dict[str, str] = {}
 
 
 def _make_cpu_client() -> Any:
-  n = os.environ.get("STABLEJAX_NUM_CPU_DEVICES")
-  return xla_client.make_cpu_client(num_devices=int(n) if n else None)
+  n = config.num_cpu_devices
+  config.freeze("num_cpu_devices", "the CPU client already exists (set it before the first "
+                "use of a CPU device, or set STABLEJAX_NUM_CPU_DEVICES)")
+  return xla_client.make_cpu_client(num_devices=n,
+                                    **distributed_state.cpu_client_kwargs())
 
 
 def _cuda_plugin_library() -> str:
@@ -204,8 +230,36 @@ def devices(platform: str | None = None) -> list[Device]:
 
 @functools.lru_cache(maxsize=None)
 def default_device() -> Device:
-  """The first device of the default platform (chosen once per process)."""
-  return devices()[0]
+  """The first device of the default platform in this process (chosen once per process)."""
+  return client(default_platform()).local_devices()[0]
+
+
+def device_count(backend: str | None = None) -> int:
+  """The number of devices of `backend` over all processes."""
+  return len(devices(backend))
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Device]:
+  """The devices of `backend` that process `process_index` (default: this one) addresses."""
+  c = client(backend or default_platform())
+  if process_index is None:
+    return c.local_devices()
+  return [d for d in c.devices() if d.process_index == process_index]
+
+
+def local_device_count(backend: str | None = None) -> int:
+  """The number of devices this process addresses."""
+  return len(local_devices(backend=backend))
+
+
+def process_index(backend: str | None = None) -> int:
+  """This process's index among the processes of a distributed run (0 in a single process)."""
+  return client(backend or default_platform()).process_index()
+
+
+def process_count(backend: str | None = None) -> int:
+  """The number of processes sharing the devices of `backend`."""
+  return max(d.process_index for d in devices(backend)) + 1
 
 
 def platform_of(device: Device) -> str:
@@ -227,6 +281,20 @@ def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
                                  **_PUT_KW)
 
 
+def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
+               devices: Sequence[Device]) -> Buffer:
+  """One multi-device buffer of type `aval` laid out by `sharding` from each device's shard
+  (assembled from single-device buffers: jaxlib's multi-device put fails on partly replicated
+  shardings once jax is imported)."""
+  bufs = [put(x, aval.update(shape=x.shape), d) for x, d in zip(shards, devices)]
+  return _jax.ArrayImpl(aval, sharding, bufs, True, _skip_checks=True)
+
+
+def is_single_device(buf: Buffer) -> bool:
+  """Whether `buf` lives whole on one device."""
+  return isinstance(buf._sharding, _jax.SingleDeviceSharding)
+
+
 def copy_to(buf: Buffer, device: Device) -> Buffer:
   """A copy of `buf` on `device` (any client)."""
   (out,) = _jax.batched_copy_array_to_devices_with_sharding(
@@ -242,9 +310,10 @@ def buffer_device(buf: Buffer) -> Device:
 
 def to_numpy(buf: Buffer) -> np.ndarray:
   """The value of `buf` as a read-only numpy array (a zero-copy view on CPU)."""
-  if buffer_device(buf).platform == "cpu":
+  if buffer_device(buf).platform == "cpu" and buf.aval.dtype.kind != "V":
     return np.asarray(buf)  # the buffer protocol waits for the value; it is defined for CPU only
-  # Other platforms copy to host; jaxlib itself imports jax.core here if jax is installed.
+  # Other platforms, and bfloat16 (kind "V": the buffer protocol has no format for it), copy to
+  # host; jaxlib itself imports jax.core here if jax is installed.
   value = buf._single_device_array_to_np_array_did_copy()[0]
   value.flags.writeable = False
   return value
@@ -285,7 +354,7 @@ class Loaded:
     """`run(buffers) -> [wrap(out) ...]`: execute on argument buffers, each output buffer typed
     by `out_avals` (the whole cached-dispatch path)."""
     sh = sharding(self.device)
-    handlers = [_result_handler(a, sh).wrap(wrap) for a in out_avals]
+    handlers = [result_handler(a, sh).wrap(wrap) for a in out_avals]
     execute = self.exe.execute_sharded
     return lambda buffers: execute(buffers).consume_with_handlers(handlers)
 
@@ -294,7 +363,7 @@ class Loaded:
 _HANDLER_SKIPS_CHECKS = "_skip_checks" in (_jax.array_result_handler.__doc__ or "")
 
 
-def _result_handler(aval: Any, sh: _Sharding) -> Any:
+def result_handler(aval: Any, sh: Any) -> Any:
   """jaxlib's result handler for outputs of type `aval` on the sharding's device."""
   if _HANDLER_SKIPS_CHECKS:
     return _jax.array_result_handler(aval, sh, True, _skip_checks=True)

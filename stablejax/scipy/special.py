@@ -105,7 +105,7 @@ def logit(x: Any) -> Any:
 def _float_operand(name: str, x: Any) -> list:
   """`x` as an array of a float dtype; other dtypes are a TypeError, as in JAX."""
   (x,) = ensure_arraylike(name, x)
-  if dtype(x).kind != "f":
+  if dtypes.kind(dtype(x)) != "f":
     raise TypeError(f"{name}: x.dtype={dtype(x)} is not supported; it accepts float16, float32 "
                     "and float64")
   return [x]
@@ -332,7 +332,7 @@ def _horner(coeffs: Sequence[float], x: Any) -> Any:
 def _in_float32_at_least(fn: Any) -> Any:
   """`fn` computed in float32 for 16-bit floats, the result cast back."""
   def wrapped(x: Any) -> Any:
-    if np.finfo(dtype(x)).bits >= 32:
+    if dtypes.finfo(dtype(x)).bits >= 32:
       return fn(x)
     return lax.convert_element_type(fn(lax.convert_element_type(x, np.float32)), dtype(x))
   return wrapped
@@ -347,7 +347,7 @@ _ERFCX_ASYMPTOTIC = [(-1) ** k * np.prod(np.arange(1, 2 * k, 2)) / 2 ** k for k 
 def _erfcx(x: Any) -> Any:
   """exp(x^2) erfc(x), by an asymptotic series where exp(x^2) would overflow."""
   terms = 9 if dtype(x) == np.float64 else 5
-  large = lax.gt(x, scalar_like(x, np.sqrt(np.log(np.finfo(dtype(x)).max))))
+  large = lax.gt(x, scalar_like(x, np.sqrt(np.log(dtypes.finfo(dtype(x)).max))))
   safe_x = jnp.where(large, scalar_like(x, 1), x)
   direct = lax.mul(lax.exp(lax.mul(safe_x, safe_x)), lax.erfc(safe_x))
   big_x = jnp.where(large, x, scalar_like(x, 1))
@@ -496,7 +496,7 @@ def _expn_series(n: Any, x: Any) -> Any:
 
 def _expn_fraction(n: Any, x: Any) -> Any:
   nm1 = lax.sub(n, scalar_like(n, 1))
-  tiny = np.finfo(dtype(x)).tiny * 1e6
+  tiny = dtypes.finfo(dtype(x)).tiny * 1e6
 
   def body(i, state):
     b, c, d, h = state
@@ -534,7 +534,7 @@ def _expn_value(n: Any, x: Any) -> Any:
 
 @custom_jvp
 def _expn(n: Any, x: Any) -> Any:
-  if np.finfo(dtype(x)).bits >= 32:
+  if dtypes.finfo(dtype(x)).bits >= 32:
     return _expn_value(n, x)
   f32 = [lax.convert_element_type(v, np.float32) for v in (n, x)]
   return lax.convert_element_type(_expn_value(*f32), dtype(x))
@@ -590,7 +590,7 @@ def _expi_positive(x: Any) -> Any:
 
 @custom_jvp
 def _expi(x: Any) -> Any:
-  if np.finfo(dtype(x)).bits < 32:
+  if dtypes.finfo(dtype(x)).bits < 32:
     return lax.convert_element_type(_expi(lax.convert_element_type(x, np.float32)), dtype(x))
   zero, one = scalar_like(x, 0), scalar_like(x, 1)
   positive, negative = lax.gt(x, zero), lax.lt(x, zero)

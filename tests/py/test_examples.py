@@ -27,3 +27,11 @@ def test_custom_primitive_example():
   cpu, cuda = out.split("lowered for cpu:")[1].split("lowered for cuda:")
   assert "stablehlo.multiply" in cpu and "stablehlo.divide" not in cpu
   assert "stablehlo.divide" in cuda  # the platform override, lowered without a GPU
+
+
+def test_data_parallel_example_matches_single_device():
+  out = run_example("data_parallel.py")
+  single = re.search(r"single-device losses: (.*)", out).group(1)
+  assert re.search(r"data-parallel losses: (.*)", out).group(1) == single
+  assert "tensor-parallel losses:" in out and "losses match the single-device run" in out
+  assert "devices: 8" in out and "8 shards of shape (8, 8)" in out

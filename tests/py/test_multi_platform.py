@@ -42,7 +42,8 @@ def test_lower_for_every_platform_without_a_device(platform):
   text = sj.jit(g).lower(np.ones(3, f32), platform=platform).as_text()
   assert "stablehlo.case" in text and "stablehlo.while" in text
   want = {"cpu": "stablehlo.add %arg0, %arg0", "cuda": "stablehlo.multiply %arg0, %arg0",
-          "rocm": "stablehlo.negate %arg0", "tpu": "stablehlo.negate %arg0"}[platform]
+          "rocm": "stablehlo.negate %arg0", "tpu": "stablehlo.negate %arg0",
+          "iree": "stablehlo.negate %arg0"}[platform]
   assert want in text
 
 

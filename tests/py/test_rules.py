@@ -18,6 +18,9 @@ HIGHER_ORDER = {lax.cond_p, lax.while_p, lax.scan_p, lax.jit_p,
 
 # The primitives that call the user's compiled code: no numpy reference is possible.
 NO_REFERENCE = {lax.ffi_call_p}
+# The collectives: their value depends on the other participants of a named axis.
+NO_REFERENCE |= {lax.psum_p, lax.pmax_p, lax.pmin_p, lax.all_gather_p, lax.reduce_scatter_p,
+                 lax.ppermute_p, lax.all_to_all_p, lax.axis_index_p}
 
 # The primitives linear in at least one operand: exactly these have transpose rules.
 LINEAR = {
@@ -29,16 +32,17 @@ LINEAR = {
     ad.add_jaxvals_p, lax.cond_p, lax.scan_p, lax.jit_p,
     lax.remat_p,
     lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p,
-    lax.reduce_precision_p, lax.optimization_barrier_p,
+    lax.reduce_precision_p, lax.optimization_barrier_p, lax.sharding_constraint_p,
     lax.rev_p, lax.gather_p, lax.scatter_add_p,
     lax.conv_general_dilated_p,
     lax.linalg.triangular_solve_p,
     lax.fft_p,
+    lax.psum_p, lax.all_gather_p, lax.reduce_scatter_p, lax.ppermute_p, lax.all_to_all_p,
 }
 
 # The primitives without operands: JVP and vmap apply a rule only to a primitive with a nonzero
 # tangent or a batched operand, so these need neither rule.
-NULLARY = {lax.iota_p}
+NULLARY = {lax.iota_p, lax.axis_index_p}
 
 
 def _has_lowering(prim: core.Primitive) -> bool:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
@@ -29,7 +29,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     raise TypeError("lax.cond: true_fun and false_fun arguments should be callable, got "
                     f"{true_fun!r} and {false_fun!r}")
   aval = _scalar_aval("lax.cond", "predicate", pred)
-  if aval.dtype.kind not in "biuf":
+  if dtypes.kind(aval.dtype) not in "biuf":
     raise TypeError(f"lax.cond: the predicate must be a boolean or a number, got "
                     f"{aval.str_short()}")
   if aval.dtype.kind != "b":

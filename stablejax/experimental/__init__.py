@@ -1,0 +1,1 @@
+"""stablejax.experimental: JAX's `jax.experimental` names that stablejax has."""

@@ -1,0 +1,440 @@
+"""Collectives over named axes (JAX's `lax.psum`, `all_gather`, `ppermute`, ...), with JAX's
+primitives and params. An axis is named by `vmap(..., axis_name=)` (the collective then acts
+along the batch axis: `batching.collective_batchers`) or by a `shard_map` mesh (it lowers to a
+StableHLO collective over the mesh's devices: lowering/rules/parallel.py). Collectives have no
+numpy reference: their value depends on the other participants."""
+from __future__ import annotations
+
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes, lax
+from stablejax.core import ShapedArray
+from stablejax.interpreters import ad, batching
+from stablejax.interpreters.batching import not_mapped
+from stablejax.lax.standard import (check_dtype, numeric_dtypes, ordered_dtypes,
+                                    standard_primitive)
+from stablejax.tree_util import tree_map
+from stablejax.util import canonicalize_axis, prod
+
+AxisName = Hashable
+
+
+def _names(axis_name: AxisName | Sequence[AxisName]) -> tuple:
+  return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _group_size(axis_name: AxisName | Sequence[AxisName], api_name: str) -> int:
+  return prod(batching.axis_size(n, api_name) for n in _names(axis_name))
+
+
+def _no_groups(axis_index_groups: Any, api_name: str) -> None:
+  if axis_index_groups is not None:
+    raise NotImplementedError(f"{api_name}: axis_index_groups is not supported by stablejax")
+
+
+def _batched_front(x: Any, d: int | None, size: int) -> Any:
+  """`x` with its batch axis first (a broadcast one if it is not mapped)."""
+  return batching.bdim_at_front(x, d, size)
+
+
+def _named_batcher(prim: core.Primitive, names_of, named_rule):
+  """The collective batcher of `prim` under a vmap with an axis name: `named_rule` where the
+  collective is over that name (alone), else the ordinary batching rule (the batch axis goes
+  through the collective)."""
+  def rule(frame_name, frame_size, vals, dims, /, **params):
+    names = names_of(params)
+    if frame_name not in names:
+      if all(d is not_mapped for d in dims):
+        return prim.bind(*vals, **params), not_mapped
+      return batching.primitive_batchers[prim](vals, dims, **params)
+    if len(names) > 1:
+      raise NotImplementedError(f"{prim.name} over the vmapped axis {frame_name!r} together "
+                                f"with other axes {names} is not supported")
+    return named_rule(frame_size, vals, dims, **params)
+  batching.collective_batchers[prim] = rule
+
+
+# ----------------------------------------------------------------------------------------------
+# psum, pmax, pmin
+
+def _allreduce_abstract_eval(name: str):
+  def abstract_eval(x: ShapedArray, *, axes, axis_index_groups) -> ShapedArray:
+    check_dtype(name, numeric_dtypes if name == "psum" else ordered_dtypes, x)
+    return x
+  return abstract_eval
+
+
+psum_p = standard_primitive("psum", _allreduce_abstract_eval("psum"))
+pmax_p = standard_primitive("pmax", _allreduce_abstract_eval("pmax"))
+pmin_p = standard_primitive("pmin", _allreduce_abstract_eval("pmin"))
+
+
+def _allreduce(prim: core.Primitive, api_name: str, x: Any, axis_name: Any,
+               axis_index_groups: Any) -> Any:
+  _no_groups(axis_index_groups, api_name)
+  axes = _names(axis_name)
+  for name in axes:
+    batching.axis_size(name, api_name)
+  return tree_map(lambda v: prim.bind(v, axes=axes, axis_index_groups=None), x)
+
+
+def psum(x: Any, axis_name: AxisName | Sequence[AxisName], *, axis_index_groups: Any = None
+         ) -> Any:
+  """Sum `x` (a pytree) over the named axis `axis_name` (or a tuple of them)."""
+  return _allreduce(psum_p, "psum", x, axis_name, axis_index_groups)
+
+
+def pmax(x: Any, axis_name: AxisName | Sequence[AxisName], *, axis_index_groups: Any = None
+         ) -> Any:
+  """The maximum of `x` over the named axis `axis_name`."""
+  return _allreduce(pmax_p, "pmax", x, axis_name, axis_index_groups)
+
+
+def pmin(x: Any, axis_name: AxisName | Sequence[AxisName], *, axis_index_groups: Any = None
+         ) -> Any:
+  """The minimum of `x` over the named axis `axis_name`."""
+  return _allreduce(pmin_p, "pmin", x, axis_name, axis_index_groups)
+
+
+def pmean(x: Any, axis_name: AxisName | Sequence[AxisName], *, axis_index_groups: Any = None
+          ) -> Any:
+  """The mean of `x` over the named axis `axis_name` (integers give floats, as in JAX)."""
+  n = _group_size(axis_name, "pmean")
+
+  def mean(v):
+    aval = core.get_aval(v)
+    if not dtypes.is_inexact(aval.dtype):
+      v = lax.convert_element_type(v, dtypes.default_float())
+    return lax.div(v, lax.full((), n, core.get_aval(v).dtype))
+  return tree_map(mean, psum(x, axis_name, axis_index_groups=axis_index_groups))
+
+
+def _allreduce_batcher(prim):
+  def rule(vals, dims, *, axes, axis_index_groups):
+    return prim.bind(vals[0], axes=axes, axis_index_groups=axis_index_groups), dims[0]
+  return rule
+
+
+def _allreduce_named(prim, reduce, unmapped):
+  """Over the vmapped axis alone: reduce along the batch axis (the result is unbatched)."""
+  def rule(size, vals, dims, /, *, axes, axis_index_groups):
+    (x,), (d,) = vals, dims
+    return (unmapped(x, size) if d is not_mapped else reduce(x, (d,))), not_mapped
+  return rule
+
+
+def _pminmax_jvp(name: str):
+  def jvp(primals, tangents, **params):
+    raise NotImplementedError(f"Differentiation rule for '{name}' not implemented")
+  return jvp
+
+
+def _psum_transpose(ct, x, *, axes, axis_index_groups):
+  # Every participant's output depends on every input: the cotangents are summed back (the
+  # shard_map transpose scales replicated outputs' cotangents to match, as JAX's does).
+  return [psum_p.bind(ct, axes=axes, axis_index_groups=axis_index_groups)]
+
+
+ad.deflinear2(psum_p, _psum_transpose)
+ad.primitive_jvps[pmax_p] = _pminmax_jvp("pmax")
+ad.primitive_jvps[pmin_p] = _pminmax_jvp("pmin")
+for _p, _reduce, _unmapped in [
+    (psum_p, lambda x, a: lax.reduce_sum(x, a),
+     lambda x, n: lax.mul(x, lax.full((), n, core.get_aval(x).dtype))),
+    (pmax_p, lambda x, a: lax.reduce_max(x, a), lambda x, n: x),
+    (pmin_p, lambda x, a: lax.reduce_min(x, a), lambda x, n: x)]:
+  batching.primitive_batchers[_p] = _allreduce_batcher(_p)
+  _named_batcher(_p, lambda params: params["axes"], _allreduce_named(_p, _reduce, _unmapped))
+
+
+# ----------------------------------------------------------------------------------------------
+# all_gather and psum_scatter (reduce_scatter)
+
+def _all_gather_abstract_eval(x: ShapedArray, *, all_gather_dimension, axis_name, axis_size,
+                              axis_index_groups, tiled) -> ShapedArray:
+  shape = list(x.shape)
+  if tiled:
+    if not shape:
+      raise TypeError(f"all_gather with tiled=True needs an array of rank >= 1, got "
+                      f"{x.str_short()}")
+    shape[all_gather_dimension] *= axis_size
+  else:
+    shape.insert(all_gather_dimension, axis_size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+all_gather_p = standard_primitive("all_gather", _all_gather_abstract_eval)
+
+
+def all_gather(x: Any, axis_name: AxisName | Sequence[AxisName], *, axis_index_groups: Any = None,
+               axis: int = 0, tiled: bool = False) -> Any:
+  """Gather `x` from every participant of `axis_name`, stacked at `axis` (or concatenated
+  along it with `tiled=True`)."""
+  _no_groups(axis_index_groups, "all_gather")
+  size = _group_size(axis_name, "all_gather")
+
+  def bind(v):
+    ndim = core.get_aval(v).ndim
+    dim = canonicalize_axis(axis, ndim if tiled else ndim + 1)
+    return all_gather_p.bind(v, all_gather_dimension=dim, axis_name=_names(axis_name),
+                             axis_size=size, axis_index_groups=None, tiled=tiled)
+  return tree_map(bind, x)
+
+
+def _reduce_scatter_abstract_eval(x: ShapedArray, *, scatter_dimension, axis_name, axis_size,
+                                  axis_index_groups, tiled) -> ShapedArray:
+  check_dtype("psum_scatter", numeric_dtypes, x)
+  shape = list(x.shape)
+  if not 0 <= scatter_dimension < len(shape):
+    raise ValueError(f"psum_scatter: scatter_dimension {scatter_dimension} is out of bounds "
+                     f"for an operand of type {x.str_short()}")
+  size = shape[scatter_dimension]
+  if tiled and size % axis_size or not tiled and size != axis_size:
+    raise ValueError(f"psum_scatter: the scatter dimension of {x.str_short()} (size {size}) "
+                     f"must {'be divisible by' if tiled else 'equal'} the size of the named "
+                     f"axis {axis_name} ({axis_size})")
+  if tiled:
+    shape[scatter_dimension] //= axis_size
+  else:
+    del shape[scatter_dimension]
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+reduce_scatter_p = standard_primitive("reduce_scatter", _reduce_scatter_abstract_eval)
+
+
+def psum_scatter(x: Any, axis_name: AxisName | Sequence[AxisName], *, scatter_dimension: int = 0,
+                 axis_index_groups: Any = None, tiled: bool = False) -> Any:
+  """Sum `x` over `axis_name` and give each participant its block along `scatter_dimension`
+  (the index `axis_index(axis_name)` of it; a slice of it with `tiled=True`)."""
+  _no_groups(axis_index_groups, "psum_scatter")
+  size = _group_size(axis_name, "psum_scatter")
+
+  def bind(v):
+    dim = canonicalize_axis(scatter_dimension, core.get_aval(v).ndim)
+    return reduce_scatter_p.bind(v, scatter_dimension=dim, axis_name=_names(axis_name),
+                                 axis_size=size, axis_index_groups=None, tiled=tiled)
+  return tree_map(bind, x)
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size,
+                          axis_index_groups, tiled):
+  return [reduce_scatter_p.bind(ct, scatter_dimension=all_gather_dimension,
+                                axis_name=axis_name, axis_size=axis_size,
+                                axis_index_groups=axis_index_groups, tiled=tiled)]
+
+
+def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size,
+                              axis_index_groups, tiled):
+  return [all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name,
+                            axis_size=axis_size, axis_index_groups=axis_index_groups,
+                            tiled=tiled)]
+
+
+def _all_gather_batcher(vals, dims, *, all_gather_dimension, **params):
+  x = batching.moveaxis(vals[0], dims[0], 0)
+  return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+
+
+def _all_gather_named(size, vals, dims, /, *, all_gather_dimension, tiled, **params):
+  """Every member gets the batch, stacked (or concatenated) at the gather dimension."""
+  x = _batched_front(vals[0], dims[0], size)
+  out = batching.moveaxis(x, 0, all_gather_dimension)
+  if tiled:
+    shape = list(core.get_aval(x).shape[1:])
+    shape[all_gather_dimension] *= size
+    out = lax.reshape(out, tuple(shape))
+  return out, not_mapped
+
+
+def _reduce_scatter_batcher(vals, dims, *, scatter_dimension, **params):
+  x = batching.moveaxis(vals[0], dims[0], 0)
+  return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+
+
+def _reduce_scatter_named(size, vals, dims, /, *, scatter_dimension, tiled, **params):
+  """Sum the batch, then member j takes block j of the scatter dimension (batched at 0)."""
+  (x,), (d,) = vals, dims
+  summed = (lax.mul(x, lax.full((), size, core.get_aval(x).dtype)) if d is not_mapped
+            else lax.reduce_sum(x, (d,)))
+  shape = list(core.get_aval(summed).shape)
+  shape[scatter_dimension:scatter_dimension + 1] = [size, shape[scatter_dimension] //
+                                                    size]
+  blocks = lax.reshape(summed, tuple(shape))
+  if not tiled:
+    blocks = lax.squeeze(blocks, (scatter_dimension + 1,))
+  return batching.moveaxis(blocks, scatter_dimension, 0), 0
+
+
+ad.deflinear2(all_gather_p, _all_gather_transpose)
+ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
+batching.primitive_batchers[all_gather_p] = _all_gather_batcher
+batching.primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
+_named_batcher(all_gather_p, lambda params: params["axis_name"], _all_gather_named)
+_named_batcher(reduce_scatter_p, lambda params: params["axis_name"], _reduce_scatter_named)
+
+
+# ----------------------------------------------------------------------------------------------
+# ppermute
+
+def _ppermute_abstract_eval(x: ShapedArray, *, axis_name, perm) -> ShapedArray:
+  return x
+
+
+ppermute_p = standard_primitive("ppermute", _ppermute_abstract_eval)
+
+
+def ppermute(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[tuple[int, int]]
+             ) -> Any:
+  """Send `x` from participant `src` to `dst` for each `(src, dst)` in `perm`; participants
+  receiving nothing get zeros."""
+  size = _group_size(axis_name, "ppermute")
+  perm = tuple((int(s), int(d)) for s, d in perm)
+  srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+  if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+    raise ValueError(f"ppermute sources and destinations must be unique, got {perm}")
+  if any(not 0 <= i < size for i in srcs + dsts):
+    raise ValueError(f"ppermute: every index of perm {perm} must be in [0, {size}), the size of "
+                     f"the axis {axis_name}")
+  return tree_map(lambda v: ppermute_p.bind(v, axis_name=_names(axis_name), perm=perm), x)
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+  return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
+
+
+def _ppermute_batcher(vals, dims, **params):
+  return ppermute_p.bind(vals[0], **params), dims[0]
+
+
+def _ppermute_named(size, vals, dims, /, *, axis_name, perm):
+  """Member dst takes the batch element src; members receiving nothing get zeros."""
+  x = _batched_front(vals[0], dims[0], size)
+  source = dict((d, s) for s, d in perm)
+  aval = core.get_aval(x)
+  zero = lax.full((1,) + aval.shape[1:], 0, aval.dtype)
+  parts = [lax.slice_in_dim(x, source[j], source[j] + 1) if j in source else zero
+           for j in range(size)]
+  return lax.concatenate(parts, 0), 0
+
+
+ad.deflinear2(ppermute_p, _ppermute_transpose)
+batching.primitive_batchers[ppermute_p] = _ppermute_batcher
+_named_batcher(ppermute_p, lambda params: params["axis_name"], _ppermute_named)
+
+
+# ----------------------------------------------------------------------------------------------
+# all_to_all
+
+def _all_to_all_abstract_eval(x: ShapedArray, *, axis_name, split_axis, concat_axis,
+                              axis_size, axis_index_groups, tiled) -> ShapedArray:
+  shape = list(x.shape)
+  for what, axis in (("split_axis", split_axis), ("concat_axis", concat_axis)):
+    if not 0 <= axis < len(shape):
+      raise ValueError(f"all_to_all: {what} {axis} is out of bounds for {x.str_short()}")
+  size = axis_size
+  if shape[split_axis] % size:
+    raise ValueError(f"The size of all_to_all split_axis ({shape[split_axis]}) has to be "
+                     f"divisible by the size of the named axis {axis_name} ({size})")
+  shape[split_axis] //= size
+  shape[concat_axis] *= size
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+# (its `axis_size` param, which JAX's lacks, keeps its type independent of the axis names bound)
+all_to_all_p = standard_primitive("all_to_all", _all_to_all_abstract_eval)
+
+
+def all_to_all(x: Any, axis_name: AxisName | Sequence[AxisName], split_axis: int,
+               concat_axis: int, *, axis_index_groups: Any = None, tiled: bool = False) -> Any:
+  """Split `split_axis` of `x` into one block per participant, send block j to participant j
+  and concatenate the blocks received along `concat_axis` (without `tiled`, the split axis is
+  removed and a new axis of the group size is inserted at `concat_axis`)."""
+  _no_groups(axis_index_groups, "all_to_all")
+  size = _group_size(axis_name, "all_to_all")
+
+  def bind(v):
+    split, concat = split_axis, concat_axis
+    if not tiled:
+      if core.get_aval(v).shape[split] != size:
+        raise ValueError(f"all_to_all requires the size of the mapped axis axis_name to equal "
+                         f"x.shape[split_axis], but they are {size} and "
+                         f"{core.get_aval(v).shape[split]} respectively.")
+      if split < concat:
+        concat += 1
+        v = lax.expand_dims(v, (concat,))
+      elif concat < split:
+        v = lax.expand_dims(v, (concat,))
+        split += 1
+    out = all_to_all_p.bind(v, axis_name=axis_name, split_axis=split, concat_axis=concat,
+                            axis_size=size, axis_index_groups=None, tiled=tiled)
+    return out if tiled or split == concat else lax.squeeze(out, (split,))
+  return tree_map(bind, x)
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+  return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
+def _all_to_all_batcher(vals, dims, *, split_axis, concat_axis, **params):
+  x = batching.moveaxis(vals[0], dims[0], 0)
+  return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                           **params), 0
+
+
+def _all_to_all_named(size, vals, dims, /, *, split_axis, concat_axis, **params):
+  """Member j's result: block j (of the split axis) of every member's value, concatenated
+  along the concat axis in member order (batched at 0)."""
+  x = _batched_front(vals[0], dims[0], size)
+  shape = core.get_aval(x).shape[1:]
+  block = shape[split_axis] // size
+  # axes of x after splitting the split axis into (j, block): 0 is the member m
+  split_shape = list(shape)
+  split_shape[split_axis:split_axis + 1] = [size, block]
+  x = lax.reshape(x, (size,) + tuple(split_shape))
+  local = [a + 1 + (a > split_axis) for a in range(len(shape))]  # axis a's position in x
+  local[split_axis] += 1  # the split axis keeps its block part
+  j = split_axis + 1
+  order = [j]
+  for a in range(len(shape)):
+    order += [0, local[a]] if a == concat_axis else [local[a]]
+  out_shape = list(shape)
+  out_shape[split_axis] = block
+  out_shape[concat_axis] *= size
+  return lax.reshape(lax.transpose(x, tuple(order)), (size,) + tuple(out_shape)), 0
+
+
+ad.deflinear2(all_to_all_p, _all_to_all_transpose)
+batching.primitive_batchers[all_to_all_p] = _all_to_all_batcher
+_named_batcher(all_to_all_p, lambda params: _names(params["axis_name"]), _all_to_all_named)
+
+
+# ----------------------------------------------------------------------------------------------
+# axis_index, axis_size
+
+def _axis_index_abstract_eval(*, axis_name) -> ShapedArray:
+  return ShapedArray((), np.dtype(np.int32))
+
+
+axis_index_p = standard_primitive("axis_index", _axis_index_abstract_eval)
+
+
+def axis_index(axis_name: AxisName | Sequence[AxisName]) -> Any:
+  """This participant's index along the named axis (row-major over a tuple of names)."""
+  for name in _names(axis_name):
+    batching.axis_size(name, "axis_index")
+  return axis_index_p.bind(axis_name=axis_name)
+
+
+def axis_size(axis_name: AxisName | Sequence[AxisName]) -> int:
+  """The size of the named axis (the product over a tuple of names), a Python int."""
+  return _group_size(axis_name, "axis_size")
+
+
+def _axis_index_named(size, vals, dims, /, *, axis_name):
+  return lax.iota(np.int32, size), 0
+
+
+_named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named)

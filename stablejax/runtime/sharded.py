@@ -1,0 +1,84 @@
+"""`ShardedExecutable`: a program partitioned by XLA's SPMD partitioner over several devices.
+
+The module carries its sharding annotations (Shardy's `sdy` dialect, as JAX 0.10 emits); XLA
+partitions it for the devices in order, and each argument is a multi-device buffer laid out as
+the program expects. The single-device `Executable` keeps the fast dispatch path; this one is
+the path of multi-device programs.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jaxlib import _jax, xla_client
+
+from stablejax import core
+from stablejax.runtime import compilation_cache, pjrt
+from stablejax.runtime.array import Array, canonical_aval, from_buffer
+
+
+def compile_spmd(module: str, devices: Sequence[pjrt.Device]) -> Any:
+  """XLA's loaded executable for `module` partitioned over `devices` (one replica)."""
+  options = xla_client.CompileOptions()
+  options.num_replicas, options.num_partitions = 1, len(devices)
+  build = options.executable_build_options
+  build.use_spmd_partitioning = True
+  build.use_shardy_partitioner = True
+  options.device_assignment = xla_client.DeviceAssignment.create(
+      np.array([[d.id for d in devices]], np.int32))
+  device_list = _jax.DeviceList(tuple(devices))
+  client = devices[0].client
+  try:
+    return compilation_cache.get_or_compile(
+        module, device_list, options, lambda: client.compile_and_load(module, device_list, options))
+  except pjrt.JaxRuntimeError as e:
+    raise pjrt.CompileError(f"XLA could not compile the module for {len(devices)} devices: "
+                            f"{e}") from None
+
+
+class ShardedExecutable:
+  """A compiled multi-device program: its arguments are put in `in_shardings` (resharded if
+  needed), its results come back as Arrays in `out_shardings`."""
+
+  def __init__(self, exe: Any, in_avals: Sequence[core.ShapedArray], in_shardings: Sequence[Any],
+               out_avals: Sequence[core.ShapedArray], out_shardings: Sequence[Any],
+               put: Callable[[Any, Any], Array]):
+    self._exe = exe
+    self.in_avals, self.in_shardings = tuple(in_avals), tuple(in_shardings)
+    self.out_avals = tuple(map(canonical_aval, out_avals))
+    self.out_shardings = tuple(out_shardings)
+    self._put = put
+    handlers = [pjrt.result_handler(a, s).wrap(from_buffer)
+                for a, s in zip(self.out_avals, out_shardings)]
+    self._run = lambda bufs: exe.execute_sharded(bufs).consume_with_handlers(handlers)
+
+  def __call__(self, *args: Any) -> list[Array]:
+    if len(args) != len(self.in_avals):
+      raise TypeError(f"the executable takes {len(self.in_avals)} arguments, got {len(args)}")
+    return self._run([self._prepare(i, x)._buf for i, x in enumerate(args)])
+
+  def _prepare(self, i: int, x: Any) -> Array:
+    want, got = self.in_avals[i], core.get_aval(x)
+    if (got.shape, got.dtype) != (want.shape, want.dtype):
+      raise TypeError(f"argument {i} has type {got.str_short()} but the executable was compiled "
+                      f"for {want.str_short()}")
+    return self._put(x, self.in_shardings[i])
+
+  def as_text(self) -> str:
+    """XLA's optimized (partitioned) HLO."""
+    return self._exe.hlo_modules()[0].to_string()
+
+  def cost_analysis(self) -> dict:
+    return dict(self._exe.cost_analysis())
+
+
+def output_hlo_shardings(exe: Any) -> list[xla_client.HloSharding]:
+  """The result shardings a compiled program chose."""
+  return [xla_client.HloSharding.from_proto(s) for s in exe.get_output_shardings()]
+
+
+def parameter_hlo_shardings(exe: Any) -> list[xla_client.HloSharding]:
+  """The argument shardings a compiled program chose (where none was given, the partitioner
+  may have propagated one to an argument)."""
+  return [xla_client.HloSharding.from_proto(s) for s in exe.get_parameter_shardings()]

@@ -1,0 +1,207 @@
+"""Sharding on 8 CPU devices against JAX 0.10.2: meshes, device_put with NamedSharding, jit with
+in/out shardings (SPMD-partitioned by XLA), with_sharding_constraint and the lowered
+annotations. The CPU client is made once per process, so the 8-device tests run in a
+subprocess with STABLEJAX_NUM_CPU_DEVICES=8 (and XLA_FLAGS for JAX); in it they run directly."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import stablejax as sj
+from stablejax import lax, sharding
+from stablejax.sharding import NamedSharding, P
+
+N = 8
+ON_8 = os.environ.get("STABLEJAX_NUM_CPU_DEVICES") == str(N)
+eight = pytest.mark.skipif(not ON_8, reason="runs in the 8-device subprocess")
+
+
+def test_on_8_devices_in_a_subprocess():
+  if ON_8:
+    pytest.skip("already in the 8-device process")
+  env = dict(os.environ, STABLEJAX_NUM_CPU_DEVICES=str(N),
+             XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+  proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                         "-n", "0", __file__, "-k", "not subprocess"],
+                        capture_output=True, text=True, env=env, timeout=600)
+  assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+  assert " passed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-2000:]
+
+
+def test_partition_spec_and_config():
+  assert P("x", None) != P("x") and hash(P("x", None)) == hash(P("x"))
+  assert repr(P("x", ("a", "b"), None)) == "P('x', ('a', 'b'), None)" and len(P("x")) == 1
+  assert P(("x",)) == P("x") and list(P("x", None)) == ["x", None]
+  with pytest.raises(TypeError, match="PartitionSpec"):
+    P(3)
+  sj.devices()  # the CPU client exists now: the device count is fixed
+  with pytest.raises(RuntimeError, match="num_cpu_devices"):
+    sj.config.update("num_cpu_devices", 4)
+
+
+def test_device_functions_match_jax():
+  jax = pytest.importorskip("jax")
+  assert sj.device_count() == len(sj.devices()) == sj.local_device_count()
+  assert sj.process_index() == jax.process_index() == 0
+  assert sj.process_count() == 1 and sj.local_devices() == sj.devices()
+
+
+def _jax_mesh(jax, shape, names):
+  return jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * len(shape))
+
+
+@eight
+def test_mesh():
+  m = sj.make_mesh((2, 4), ("x", "y"))
+  assert m.shape == {"x": 2, "y": 4} and list(m.shape) == ["x", "y"] and m.size == 8
+  assert m.axis_names == ("x", "y") and m.devices.shape == (2, 4)
+  np.testing.assert_array_equal(m.device_ids, np.arange(8).reshape(2, 4))
+  assert m == sharding.Mesh(np.array(sj.devices()).reshape(2, 4), ("x", "y"))
+  assert str(m) == "Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))"
+  with m:
+    assert sharding.current_mesh() is m
+    a = sj.device_put(np.ones((8, 4)), P("x"))
+    assert a.sharding == NamedSharding(m, P("x"))
+  assert sharding.current_mesh() is None
+  with pytest.raises(ValueError, match="needs 16 devices"):
+    sj.make_mesh((4, 4), ("x", "y"))
+  with pytest.raises(ValueError, match="not an axis of the mesh"):
+    NamedSharding(m, P("z"))
+  with pytest.raises(ValueError, match="more than once"):
+    NamedSharding(m, P("x", "x"))
+
+
+SPECS = [P(), P("x"), P("x", "y"), P(None, "y"), P("y", "x"), P(("x", "y")), P(("y", "x"), None)]
+
+
+@eight
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_device_put_shards_match_jax(spec):
+  jax = pytest.importorskip("jax")
+  x = np.arange(8 * 12, dtype=np.float32).reshape(8, 12)
+  a = sj.device_put(x, NamedSharding(sj.make_mesh((2, 4), ("x", "y")), spec))
+  jspec = jax.sharding.PartitionSpec(*spec)
+  b = jax.device_put(x, jax.sharding.NamedSharding(_jax_mesh(jax, (2, 4), ("x", "y")), jspec))
+  assert a.is_fully_replicated == b.is_fully_replicated
+  assert a.devices() == set(sj.devices()) and len(a.addressable_shards) == 8
+  np.testing.assert_array_equal(np.asarray(a), x)
+  mine = {s.device.id: s for s in a.addressable_shards}
+  for s in b.addressable_shards:
+    m = mine[s.device.id]
+    assert m.index == s.index and m.replica_id == s.replica_id, (m, s)
+    np.testing.assert_array_equal(np.asarray(m.data), np.asarray(s.data))
+    assert m.data.devices() == {m.device}
+  assert a.sharding.shard_shape(x.shape) == b.sharding.shard_shape(x.shape)
+  assert a.device == a.sharding  # as JAX: a multi-device array's `device` is its sharding
+
+
+def _mlp(params, x):
+  w1, b1, w2 = params
+  h = sj.numpy.tanh(x @ w1 + b1)
+  return h @ w2
+
+
+def _mlp_jax(params, x):
+  import jax.numpy as jnp
+  w1, b1, w2 = params
+  return jnp.tanh(x @ w1 + b1) @ w2
+
+
+def _params(rng):
+  return (rng.normal(size=(6, 16)).astype(np.float32), rng.normal(size=(16,)).astype(np.float32),
+          rng.normal(size=(16, 3)).astype(np.float32))
+
+
+@eight
+def test_jit_in_out_shardings_match_single_device_and_jax(rng):
+  jax = pytest.importorskip("jax")
+  params, x = _params(rng), rng.normal(size=(16, 6)).astype(np.float32)
+  mesh = sj.make_mesh((4, 2), ("data", "model"))
+  batch, repl = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
+  cols, vec = NamedSharding(mesh, P(None, "model")), NamedSharding(mesh, P("model"))
+  rows = NamedSharding(mesh, P("model", None))
+  f = sj.jit(_mlp, in_shardings=((cols, vec, rows), batch), out_shardings=batch)
+  out = f(params, x)
+  assert out.sharding == batch and not out.is_fully_replicated
+  want = sj.jit(_mlp)(params, x)
+  np.testing.assert_allclose(np.asarray(out), np.asarray(want), rtol=1e-5, atol=1e-5)
+  jm = _jax_mesh(jax, (4, 2), ("data", "model"))
+  jb = jax.sharding.NamedSharding(jm, jax.sharding.PartitionSpec("data"))
+  jr = jax.sharding.NamedSharding(jm, jax.sharding.PartitionSpec())
+  jnamed = lambda *spec: jax.sharding.NamedSharding(jm, jax.sharding.PartitionSpec(*spec))
+  jout = jax.jit(_mlp_jax, in_shardings=((jnamed(None, "model"), jnamed("model"),
+                                          jnamed("model", None)), jb), out_shardings=jb)(params, x)
+  np.testing.assert_allclose(np.asarray(out), np.asarray(jout), rtol=1e-5, atol=1e-5)
+  # sharded arguments without in_shardings: jit takes their shardings, as JAX
+  xs = sj.device_put(x, batch)
+  out2 = sj.jit(_mlp)(params, xs)
+  np.testing.assert_allclose(np.asarray(out2), np.asarray(want), rtol=1e-5, atol=1e-5)
+  assert out2.sharding == batch == jax_spec_as_mine(
+      jax.jit(_mlp_jax)(params, jax.device_put(x, jb)).sharding, mesh)
+  # a single sharding applies to every argument; results come back where XLA put them
+  g = sj.jit(lambda a, b: (a * b, a.sum()), in_shardings=batch)
+  y, s = g(x, x)
+  assert y.sharding == batch and s.sharding == repl
+  np.testing.assert_allclose(np.asarray(y), x * x)
+  np.testing.assert_allclose(float(s), x.sum(), rtol=1e-5)
+
+
+def jax_spec_as_mine(s, mesh):
+  return NamedSharding(mesh, P(*s.spec))
+
+
+@eight
+def test_with_sharding_constraint_under_jit_grad_vmap(rng):
+  mesh = sj.make_mesh((2, 4), ("x", "y"))
+  s = NamedSharding(mesh, P("x", "y"))
+  x = rng.normal(size=(8, 4)).astype(np.float32)
+
+  def f(x):
+    return (lax.with_sharding_constraint(x * 2.0, s) ** 2).sum()
+
+  assert abs(float(sj.jit(f)(x)) - float((4 * x * x).sum())) < 1e-3
+  g = sj.jit(sj.grad(f))(x)
+  np.testing.assert_allclose(np.asarray(g), 8 * x, rtol=1e-5)
+  v = sj.jit(sj.vmap(lambda r: lax.with_sharding_constraint(r * 3.0, NamedSharding(mesh, P("y")))))
+  out = v(x)
+  np.testing.assert_allclose(np.asarray(out), 3 * x, rtol=1e-6)
+  assert "sharding_constraint" in str(sj.make_jaxpr(sj.vmap(
+      lambda r: lax.with_sharding_constraint(r, NamedSharding(mesh, P("y")))))(x))
+  eager = lax.with_sharding_constraint(x, s)  # outside jit: put there
+  assert eager.sharding == s
+  np.testing.assert_array_equal(np.asarray(eager), x)
+  with pytest.raises(ValueError, match="rank"):
+    lax.with_sharding_constraint(np.ones(3), s)
+
+
+def _main_signature(text: str) -> list[str]:
+  """The module's lines about shardings, the names JAX and stablejax give differently cut."""
+  keep = ("sdy.", "mhlo.num_partitions", "func.func public @main")
+  return [line.strip().replace("jit__lambda_", "jit__lambda") for line in text.splitlines()
+          if any(k in line for k in keep)]
+
+
+@eight
+def test_lowered_annotations_match_jax():
+  jax = pytest.importorskip("jax")
+  x = np.ones((8, 4), np.float32)
+  mesh, jm = sj.make_mesh((2, 4), ("x", "y")), _jax_mesh(jax, (2, 4), ("x", "y"))
+  JP = jax.sharding.PartitionSpec
+
+  def program(lib, wsc, named, m):
+    return lib.jit(lambda x: wsc(x * 2, named(m, ("x", None))),
+                   in_shardings=named(m, (None, "y")), out_shardings=named(m, ()))
+
+  mine = program(sj, lax.with_sharding_constraint, lambda m, s: NamedSharding(m, P(*s)), mesh)
+  theirs = program(jax, jax.lax.with_sharding_constraint,
+                   lambda m, s: jax.sharding.NamedSharding(m, JP(*s)), jm)
+  a, b = mine.lower(x).as_text(), theirs.lower(x).as_text()
+  assert 'sdy.mesh @mesh = <["x"=2, "y"=4]>' in a
+  assert '#sdy.sharding<@mesh, [{}, {"y"}]>' in a and "mhlo.num_partitions = 8" in a
+  assert 'sdy.sharding_constraint' in a and '<@mesh, [{"x"}, {}]>' in a
+  strip = lambda lines: [line.replace(', jax.result_info = "result"', "").replace(
+      'jax.result_info = "result", ', "") for line in lines]
+  assert strip(_main_signature(a)) == strip(_main_signature(b))
+  np.testing.assert_allclose(np.asarray(mine(x)), np.asarray(theirs(x)))
