@@ -395,3 +395,29 @@ def test_round_to_decimals_as_jax(x, decimals):
   for got in (jnp.round(x, decimals), sj.jit(lambda v: jnp.round(v, decimals))(x)):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert got.dtype == want.dtype and got.weak_type == want.weak_type
+
+
+def test_complex_order_comparisons_are_lexicographic():
+  """less, greater, ... of complex arrays compare (real, imag) lexicographically, as JAX.
+  Found by the differential fuzzer (tests/py/fuzz)."""
+  jax_numpy = pytest.importorskip("jax.numpy")
+  x = np.array([1 + 2j, 1 + 1j, 2 - 1j, 1 + 1j, -1j], np.complex64)
+  y = np.array([1 + 1j, 1 + 2j, 1 + 5j, 1 + 1j, 0j], np.complex64)
+  for name in ("less", "less_equal", "greater", "greater_equal"):
+    want = np.asarray(getattr(jax_numpy, name)(x, y))
+    np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(x, y)), want)
+    np.testing.assert_array_equal(np.asarray(sj.jit(getattr(jnp, name))(x, y)), want)
+  np.testing.assert_array_equal(np.asarray(jnp.asarray(x) >= y), np.asarray(jax_numpy.asarray(x) >= y))
+
+
+def test_complex_maximum_minimum_are_lexicographic():
+  """maximum and minimum of complex numbers (lax.max and lax.min) compare (real, imag)
+  lexicographically as JAX (XLA's own compare only the real parts). Found by the fuzzer."""
+  jax = pytest.importorskip("jax")
+  x = np.array([1 + 2j, 1 + 1j, 2 - 1j, 1 + 1j, -1j], np.complex64)
+  y = np.array([1 + 1j, 1 + 2j, 1 + 5j, 1 + 1j, 0j], np.complex64)
+  for name in ("maximum", "minimum"):
+    want = np.asarray(getattr(jax.numpy, name)(x, y))
+    for fn in (getattr(jnp, name), sj.jit(getattr(jnp, name)), sj.vmap(getattr(jnp, name))):
+      np.testing.assert_array_equal(np.asarray(fn(x, y)), want)
+  np.testing.assert_array_equal(np.asarray(sj.lax.max(x, y)), np.asarray(jax.lax.max(x, y)))

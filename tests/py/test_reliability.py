@@ -87,3 +87,84 @@ def test_a_bad_abstract_eval_result_names_the_primitive(returned, multiple):
   prim.def_abstract_eval(lambda x: returned)
   with pytest.raises(TypeError, match="abstract evaluation rule of primitive 'my_prim' returned"):
     sj.make_jaxpr(lambda x: prim.bind(x))(1.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Caches, threads and data safety
+
+@pytest.mark.slow
+def test_dropped_jitted_closures_release_their_executables_and_jaxprs():
+  import gc
+  import weakref
+  exes, jaxprs = [], []
+  for n in range(1, 2001):
+    scale = float(n)
+    f = sj.jit(lambda x: x * scale)
+    f(np.ones((n,), np.float32))
+    traced = next(iter(f._cache.values()))
+    exes.append(weakref.ref(traced.executable))
+    jaxprs.append(weakref.ref(traced.jaxpr))
+    del f, traced
+  gc.collect()
+  assert sum(r() is not None for r in exes) == 0
+  assert sum(r() is not None for r in jaxprs) == 0
+
+
+def test_eager_control_flow_and_vmapped_jits_do_not_keep_their_programs():
+  import gc
+  import weakref
+  refs = []
+  for n in range(20):
+    g = sj.jit(lambda x, n=n: x * n)
+    sj.vmap(g)(np.ones((2, 3), np.float32))
+    refs.append(weakref.ref(next(iter(g._cache.values())).jaxpr))
+    del g
+  sj.vmap(sj.jit(lambda x: x + 1))(np.ones((2, 3), np.float32))  # the last call is remembered
+  gc.collect()
+  assert sum(r() is not None for r in refs) == 0
+
+
+def _cos_plus(v, t):
+  return jnp.cos(v) + t
+
+
+@pytest.mark.slow
+def test_threads_agree_with_serial_results():
+  import threading
+  shared = sj.jit(lambda x, y: jnp.sin(x) * y + 1)
+  xs = [np.full((i % 5 + 1,), i, np.float32) for i in range(100)]
+  want = [np.asarray(shared(x, 2.0)) for x in xs]  # serially
+  want_fresh = {t: [np.asarray(_cos_plus(x, np.float32(t))) for x in xs] for t in range(8)}
+  errors = []
+
+  def work(t):
+    try:
+      for i, x in enumerate(xs):
+        fresh = sj.jit(_cos_plus)  # a fresh wrapper of a shared function each iteration
+        np.testing.assert_array_equal(np.asarray(shared(x, 2.0)), want[i])
+        np.testing.assert_array_equal(np.asarray(fresh(x, np.float32(t))), want_fresh[t][i])
+        if i % 25 == 0:
+          shared._cache.clear()  # forced eviction while other threads call it
+    except Exception as e:  # noqa: BLE001 -- reported below
+      errors.append(e)
+
+  threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert not errors, errors[:3]
+
+
+def test_arrays_never_alias_user_numpy_buffers():
+  host = np.arange(4.0, dtype=np.float32)
+  x = sj.device_put(host)
+  y = jnp.asarray(host)
+  host[:] = -1  # the user mutates their buffer: the arrays keep their values
+  np.testing.assert_array_equal(np.asarray(x), np.arange(4.0))
+  np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
+  view = np.asarray(x)
+  assert not view.flags.writeable
+  with pytest.raises(ValueError):
+    view[0] = 5.0
+  np.testing.assert_array_equal(np.asarray(sj.jit(lambda v: v * 1)(x)), np.arange(4.0))

@@ -1,0 +1,314 @@
+"""Runs a program with stablejax and JAX under each transformation and compares the results."""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+import signal
+import warnings
+from typing import Optional
+
+import numpy as np
+
+from . import program as P
+
+# The transformations checked, as expressions over the harness's names (see `harness`). Modes of
+# one group compute the same function, so a value may match any of JAX's results in the group
+# (XLA computes fused and unfused floating point differently; a discrete op after it may flip).
+MODES = {
+    "eager": "f(*args)",
+    "jit": "jax.jit(f)(*args)",
+    "vmap": "jax.vmap(f, in_axes=AXES)(*bargs)",
+    "jit_vmap": "jax.jit(jax.vmap(f, in_axes=AXES))(*bargs)",
+    "grad": "jax.grad(loss, argnums=GRAD_ARGNUMS)(*args)",
+    "jit_grad": "jax.jit(jax.grad(loss, argnums=GRAD_ARGNUMS))(*args)",
+    "vmap_grad": "jax.vmap(jax.grad(loss, argnums=GRAD_ARGNUMS), in_axes=AXES)(*bargs)",
+    "jvp": "jvp_leaves(*jax.jvp(fpart, primals, tangents))",
+}
+GROUPS = [("eager", "jit"), ("vmap", "jit_vmap"), ("grad", "jit_grad"), ("vmap_grad",), ("jvp",)]
+GROUP_OF = {m: g for g in GROUPS for m in g}
+
+HARNESS = '''
+def loss(*a):
+  return sum((jnp.sum(jnp.real(o).astype(jnp.float32)) for o in f(*a)
+              if jnp.issubdtype(o.dtype, jnp.inexact)), jnp.float32(0))
+
+def fpart(*fa):
+  a = list(args)
+  for i, x in zip(JVP_ARGS, fa):
+    a[i] = x
+  return f(*a)
+
+def jvp_leaves(p, t):
+  """The primal outputs and the tangents of the inexact ones (the others' are float0)."""
+  return p + tuple(y for x, y in zip(p, t) if jnp.issubdtype(x.dtype, jnp.inexact))
+'''
+# An error stablejax raises where JAX raises too must be one of these (a clear error, not an
+# AttributeError or KeyError from inside the library).
+CLEAN_ERRORS = (TypeError, ValueError, IndexError, OverflowError, NotImplementedError,
+                ZeroDivisionError)
+RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-4, "complex64": 2e-4}
+
+
+@dataclasses.dataclass
+class Mismatch:
+  kind: str  # value, dtype, shape, weak_type, structure, error parity, error type, timeout
+  mode: str
+  detail: str
+
+  def __str__(self) -> str:
+    return f"[{self.kind}] {self.mode}: {self.detail}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Namespaces and the programs' arguments
+
+_LIBS: dict[str, dict] = {}
+
+
+def library(name: str) -> dict:
+  """The names a program sees: `jax`, `jnp`, `lax` of library `name` (jax or stablejax)."""
+  if name not in _LIBS:
+    mod = importlib.import_module(name)
+    _LIBS[name] = {"jax": mod, "jnp": importlib.import_module(name + ".numpy"), "lax": mod.lax,
+                   "np": np, "nan": np.nan, "inf": np.inf}
+  return _LIBS[name]
+
+
+def grad_argnums(prog: P.Program) -> tuple:
+  return tuple(i for i, x in enumerate(prog.inputs)
+               if (isinstance(x.value, float) if x.scalar else str(x.value.dtype) in P.FLOATS))
+
+
+def jvp_argnums(prog: P.Program) -> tuple:
+  return tuple(i for i, x in enumerate(prog.inputs) if x.tangent is not None)
+
+
+def modes_of(prog: P.Program) -> list[str]:
+  out = ["eager", "jit"]
+  if any(not x.scalar for x in prog.inputs):
+    out += ["vmap", "jit_vmap"]
+  if grad_argnums(prog):
+    out += ["grad", "jit_grad"] + (["vmap_grad"] if "vmap" in out else [])
+  if jvp_argnums(prog):
+    out.append("jvp")
+  return out
+
+
+def namespace(lib: str, prog: P.Program) -> dict:
+  """`lib`'s names plus the program, its harness and its arguments as `lib` arrays."""
+  ns = dict(library(lib))
+  asarray = ns["jnp"].asarray
+  conv = lambda v: v if not isinstance(v, np.ndarray) else asarray(v)
+  ns.update(args=tuple(conv(x.value) for x in prog.inputs),
+            bargs=tuple(conv(x.batched) for x in prog.inputs),
+            AXES=tuple(None if x.scalar else 0 for x in prog.inputs),
+            GRAD_ARGNUMS=grad_argnums(prog), JVP_ARGS=jvp_argnums(prog))
+  ns["primals"] = tuple(ns["args"][i] for i in ns["JVP_ARGS"])
+  ns["tangents"] = tuple(asarray(prog.inputs[i].tangent) for i in ns["JVP_ARGS"])
+  exec(prog.source() + HARNESS, ns)  # pylint: disable=exec-used
+  return ns
+
+
+# ----------------------------------------------------------------------------------------------
+# Running and comparing
+
+class _Timeout(Exception):
+  pass
+
+
+def _alarm(signum, frame):
+  raise _Timeout()
+
+
+def _leaves(x) -> list:
+  if isinstance(x, (tuple, list)):
+    return [l for y in x for l in _leaves(y)]
+  return [x]
+
+
+def _describe(x) -> tuple:
+  """(numpy value, dtype, shape, weak_type) of one output."""
+  weak = bool(getattr(x, "weak_type", False)) if hasattr(x, "dtype") else True
+  a = np.asarray(x)
+  return a, str(getattr(x, "dtype", a.dtype)), tuple(np.shape(x)), weak
+
+
+def run(lib: str, prog: P.Program, mode: str, timeout: int = 60):
+  """The outputs of `prog` under `mode` as a list of `_describe` tuples, or the exception."""
+  old = signal.signal(signal.SIGALRM, _alarm)
+  signal.alarm(timeout)
+  try:
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")
+      ns = namespace(lib, prog)
+      return [_describe(x) for x in _leaves(eval(MODES[mode], ns))]  # pylint: disable=eval-used
+  except _Timeout:
+    return _Timeout(f"timed out after {timeout} s")
+  except Exception as e:  # pylint: disable=broad-except
+    return e
+  finally:
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+def _close(ref: np.ndarray, got: np.ndarray, dtype: str) -> Optional[str]:
+  """Why `got` is not close to `ref` (same dtype and shape), or None."""
+  if dtype not in RTOL:
+    bad = ref != got
+    return None if not bad.any() else f"{int(bad.sum())} elements differ, e.g. " \
+        f"{ref[bad].ravel()[:3]} vs {got[bad].ravel()[:3]}"
+  if dtype == "complex64":
+    return _close(ref.real, got.real, "float32") or _close(ref.imag, got.imag, "float32")
+  ref, got = ref.astype(np.float64), got.astype(np.float64)
+  if (np.isnan(ref) != np.isnan(got)).any():
+    return "NaN patterns differ"
+  fin = np.isfinite(ref)
+  if (fin != np.isfinite(got)).any() or (ref[~fin & ~np.isnan(ref)] != got[~fin & ~np.isnan(ref)]).any():
+    return "inf patterns differ"
+  r, g = ref[fin], got[fin]
+  if not r.size:
+    return None
+  rtol = RTOL[dtype]
+  atol = rtol * max(np.abs(r).max(), 1e-30) + 1e-6
+  err = np.abs(r - g) - (atol + rtol * np.abs(r))
+  if (err > 0).any():
+    i = int(np.argmax(err))
+    return f"max error at {r[i]!r} vs {g[i]!r} (rtol {rtol})"
+  return None
+
+
+def compare(ref, got) -> Optional[tuple[str, str]]:
+  """(kind, detail) of the first difference between two `run` results, or None."""
+  if len(ref) != len(got):
+    return "structure", f"{len(ref)} outputs vs {len(got)}"
+  for i, ((rv, rd, rs, rw), (gv, gd, gs, gw)) in enumerate(zip(ref, got)):
+    if rs != gs:
+      return "shape", f"output {i}: JAX {rs} vs stablejax {gs}"
+    if rd != gd:
+      return "dtype", f"output {i}: JAX {rd} vs stablejax {gd}"
+    if rw != gw:
+      return "weak_type", f"output {i} ({rd}{list(rs)}): JAX weak_type={rw} vs stablejax {gw}"
+    why = _close(rv, gv, rd)
+    if why:
+      return "value", f"output {i} ({rd}{list(rs)}): {why}"
+  return None
+
+
+def _err(e: BaseException) -> str:
+  return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+
+
+def check_mode(prog: P.Program, mode: str, ref=None) -> Optional[Mismatch]:
+  """The mismatch of `prog` under `mode` (JAX's results of the mode's group: `ref`), or None."""
+  if ref is None:
+    ref = {m: run("jax", prog, m) for m in GROUP_OF[mode]}
+  got = run("stablejax", prog, mode)
+  want = ref[mode]
+  if isinstance(got, _Timeout):
+    return Mismatch("timeout", mode, str(got))
+  if isinstance(want, BaseException) or isinstance(got, BaseException):
+    if not isinstance(got, BaseException):
+      return Mismatch("error parity", mode, f"JAX raises {_err(want)}; stablejax does not")
+    if not isinstance(want, BaseException):
+      return Mismatch("error parity", mode, f"stablejax raises {_err(got)}; JAX does not")
+    if not isinstance(got, CLEAN_ERRORS):
+      return Mismatch("error type", mode, f"stablejax raises {_err(got)}; JAX {_err(want)}")
+    return None
+  diff = compare(want, got)
+  if diff and diff[0] == "value" and any(
+      not isinstance(r, BaseException) and compare(r, got) is None for r in ref.values()):
+    return None
+  return Mismatch(diff[0], mode, diff[1]) if diff else None
+
+
+def check(prog: P.Program) -> list[Mismatch]:
+  """All mismatches of `prog`, at most one per mode."""
+  modes = modes_of(prog)
+  ref = {m: run("jax", prog, m) for m in modes}
+  out = []
+  for m in modes:
+    mm = check_mode(prog, m, {k: ref[k] for k in GROUP_OF[m] if k in ref})
+    if mm:
+      out.append(mm)
+  return out
+
+
+# Mismatches that are known: (kind, mode, detail, program source patterns, reason). A deliberate
+# difference says why; a stablejax bug found by the fuzzer and not yet fixed names its report, and
+# its entry goes when the fix lands. Anything else the fuzzer finds is a new bug.
+KNOWN = [
+    ("error parity", "", r"integer_pow does not accept dtype bool|does not support bool inputs", "",
+     "issue 17, assigned: bool ** int, floor_divide and remainder of bools"),
+    ("error parity", "", r"can only convert an array of size 1", "",
+     "issue 17, assigned: eager jnp.power(scalar, int_array)"),
+    ("weak_type", "jvp", r"JAX weak_type=True vs stablejax False", "",
+     "fuzzer report: jvp instantiates symbolic-zero tangents without the primal's weak type "
+     "(a numpy scalar at rank 0)"),
+    ("error parity", "", r"atan2 does not accept dtype complex", "",
+     "fuzzer report: jnp.arctan2 of complex operands raises (JAX computes it)"),
+    ("weak_type", "", r"JAX weak_type=True vs stablejax False", r"jnp\.(hypot|arctan2)\(",
+     "fuzzer report: jnp.hypot and jnp.arctan2 of weak operands return strong types"),
+    ("error parity", "", r"float\(\) argument must be a string or a real number, not 'complex'", "",
+     "fuzzer report: x.at[i].<op>(complex scalar) on a real array raises an internal TypeError"),
+    ("error parity", "", r"gather: slice_sizes .* must lie between", "",
+     "fuzzer report: gathers from a size-0 operand (vmap of x[idx] over a size-0 batch, grad "
+     "of sort of a size-0 array) fail gather's slice_sizes check"),
+    ("error parity", "grad", r"Reverse-mode differentiation does not work for lax.while_loop", "",
+     "fuzzer report: grad raises on a while_loop no cotangent reaches (JAX skips it)"),
+]
+
+
+def known_reason(m: Mismatch, prog: P.Program) -> Optional[str]:
+  """Why mismatch `m` of `prog` is expected (see KNOWN), or None for a new one."""
+  for kind, mode, detail, source, reason in KNOWN:
+    if (m.kind == kind and re.search(mode, m.mode) and re.search(detail, m.detail)
+        and re.search(source, prog.source())):
+      return reason
+  return None
+
+
+def evaluate_with_jax(expr: str, values: dict):
+  """One generator line evaluated eagerly with JAX (the generator's type oracle)."""
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    ns = dict(library("jax"))
+    ns.update({f"v{k}": v for k, v in values.items()})
+    return eval(expr, ns)  # pylint: disable=eval-used
+
+
+def generate(seed: int, index: int) -> P.Program:
+  """Program `index` of the campaign with seed `seed`."""
+  return P.generate(np.random.default_rng([seed, index]), library("jax"), evaluate_with_jax)
+
+
+# ----------------------------------------------------------------------------------------------
+# Reproducers
+
+def _literal(v) -> str:
+  if not isinstance(v, np.ndarray):
+    return repr(v)
+  return f"np.array({v.tolist()!r}, dtype='{v.dtype}').reshape({v.shape})"
+
+
+def reproducer(prog: P.Program, mode: str) -> str:
+  """A Python snippet running `prog` under `mode` with JAX and stablejax."""
+  conv = lambda v: _literal(v) if not isinstance(v, np.ndarray) else f"jnp.asarray({_literal(v)})"
+  data = [f"  args = ({''.join(conv(x.value) + ', ' for x in prog.inputs)})"]
+  if "vmap" in mode:
+    data.append(f"  bargs = ({''.join(conv(x.batched) + ', ' for x in prog.inputs)})")
+    data.append(f"  AXES = {tuple(None if x.scalar else 0 for x in prog.inputs)!r}")
+  if "grad" in mode:
+    data.append(f"  GRAD_ARGNUMS = {grad_argnums(prog)!r}")
+  if mode == "jvp":
+    js = jvp_argnums(prog)
+    data += [f"  JVP_ARGS = {js!r}", "  primals = tuple(args[i] for i in JVP_ARGS)",
+             f"  tangents = ({''.join(conv(prog.inputs[i].tangent) + ', ' for i in js)})"]
+  harness = HARNESS if mode in ("grad", "jit_grad", "vmap_grad", "jvp") else ""
+  return ("import importlib\nimport numpy as np\nfrom numpy import nan, inf\n\n"
+          + prog.source() + harness
+          + "\nfor lib in ('jax', 'stablejax'):\n"
+          "  jax, jnp = importlib.import_module(lib), importlib.import_module(lib + '.numpy')\n"
+          "  lax = jax.lax\n" + "\n".join(data) + "\n"
+          f"  try:\n    print(lib, {MODES[mode]})\n"
+          "  except Exception as e:\n    print(lib, 'raises', type(e).__name__, e)\n")
