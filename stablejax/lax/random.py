@@ -7,11 +7,11 @@ its numpy reference is the same algorithm over a numpy threefry.
 """
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numpy as np
-import scipy.special
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
@@ -252,6 +252,12 @@ def _np_uniform(key: np.ndarray, dtype: np.dtype, lo: float = 0.) -> np.ndarray:
   return max(dtype.type(lo), u * (dtype.type(1) - dtype.type(lo)) + dtype.type(lo))
 
 
+def _erfinv(x: np.generic) -> np.generic:
+  """scipy's erfinv, imported on first use: only this numpy reference (the test oracle of
+  random_gamma) needs scipy, whose import costs more than all of stablejax's."""
+  return importlib.import_module("scipy.special").erfinv(x)
+
+
 def _np_gamma_one(key: np.ndarray, alpha: np.generic, log_space: bool) -> np.generic:
   dtype = alpha.dtype
   t = dtype.type
@@ -265,7 +271,7 @@ def _np_gamma_one(key: np.ndarray, alpha: np.generic, log_space: bool) -> np.gen
     while v <= 0:
       x_key, normal_key = _np_split(x_key, 2)
       lo = np.nextafter(t(-1), t(0))
-      x = t(np.sqrt(2)) * t(scipy.special.erfinv(_np_uniform(normal_key, dtype, lo)))
+      x = t(np.sqrt(2)) * t(_erfinv(_np_uniform(normal_key, dtype, lo)))
       v = t(1) + x * scale
     x, v, u = x * x, v * v * v, _np_uniform(u_key, dtype)
     if not (u >= t(1) - t(_SQUEEZE) * (x * x)
