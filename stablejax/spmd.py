@@ -116,8 +116,8 @@ def compile_sharded(closed: ClosedJaxpr, name: str, passes: tuple[str, ...],
   module = pipeline.lower(closed, name, platform_of(devices[0]), passes=passes)
   annotate(module, mesh, ins, outs)
   exe = compile_spmd(str(module), devices)
-  out_shardings = _chosen(mesh, outs, output_hlo_shardings(exe), closed.out_avals)
-  in_shardings = _chosen(mesh, ins, parameter_hlo_shardings(exe), closed.in_avals)
+  out_shardings = _chosen(mesh, outs, output_hlo_shardings(exe, len(outs)), closed.out_avals)
+  in_shardings = _chosen(mesh, ins, parameter_hlo_shardings(exe, len(ins)), closed.in_avals)
   return ShardedExecutable(exe, closed.in_avals, in_shardings, closed.out_avals, out_shardings,
                            sharding_lib.put)
 

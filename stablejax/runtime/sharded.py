@@ -73,12 +73,18 @@ class ShardedExecutable:
     return dict(self._exe.cost_analysis())
 
 
-def output_hlo_shardings(exe: Any) -> list[xla_client.HloSharding]:
-  """The result shardings a compiled program chose."""
-  return [xla_client.HloSharding.from_proto(s) for s in exe.get_output_shardings()]
+def output_hlo_shardings(exe: Any, n: int) -> list[xla_client.HloSharding]:
+  """The shardings a compiled program chose for its `n` results."""
+  return _hlo_shardings(exe.get_output_shardings(), n)
 
 
-def parameter_hlo_shardings(exe: Any) -> list[xla_client.HloSharding]:
-  """The argument shardings a compiled program chose (where none was given, the partitioner
-  may have propagated one to an argument)."""
-  return [xla_client.HloSharding.from_proto(s) for s in exe.get_parameter_shardings()]
+def parameter_hlo_shardings(exe: Any, n: int) -> list[xla_client.HloSharding]:
+  """The shardings a compiled program chose for its `n` arguments (where none was given, the
+  partitioner may have propagated one to an argument)."""
+  return _hlo_shardings(exe.get_parameter_shardings(), n)
+
+
+def _hlo_shardings(protos: Any, n: int) -> list[xla_client.HloSharding]:
+  if protos is None:  # a program on a mesh of one device is not partitioned: all replicated
+    return [xla_client.HloSharding.replicate()] * n
+  return [xla_client.HloSharding.from_proto(s) for s in protos]

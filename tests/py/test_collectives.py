@@ -190,3 +190,11 @@ def test_experimental_shard_map_is_the_positional_spelling():
   f = shard_map(lambda v: lax.psum(v, "i"), mesh, P("i"), P())
   text = str(sj.make_jaxpr(f)(X))
   assert "shard_map[" in text and "psum[axes=('i',) axis_index_groups=None]" in text
+
+
+def test_shard_map_outside_jit_is_a_clear_error():
+  mesh = sj.sharding.Mesh(np.array(sj.devices()[:1]), ("i",))
+  f = sj.shard_map(lambda x: lax.psum(x, "i"), mesh=mesh, in_specs=sj.sharding.P("i"),
+                   out_specs=sj.sharding.P())
+  with pytest.raises(NotImplementedError, match="under jit"):
+    f(np.ones(4, np.float32))

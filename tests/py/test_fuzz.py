@@ -15,7 +15,7 @@ pytest.importorskip("jax")
 from fuzz import program, runner, shrink  # noqa: E402
 
 COUNT = int(os.environ.get("STABLEJAX_FUZZ_COUNT", "300"))
-BUDGET_S = float(os.environ.get("STABLEJAX_FUZZ_SECONDS", "45"))
+BUDGET_S = float(os.environ.get("STABLEJAX_FUZZ_SECONDS", "15"))
 
 
 def _seed() -> int:
