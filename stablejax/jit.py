@@ -20,6 +20,7 @@ from stablejax.lax.call import jit_p
 from stablejax.passes import registry as pass_registry
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable
+from stablejax.runtime.array import buffers_of
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
                                  tree_unflatten)
@@ -208,14 +209,9 @@ class Jitted:
         flat = args if not kwargs and len(args) == len(hit.avals) else None
       else:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
-      if flat is not None:
-        sh, buffers = hit.sharding, []
-        for x, aval in zip(flat, hit.avals):
-          if type(x) is not Array or x.aval is not aval or x._buf._sharding is not sh:
-            break
-          buffers.append(x._buf)
-        else:
-          return hit.finish(hit.run(buffers))
+      buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
+      if buffers is not None:
+        return hit.finish(hit.run(buffers))
     traced, flat = self._trace(args, kwargs)
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):

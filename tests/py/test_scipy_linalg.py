@@ -10,21 +10,7 @@ import scipy.linalg
 import stablejax as sj
 import stablejax.scipy.linalg as sl
 from stablejax import test_util
-
-
-def _same(actual, expected, rtol=None, atol=None):
-  """Same number of outputs, dtypes, shapes, and values within tolerance."""
-  a_leaves, e_leaves = jax.tree.leaves(actual), jax.tree.leaves(expected)
-  assert len(a_leaves) == len(e_leaves)
-  for a, e in zip(a_leaves, e_leaves):
-    assert np.asarray(a).dtype == np.asarray(e).dtype
-    assert np.shape(a) == np.shape(e)
-    test_util.check_close(a, np.asarray(e), rtol=rtol, atol=atol)
-
-
-def _matrix(rng, shape, dtype=np.float32):
-  a = test_util.rand(rng, shape, dtype)
-  return (a + 2 * np.eye(*shape[-2:])).astype(dtype)
+from test_numpy_linalg import _matrix, _same
 
 
 def _spd(rng, shape, dtype=np.float32):
