@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -92,17 +91,8 @@ class _Hit:
     hit = cls()
     hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
     hit.sharding, hit.run = sh, exe.run
-    hit.finish, hit.epoch = _unflattener(out_tree), config.epoch
+    hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
     return hit
-
-
-def _unflattener(tree: PyTreeDef) -> Callable[[list], Any]:
-  """`tree_unflatten(tree, ·)`, cheaper for a leaf and a tuple of leaves (common results)."""
-  if tree is LEAF:
-    return operator.itemgetter(0)
-  if tree.node_type is tuple and all(c.node_type is None for c in tree.children):
-    return tuple
-  return tree.unflattener()
 
 
 class Jitted:

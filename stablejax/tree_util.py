@@ -90,7 +90,13 @@ class PyTreeDef:
 
   def unflattener(self) -> Callable[[Sequence], Any]:
     """`tree_unflatten(self, ·)` as a function built once: for rebuilding many trees of this
-    structure (jit's results), without looking up node types per call."""
+    structure (jit's results), without looking up node types per call. A leaf and a tuple of
+    leaves (the common results) take their leaves as they are, so the caller passes exactly
+    `num_leaves`."""
+    if self.node_type is None:
+      return operator.itemgetter(0)
+    if self.node_type is tuple and all(c.node_type is None for c in self.children):
+      return tuple
     build = _builder(self)
     n = self.num_leaves
 
