@@ -113,8 +113,10 @@ def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runti
   if not jaxprs:
     return _eager, (prim, avals, tuple(params.items()), device), ()
   by_id = {id(j) for j in jaxprs}
-  items = tuple((k, tuple(id(v) if id(v) in by_id else v for v in value)
-                 if type(value) is tuple else id(value) if id(value) in by_id else value)
+
+  def key_of(v: Any) -> Any:
+    return id(v) if id(v) in by_id else v
+  items = tuple((k, tuple(map(key_of, value)) if type(value) is tuple else key_of(value))
                 for k, value in params.items())
   cache = _eager_per_jaxpr.get(jaxprs[0])
   if cache is None:
@@ -156,8 +158,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     else:
       avals.append(core.get_aval(x))
       on_device = False
-  device = device or runtime.default_device()
-  cache, key, keep = _eager_cache(prim, tuple(avals), params, device)
+  device, avals = device or runtime.default_device(), tuple(avals)
+  cache, key, keep = _eager_cache(prim, avals, params, device)
   entry = cache.get(key)
   if entry is None:
     if len(cache) >= _EAGER_CACHE_SIZE:
@@ -167,7 +169,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
                                   closed.out_avals), keep)
   exe = entry[0]
   if on_device:
-    _last_call[prim] = _LastCall(tuple(avals), params, exe)
+    _last_call[prim] = _LastCall(avals, params, exe)
     outs = exe.launch(args)
   else:
     outs = exe(*args)
