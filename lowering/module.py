@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -435,12 +436,13 @@ def call_jaxpr(ctx: LoweringRuleContext, closed_jaxpr: ClosedJaxpr, name: str,
 
 
 def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[str] = "cpu",
-                debug_info: bool = False) -> ir.Module:
+                debug_info: bool = False, donated: Sequence[bool] = ()) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` whose public `@main` computes `closed_jaxpr`.
   Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`.
   `platform` is one platform, or a sequence of them: with two or more, `@main` takes first a
   `tensor<i32>` platform index (into `platform`: the calling convention of JAX's export), and
-  each equation whose rule differs between them becomes a `stablehlo.case` on it."""
+  each equation whose rule differs between them becomes a `stablehlo.case` on it. The
+  arguments flagged in `donated` are aliased to results of their type (`alias_donated`)."""
   with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
@@ -449,9 +451,44 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
     attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
     attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
     module_ctx = ModuleContext(module, platform, debug_info, scope=f"jit({name})")
-    lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr, public=True)
+    main = lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr,
+                              public=True)
+    if any(donated):
+      alias_donated(main, closed_jaxpr.in_avals, closed_jaxpr.out_avals, donated)
     verify_module(module)
   return module
+
+
+def alias_donated(main: func.FuncOp, in_avals: Sequence[core.ShapedArray],
+                  out_avals: Sequence[core.ShapedArray], donated: Sequence[bool]) -> None:
+  """Mark each donated argument of `main` with `tf.aliasing_output`, the first result of its
+  shape and dtype not yet taken, as JAX does: XLA then writes that result into the argument's
+  buffer, and the argument is deleted by the call. A donated argument no result can reuse is
+  not donated, with a warning naming its type (as JAX warns)."""
+  free = list(range(len(out_avals)))
+  attrs = ([_as_dict(ir.DictAttr(a)) for a in main.arg_attrs] if main.arg_attrs else
+           [{} for _ in main.type.inputs])
+  first = len(attrs) - len(in_avals)  # after the platform index, if any
+  unusable = []
+  for i, (aval, donate) in enumerate(zip(in_avals, donated)):
+    if not donate:
+      continue
+    out = next((o for o in free if (out_avals[o].shape, out_avals[o].dtype) ==
+                (aval.shape, aval.dtype)), None)
+    if out is None:
+      unusable.append(aval.str_short())
+      continue
+    free.remove(out)
+    attrs[first + i]["tf.aliasing_output"] = ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(32), out)
+  main.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
+  if unusable:
+    warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)} (no result "
+                  "of the same type to write into)", stacklevel=2)
+
+
+def _as_dict(attr: ir.DictAttr) -> dict[str, ir.Attribute]:
+  return {named.name: named.attr for named in (attr[i] for i in range(len(attr)))}
 
 
 def copy_module(module: ir.Module) -> ir.Module:

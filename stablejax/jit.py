@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -50,13 +51,16 @@ def _fun_name(fun: Callable) -> str:
 class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
-  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "executable", "executable_passes")
+  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
+               "executable_passes")
 
-  def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree):
+  def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
+               donated: tuple[bool, ...]):
     self.jaxpr = jaxpr
     self.closed_over = closed_over
     self.in_tree = in_tree
     self.out_tree = out_tree
+    self.donated = donated  # per flat argument: whether its buffer is donated (() for none)
     self.executable = None
     self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
 
@@ -102,7 +106,8 @@ class Jitted:
 
   def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
                shared_cache: bool = True, passes: Sequence[str] | None = None,
-               backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None):
+               backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None,
+               donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = ()):
     self.fun = fun
     # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
     self.backend = None if backend is None else platforms.backend(backend)
@@ -113,7 +118,13 @@ class Jitted:
     self._signature = _signature_or_none(fun)
     _check_static_argnames(self._signature, self.static_argnames, self.name)
     self._has_static = bool(self.static_argnums or self.static_argnames)
-    statics = (self.static_argnums, self.static_argnames)
+    # the positions and names of the donated arguments, each completed from the other through
+    # the signature (as JAX does), so that either way of passing an argument donates it
+    self.donate_argnums, self.donate_argnames = _donated_args(
+        self._signature, tuple(donate_argnums), tuple(donate_argnames), self.static_argnums,
+        self.static_argnames, self.name)
+    statics = (self.static_argnums, self.static_argnames, self.donate_argnums,
+               self.donate_argnames)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
     # in_shardings/out_shardings (pytree prefixes; None: not given) and the multi-device
@@ -187,7 +198,22 @@ class Jitted:
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals)
     closed, closed_over = close_over_tracers(jaxpr, consts)
-    return _Traced(closed, closed_over, in_tree, out_tree())
+    return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static))
+
+  def _donated_leaves(self, in_tree: PyTreeDef, static: tuple) -> tuple[bool, ...]:
+    """Per flat argument of (dynamic args, kwargs) of structure `in_tree`: whether donated."""
+    if not (self.donate_argnums or self.donate_argnames):
+      return ()
+    args_tree, kwargs_tree = in_tree.children
+    static_nums = {i for i, _ in static[0]}
+    positions = [i for i in range(len(args_tree.children) + len(static_nums))
+                 if i not in static_nums]
+    mask = []
+    for i, child in zip(positions, args_tree.children):
+      mask += [i in self.donate_argnums] * child.num_leaves
+    for name, child in zip(kwargs_tree.aux, kwargs_tree.children):
+      mask += [name in self.donate_argnames] * child.num_leaves
+    return tuple(mask)
 
   def __call__(self, *args, **kwargs):
     hit = self._hit
@@ -205,6 +231,7 @@ class Jitted:
     traced, flat = self._trace(args, kwargs)
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
+      _warn_not_donated(traced.donated, "over several devices")
       outs = spmd.call(self._sharded_executables, traced.jaxpr, self.name, self._passes(),
                        self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree,
                        flat)
@@ -223,9 +250,11 @@ class Jitted:
     passes = self._passes()
     backend = self.backend or config.default_backend
     if backend != "xla":  # (cached by the pipeline, per backend)
+      _warn_not_donated(traced.donated, f"by the {backend} backend")
       return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
     if traced.executable_passes is not passes:
-      traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes)
+      traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes,
+                                              donated=traced.donated)
       traced.executable_passes = passes
     return traced.executable
 
@@ -257,7 +286,7 @@ class Jitted:
     static = _normalize_argnums(self.static_argnums, len(args), self.name)
     lowered = Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
                       platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
-                      passes=passes)
+                      passes=passes, donated=traced.donated)
     if self._sharded or spmd.is_multi_device(traced.jaxpr, flat):
       spmd.annotate(lowered._module, *spmd.plan(
           self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree, flat,
@@ -282,6 +311,37 @@ def _check_static_argnames(signature, names: Sequence[str], fun_name: str) -> No
                      f"of the function (it takes {list(signature.parameters)})")
 
 
+def _donated_args(signature, nums: tuple[int, ...], names: tuple[str, ...],
+                  static_nums: tuple[int, ...], static_names: tuple[str, ...], fun_name: str
+                  ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+  """(donate_argnums, donate_argnames), each completed from the other through `signature`;
+  a ValueError if a donated argument is also static."""
+  if any(not isinstance(i, int) or i < 0 for i in nums):
+    raise ValueError(f"jit of {fun_name}: donate_argnums must be non-negative integers, got "
+                     f"{nums}")
+  params = [] if signature is None else [
+      p.name for p in signature.parameters.values()
+      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+  takes_varargs = signature is None or any(
+      p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
+  if not takes_varargs and any(i >= len(params) for i in nums):
+    raise ValueError(f"jit of {fun_name}: donate_argnums {nums} refers to an argument beyond "
+                     f"the {len(params)} positional parameters of the function")
+  nums = set(nums) | {params.index(n) for n in names if n in params}
+  names = set(names) | {params[i] for i in nums if i < len(params)}
+  both = (nums & set(static_nums)) or (names & set(static_names))
+  if both:
+    raise ValueError(f"jit of {fun_name}: static and donated arguments cannot intersect; "
+                     f"{sorted(both)} are both")
+  return tuple(sorted(nums)), tuple(sorted(names))
+
+
+def _warn_not_donated(donated: tuple[bool, ...], where: str) -> None:
+  if any(donated):
+    warnings.warn(f"donate_argnums/donate_argnames are not supported for programs run {where} "
+                  "yet: the arguments are not donated", stacklevel=3)
+
+
 def _signature_or_none(fun: Callable):
   try:
     return inspect.signature(fun)
@@ -301,22 +361,30 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None,
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None,
         backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None
         ) -> Jitted | Callable[[Callable], Jitted]:
   """Stage `fun` out as one compiled program, traced once per argument signature; `passes`
   (names registered in `stablejax.passes`, default `sj.config.passes`) rewrite it between
   tracing and compiling. `in_shardings`/`out_shardings` (a sharding, None, or a pytree prefix
-  of the arguments/results) make it one program partitioned over a mesh (stablejax/spmd.py)."""
-  if isinstance(static_argnums, int):
-    static_argnums = (static_argnums,)
-  if isinstance(static_argnames, str):
-    static_argnames = (static_argnames,)
+  of the arguments/results) make it one program partitioned over a mesh (stablejax/spmd.py).
+  The arguments in `donate_argnums`/`donate_argnames` give their buffers to results of the
+  same type (XLA writes the result in place); a donated Array is deleted by the call."""
+  static_argnums, donate_argnums = _as_tuple(static_argnums), _as_tuple(donate_argnums)
+  static_argnames, donate_argnames = _as_tuple(static_argnames), _as_tuple(donate_argnames)
   if fun is None:
     return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                          passes=passes, backend=backend, in_shardings=in_shardings,
                          out_shardings=out_shardings)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
   return Jitted(fun, static_argnums, static_argnames, passes=passes, backend=backend,
-                in_shardings=in_shardings, out_shardings=out_shardings)
+                in_shardings=in_shardings, out_shardings=out_shardings,
+                donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+
+
+def _as_tuple(x: Any) -> tuple:
+  """An int or a str as a one-element tuple, a sequence as a tuple."""
+  return (x,) if isinstance(x, (int, str)) else tuple(x)

@@ -30,13 +30,16 @@ def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> Cl
 
 
 def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
-          debug_info: bool = False, passes: Sequence[str] | None = None) -> ir.Module:
+          debug_info: bool = False, passes: Sequence[str] | None = None,
+          donated: Sequence[bool] = ()) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
   needed: any platform of `stablejax.platforms` can be lowered for). With a sequence of two or
   more platforms, one module for all of them whose `@main` takes the platform index first.
-  The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module."""
+  The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module; the
+  arguments flagged in `donated` give their buffers to results of their type."""
   passes = registry.choose(passes)
-  module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info)
+  module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info,
+                                donated)
   return registry.run_mlir(module, passes)
 
 
@@ -59,18 +62,19 @@ def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage
 
 @weak_cache(maxsize=64)
 def _executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
-                passes: tuple[str, ...]) -> runtime.Executable:
-  module = lower(closed, name, runtime.platform_of(device), passes=passes)
+                passes: tuple[str, ...], donated: tuple[bool, ...]) -> runtime.Executable:
+  module = lower(closed, name, runtime.platform_of(device), passes=passes, donated=donated)
   return compile(module, device, closed.out_avals)
 
 
 def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None,
-               passes: Sequence[str] | None = None) -> runtime.Executable:
+               passes: Sequence[str] | None = None, donated: Sequence[bool] = ()
+               ) -> runtime.Executable:
   """The executable computing `closed` on `device` (default: the default device) after the
-  `passes` (default: `sj.config.passes`), compiled once and cached for as long as `closed`
-  lives."""
+  `passes` (default: `sj.config.passes`), taking the buffers of the arguments flagged in
+  `donated`; compiled once and cached for as long as `closed` lives."""
   return _executable(closed, name, device or runtime.default_device(),
-                     registry.choose(passes))
+                     registry.choose(passes), tuple(donated))
 
 
 def backend_executable(closed: ClosedJaxpr, name: str, backend: str, target: str | None = None,

@@ -79,7 +79,8 @@ class Lowered:
 
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
                platform: str | None = None, platforms: Sequence[str] | None = None,
-               arg_names: Sequence[str] | None = None, passes: Sequence[str] | None = None):
+               arg_names: Sequence[str] | None = None, passes: Sequence[str] | None = None,
+               donated: Sequence[bool] = ()):
     if platform is not None and platforms is not None:
       raise TypeError(f"lower of {name}: pass platform= or platforms=, not both")
     self.jaxpr = jaxpr
@@ -95,7 +96,9 @@ class Lowered:
         platform or runtime.platform_of(runtime.default_device()))
     self.platform = self.platforms[0] if len(self.platforms) == 1 else None
     self.passes = passes  # the names of `stablejax.passes` run (None: `sj.config.passes`)
-    self._module = pipeline.lower(jaxpr, name, self.platforms, passes=passes)
+    self.donated = tuple(donated)  # per flat argument: whether jit donates its buffer
+    self._module = pipeline.lower(jaxpr, name, self.platforms, passes=passes,
+                                  donated=self.donated)
     self._debug_module = None
     self._compiled: Compiled | None = None
 
@@ -120,7 +123,8 @@ class Lowered:
     """The module lowered again with debug locations (once), arguments and results named."""
     if self._debug_module is None:
       self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platforms,
-                                          debug_info=True, passes=self.passes)
+                                          debug_info=True, passes=self.passes,
+                                          donated=self.donated)
       result_names = [f"result{keystr(path)}" for path, _ in tree_flatten_with_path(
           tree_unflatten(self.out_tree, [0] * self.out_tree.num_leaves))[0]]
       name_arguments(self._debug_module, self.arg_names, result_names)
@@ -146,8 +150,8 @@ class Lowered:
                                                   self.passes), self.in_tree, self.out_tree)
     if self.platform is not None:
       device = runtime.devices(self.platform)[0]
-      return Compiled(pipeline.executable(self.jaxpr, self.name, device, self.passes),
-                      self.in_tree, self.out_tree)
+      return Compiled(pipeline.executable(self.jaxpr, self.name, device, self.passes,
+                                          self.donated), self.in_tree, self.out_tree)
     if self._compiled is None:
       device = runtime.devices(self._compile_platform())[0]
       exe = pipeline.compile(self._module, device, self.jaxpr.out_avals, self.platforms)

@@ -77,6 +77,8 @@ class Array:
 
   def _value(self) -> np.ndarray:
     """The value as a read-only numpy array, read back once (gathered from its shards)."""
+    if self._buf.is_deleted():  # (a host copy read before may still be cached)
+      raise pjrt.deleted_error(self._buf, "the Array")
     if self._npy is None:
       if pjrt.is_single_device(self._buf):
         self._npy = pjrt.to_numpy(self._buf)
@@ -92,8 +94,18 @@ class Array:
 
   def block_until_ready(self) -> Array:
     """Wait until the value is computed; returns self."""
+    if self._buf.is_deleted():
+      raise pjrt.deleted_error(self._buf, "the Array")
     self._buf.block_until_ready()
     return self
+
+  def is_deleted(self) -> bool:
+    """Whether the buffer is gone (donated to a jit call, or `delete()`d)."""
+    return self._buf.is_deleted()
+
+  def delete(self) -> None:
+    """Free the device buffer now; the Array cannot be used afterwards."""
+    self._buf.delete()
 
   def copy(self) -> Array:
     """A copy in a new buffer on the same device."""

@@ -356,7 +356,28 @@ class Loaded:
     sh = sharding(self.device)
     handlers = [result_handler(a, sh).wrap(wrap) for a in out_avals]
     execute = self.exe.execute_sharded
-    return lambda buffers: execute(buffers).consume_with_handlers(handlers)
+
+    def run(buffers: list[Buffer]) -> list:
+      try:
+        return execute(buffers).consume_with_handlers(handlers)
+      except (ValueError, JaxRuntimeError):
+        check_live(buffers)
+        raise
+    return run
+
+
+def check_live(buffers: Sequence[Buffer]) -> None:
+  """A RuntimeError naming the first of `buffers` that was deleted (donated to a `jit` call,
+  or `Array.delete()`d), if any: a deleted buffer cannot be read or computed with."""
+  for i, buf in enumerate(buffers):
+    if buf.is_deleted():
+      raise deleted_error(buf, f"argument {i}")
+
+
+def deleted_error(buf: Buffer, what: str) -> RuntimeError:
+  return RuntimeError(f"{what} (an Array of type {buf.aval.str_short()}) has been deleted: it "
+                      "was donated to a jit call (donate_argnums) or deleted, and cannot be "
+                      "used again")
 
 
 # jaxlib 0.10 takes `_skip_checks` (skipping a per-call check); 0.11 does not: detected.
