@@ -70,7 +70,8 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
                     f"got {in_tree.children[0]} and {tangent_tree.children[0]}")
   flat_f, out_tree = flatten_fun(fun, in_tree)
   primals_out, tangents_out = ad.jvp_flat(flat_f, primals_flat, tangents_flat)
-  return tree_unflatten(out_tree(), primals_out), tree_unflatten(out_tree(), tangents_out)
+  return (tree_unflatten(out_tree(), primals_out),
+          tree_unflatten(out_tree(), map(_as_array, tangents_out)))
 
 
 def _std_basis(flat_primals: Sequence) -> tuple[list, int]:
@@ -336,8 +337,11 @@ def _one_like(aval: core.ShapedArray) -> Any:
 
 
 def _as_array(x: Any) -> Any:
-  """A gradient that is a host value (a cotangent passed through unchanged) as an Array."""
-  return x if isinstance(x, (core.Tracer, Array)) else device_put(x)
+  """A gradient or tangent that is a host value (passed through unchanged, or an instantiated
+  zero) as an Array; float0 zeros (of integer inputs) stay numpy arrays, as in JAX."""
+  if isinstance(x, (core.Tracer, Array)) or core.get_aval(x).dtype == dtypes.float0:
+    return x
+  return device_put(x)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False

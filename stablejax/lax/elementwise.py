@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import functools
 import operator
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -336,8 +337,10 @@ def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:
 
 
 def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
-                         weak_type: bool = False) -> Array:
-  """Elementwise cast to `new_dtype` (64-bit types narrow to 32 bits unless x64 is enabled)."""
+                         weak_type: bool = False, warn_on_complex_to_real_cast: bool = True
+                         ) -> Array:
+  """Elementwise cast to `new_dtype` (64-bit types narrow to 32 bits unless x64 is enabled);
+  complex to real keeps the real part, with numpy's ComplexWarning unless told not to."""
   # `weak_type` (not in jax.lax's signature; JAX's internal `_convert_element_type` has it) is
   # for stablejax.numpy's promotion. A numpy value or Python scalar is converted eagerly with
   # numpy, so promoting constants stages nothing; a rank-0 one converted to a weak type becomes
@@ -346,6 +349,11 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
   aval = core.get_aval(operand)
   new_dtype = dtypes.canonicalize(new_dtype)
   weak_type = bool(weak_type)
+  if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
+    if warn_on_complex_to_real_cast:
+      warnings.warn("Casting complex values to real discards the imaginary part",
+                    np.exceptions.ComplexWarning, stacklevel=2)
+    operand = operand.real if dtypes.is_python_scalar(operand) else operand
   if isinstance(operand, (np.ndarray, np.generic)) or dtypes.is_python_scalar(operand):
     dtypes.check_python_int(operand)
     if dtypes.is_python_scalar(operand) and dtypes.is_inexact(new_dtype):
@@ -692,7 +700,14 @@ def _atan2_jvp(numerator: Callable) -> Callable:
   return lambda g, ans, x, y: mul(g, div(numerator(x, y), add(square(x), square(y))))
 
 
-atan2_p = _binop("atan2", real_float_dtypes, np.arctan2, _atan2_jvp(lambda x, y: y),
+def _atan2_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+  """numpy's arctan2; for complex operands (which numpy lacks), -i log((y + ix) / sqrt(x² + y²))."""
+  if not dtypes.is_complex(x.dtype):
+    return np.arctan2(x, y)
+  return (-1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))).astype(x.dtype)
+
+
+atan2_p = _binop("atan2", float_dtypes, _atan2_reference, _atan2_jvp(lambda x, y: y),
                  _atan2_jvp(lambda x, y: neg(x)))
 
 

@@ -249,8 +249,8 @@ def _gather_batcher(args, dims, *, dimension_numbers, slice_sizes, **params):
   dn = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
                               _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
                               (0,) + _shift(dn.start_indices_batching_dims))
-  return gather_p.bind(operand, indices, dimension_numbers=dn,
-                       slice_sizes=(1,) + tuple(slice_sizes), **params), 0
+  return gather_p.bind(operand, indices, dimension_numbers=dn,  # (an empty batch: size 0)
+                       slice_sizes=(min(size, 1),) + tuple(slice_sizes), **params), 0
 
 
 def _window_starts(operand_shape: Sequence[int], index: np.ndarray, batch: tuple,
@@ -311,10 +311,12 @@ batching.primitive_batchers[gather_p] = _gather_batcher
 
 def scatter_window_sizes(operand_shape: Sequence[int], updates_shape: Sequence[int],
                           dnums: ScatterDimensionNumbers) -> tuple[int, ...]:
-  """The operand-shaped size of each update window (1 on inserted and batching axes)."""
+  """The operand-shaped size of each update window (1 on inserted and batching axes, 0 where
+  such an axis is empty)."""
   window = iter(updates_shape[d] for d in dnums.update_window_dims)
   removed = dnums.inserted_window_dims + dnums.operand_batching_dims
-  return tuple(1 if d in removed else next(window, 0) for d in range(len(operand_shape)))
+  return tuple(min(n, 1) if d in removed else next(window, 0)
+               for d, n in enumerate(operand_shape))
 
 
 def _scatter_abstract_eval(name: str, accepted: DTypeClass) -> Callable:

@@ -59,13 +59,13 @@ def _sort_abstract_eval(*avals: ShapedArray, dimension, is_stable, num_keys):
 
 def _take_along(x: Any, indices: Any, axis: int) -> Any:
   """x[..., indices[..., j, ...], ...] along `axis`: a gather batched over the other axes."""
-  ndim = core.get_aval(x).ndim
-  batch = tuple(i for i in range(ndim) if i != axis)
+  shape = core.get_aval(x).shape
+  batch = tuple(i for i in range(len(shape)) if i != axis)
   dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                  start_index_map=(axis,), operand_batching_dims=batch,
                                  start_indices_batching_dims=batch)
-  return gather(x, lax.expand_dims(indices, (ndim,)), dnums, (1,) * ndim,
-                mode="promise_in_bounds")
+  return gather(x, lax.expand_dims(indices, (len(shape),)), dnums,
+                tuple(min(n, 1) for n in shape), mode="promise_in_bounds")  # (size-0 axes: 0)
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):

@@ -226,8 +226,9 @@ batching.primitive_batchers[transpose_p] = _transpose_batcher
 
 
 def _zeros_like_aval(aval: ShapedArray) -> Any:
-  """A zero of type `aval`: a scalar, broadcast when `aval` has a shape."""
-  zero = np.zeros((), aval.dtype)
+  """A zero of type `aval` (weak type included): a scalar, broadcast when `aval` has a shape."""
+  zero = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype,
+                                  weak_type=aval.weak_type)
   return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
 
 

@@ -7,6 +7,7 @@ updates one lax.scatter, built from the same description of the index (`_Indexer
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers)
 from stablejax.numpy import _ufuncs
-from stablejax.numpy._promotion import broadcast_to, convert, shape
+from stablejax.numpy._promotion import broadcast_to, convert, dtype, result_type, shape
 from stablejax.numpy._shape import expand_axes, squeeze_if_needed
 
 
@@ -448,7 +449,13 @@ class _IndexUpdateRef:
 
 
 def _as_dtype(values: Any, x: Any) -> Any:
+  """`values` in x's type; a FutureWarning (as JAX's) where promotion would not keep it."""
   aval = core.get_aval(x)
+  if result_type(values, x)[0] != aval.dtype:
+    warnings.warn(f"scatter inputs have incompatible types: cannot safely cast value from "
+                  f"dtype={dtype(values)} to dtype={aval.dtype} with standard dtype promotion. "
+                  "In future JAX releases this will result in an error.", FutureWarning,
+                  stacklevel=3)
   return convert(values, aval.dtype, aval.weak_type)
 
 

@@ -4,6 +4,7 @@ index tricks (s_, index_exp, r_, c_), print options and einsum_path."""
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -89,6 +90,11 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
   dt = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
   if dtype_of(x).kind == "c" and dt == dtypes.bool_:
     return lax.ne(x, scalar_like(x, 0))
+  if dtype_of(x).kind == "c" and dt.kind != "c":  # (JAX's warning, instead of numpy's)
+    warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. Please "
+                  "first use jnp.real or jnp.imag to take the real/imaginary component of your "
+                  "input.", DeprecationWarning, stacklevel=2)
+    return lax.convert_element_type(x, dt, warn_on_complex_to_real_cast=False)
   return convert(x, dt)
 
 

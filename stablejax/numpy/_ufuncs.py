@@ -304,12 +304,6 @@ def _pow_int_int(x1: Any, x2: Any) -> Any:
   return acc
 
 
-def convert_dtype(x: Any, new_dtype: Any) -> Any:
-  """`x` converted to `new_dtype` (canonicalized), as `x.astype`."""
-  (x,) = ensure_arraylike("astype", x)
-  return convert(x, dtypes.canonicalize(np.dtype(new_dtype)))
-
-
 # ----------------------------------------------------------------------------------------------
 # The math long tail (as jax.numpy)
 
@@ -346,9 +340,10 @@ def hypot(x1: Any, x2: Any) -> Any:
   x1, x2 = _inexact("hypot", x1, x2)
   x1, x2 = lax.abs(x1), lax.abs(x2)
   big, small = lax.max(x1, x2), lax.min(x1, x2)
-  safe_big = where(lax.eq(big, scalar_like(big, 0)), scalar_like(big, 1), big)
+  # (the ones are Python scalars, weak: weakly typed operands give a weakly typed result)
+  safe_big = where(lax.eq(big, scalar_like(big, 0)), 1.0, big)
   ratio = lax.div(small, safe_big)
-  out = lax.mul(big, lax.sqrt(lax.add(scalar_like(ratio, 1), lax.mul(ratio, ratio))))
+  out = lax.mul(big, lax.sqrt(BINARY["add"](1.0, lax.mul(ratio, ratio))))
   return where(lax.eq(small, scalar_like(small, np.inf)), small, out)
 
 

@@ -41,10 +41,6 @@ def _transpose(self: Any, *axes: Any) -> Any:
   return _shape.transpose(self, axes or None)
 
 
-def _astype(self: Any, dtype: Any) -> Any:
-  return _ufuncs.convert_dtype(self, dtype)
-
-
 def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
   return _ufuncs.clip(self, min, max)
 
@@ -60,7 +56,7 @@ _METHODS = {
     "argmin": _reductions.argmin, "cumsum": _reductions.cumsum,
     "std": _reductions.std, "var": _reductions.var, "any": _reductions.any,
     "all": _reductions.all, "ptp": _reductions.ptp, "trace": _products.trace,
-    "astype": _astype, "dot": _contractions.dot, "clip": _clip, "round": _ufuncs.round,
+    "astype": _misc.astype, "dot": _contractions.dot, "clip": _clip, "round": _ufuncs.round,
     "conj": _ufuncs.conj, "conjugate": _ufuncs.conjugate, "cumprod": _reductions.cumprod,
     "sort": _sorting.sort, "argsort": _sorting.argsort, "argpartition": _sorting.argpartition,
     "searchsorted": _sorting.searchsorted, "diagonal": _indexing_functions.diagonal,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import operator
 import pickle
+import warnings
 
 import jax
 import jax.numpy as jjnp
@@ -22,7 +23,9 @@ def outcome(fn):
   out = {}
   for name, (api, np_) in LIBS.items():
     try:
-      r = fn(api, np_)
+      with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the casts JAX warns about are tested apart)
+        r = fn(api, np_)
       out[name] = (np.asarray(r).tolist(), np.asarray(r).dtype, bool(getattr(r, "weak_type", 0)))
     except Exception as e:  # noqa: BLE001 -- the error type is what is compared
       out[name] = type(e)
@@ -59,6 +62,29 @@ CASES = {
         np_.asarray([1.0, 5.0, 2.0])),
     "True as an index": lambda api, np_: np_.arange(3)[True],
     "False as an index": lambda api, np_: np_.arange(3)[False],
+    # the fuzzer's findings (tests/py/fuzz)
+    "jvp's zero tangent keeps the weak type": lambda api, np_: api.jvp(
+        lambda x: (x, 2.0), (np_.ones(()),), (np_.ones(()),))[1][1],
+    "jvp's zero tangent of a weak array": lambda api, np_: api.jvp(
+        lambda x: (x, np_.zeros(3) + 2.0), (np_.ones(()),), (np_.ones(()),))[1][1],
+    "arctan2 of complex operands": lambda api, np_: np_.arctan2(
+        np_.asarray([1 + 1j, -2j]), np_.asarray([2 + 0j, 1 - 1j])),
+    "hypot of weak operands": lambda api, np_: np_.hypot(3.0, 4.0),
+    "hypot of Python ints": lambda api, np_: np_.hypot(3, 4),
+    ".at[].add of a complex scalar to a real array": lambda api, np_: np_.zeros(3).at[1].add(
+        1 + 2j),
+    ".at[].max of a complex scalar to a real array": lambda api, np_: np_.zeros(3).at[1].max(
+        1 + 2j),
+    "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
+        lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
+    "grad of sort of an empty array": lambda api, np_: api.grad(
+        lambda v: np_.sort(v, axis=0).sum())(np_.zeros((0, 1))),
+    "grad past a while_loop no cotangent reaches": lambda api, np_: api.grad(
+        lambda x: x * 2 + api.lax.while_loop(lambda c: c[0] < 3,
+                                             lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[0])(1.0),
+    "grad through a while_loop's carry": lambda api, np_: api.grad(
+        lambda x: api.lax.while_loop(lambda c: c[0] < 3,
+                                     lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1])(1.0),
 }
 
 
@@ -66,6 +92,22 @@ CASES = {
 def test_agrees_with_jax(name):
   out = outcome(CASES[name])
   assert out["stablejax"] == out["jax"], out
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("complex into a real .at[]", lambda np_: np_.zeros(3).at[1].add(1 + 2j)),
+    ("float into an int .at[]", lambda np_: np_.zeros(3, np.int32).at[1].set(1.5)),
+    ("complex to real cast", lambda np_: np_.asarray([1 + 1j]).astype(np.float32)),
+    ("safe .at[] update", lambda np_: np_.zeros(3).at[1].add(2)),
+])
+def test_warns_as_jax_does(name, fn):
+  seen = {}
+  for lib, (_, np_) in LIBS.items():
+    with warnings.catch_warnings(record=True) as caught:
+      warnings.simplefilter("always")
+      fn(np_)
+    seen[lib] = sorted({w.category.__name__ for w in caught})
+  assert seen["stablejax"] == seen["jax"]
 
 
 @pytest.mark.parametrize("value", [np.arange(6.0, dtype=np.float32).reshape(2, 3), 2.0,

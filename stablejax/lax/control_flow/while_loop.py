@@ -197,9 +197,11 @@ batching.primitive_batchers[while_p] = _while_batch
 
 
 # ----------------------------------------------------------------------------------------------
-# Partial evaluation: a loop with unknown carries cannot be split into a known loop and a
-# staged one (the staged part would need every iteration's residuals), so reverse mode is an
-# error; a loop whose carries stay known runs now
+# Partial evaluation: a loop whose carries stay known runs now. With unknown carries (and a
+# known predicate), the known carries are computed now by a loop of their own, and the whole
+# loop is staged for the unknown ones, recomputing the known part (as JAX does): it cannot be
+# split into a known loop and a staged one, which would need every iteration's residuals. So
+# reverse mode through it is an error, raised by its transpose: only if a cotangent reaches it.
 
 def _while_partial_eval(trace: pe.PartialEvalTrace, args, params):
   cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
@@ -208,12 +210,40 @@ def _while_partial_eval(trace: pe.PartialEvalTrace, args, params):
   carry_uk = carry_fixpoint(
       carry_uk, lambda uk: pe.partial_eval_jaxpr(params["body_jaxpr"], body_uk + uk, False)[2])
   pred_uk, = pe.partial_eval_jaxpr(params["cond_jaxpr"], cond_uk + carry_uk, False)[2]
-  if pred_uk or any(carry_uk):
+  if pred_uk:
     raise ValueError(_REVERSE_MODE_ERROR)
-  # The unknown operands are consts the known carries do not depend on: any value will do.
+  known_outs = _known_loop(trace, args, params, cond_uk, body_uk, carry_uk)
+  if not any(carry_uk):
+    return known_outs
+  staged = trace.stage(while_p, args, params)
+  return [s if uk else k for s, k, uk in zip(staged, known_outs, carry_uk)]
+
+
+def _known_loop(trace: pe.PartialEvalTrace, args: Sequence, params: dict, cond_uk: list[bool],
+                body_uk: list[bool], carry_uk: list[bool]) -> list:
+  """The known carries of the loop, computed now (None for the unknown ones): a loop over
+  them alone, the cond and body restricted to the known values."""
+  cond_consts, body_consts, carry = _split(args, params["cond_nconsts"], params["body_nconsts"])
+  cond = _known_part(params["cond_jaxpr"], cond_uk + carry_uk, 1)
+  body = _known_part(params["body_jaxpr"], body_uk + carry_uk, carry_uk.count(False))
+  known = lambda xs, uk: [x for x, u in zip(xs, uk) if not u]
   with core.set_current_trace(trace.parent):
-    known = [ad.zeros_like_aval(x.aval) if uk else x for x, uk in zip(args, unknowns)]
-    return while_p.bind(*known, **params)
+    outs = while_p.bind(*known(cond_consts, cond_uk), *known(body_consts, body_uk),
+                        *known(carry, carry_uk), cond_jaxpr=cond, body_jaxpr=body,
+                        cond_nconsts=cond_uk.count(False), body_nconsts=body_uk.count(False))
+  return merge_lists(carry_uk, outs, [None] * carry_uk.count(True))
 
 
+def _known_part(closed: ClosedJaxpr, unknowns: list[bool], num_outs: int) -> ClosedJaxpr:
+  """The jaxpr computing the first `num_outs` known outputs of `closed` from its known inputs
+  (its residual outputs dropped)."""
+  known = pe.partial_eval_jaxpr(closed, unknowns, False)[0]
+  return ClosedJaxpr(known.jaxpr.replace(outvars=known.jaxpr.outvars[:num_outs]), known.consts)
+
+
+def _while_transpose(cts, *args, **params):
+  raise ValueError(_REVERSE_MODE_ERROR)
+
+
+ad.primitive_transposes[while_p] = _while_transpose
 pe.partial_eval_rules[while_p] = _while_partial_eval

@@ -237,26 +237,7 @@ def check(prog: P.Program) -> list[Mismatch]:
 # Mismatches that are known: (kind, mode, detail, program source patterns, reason). A deliberate
 # difference says why; a stablejax bug found by the fuzzer and not yet fixed names its report, and
 # its entry goes when the fix lands. Anything else the fuzzer finds is a new bug.
-KNOWN = [
-    ("error parity", "", r"integer_pow does not accept dtype bool|does not support bool inputs", "",
-     "issue 17, assigned: bool ** int, floor_divide and remainder of bools"),
-    ("error parity", "", r"can only convert an array of size 1", "",
-     "issue 17, assigned: eager jnp.power(scalar, int_array)"),
-    ("weak_type", "jvp", r"JAX weak_type=True vs stablejax False", "",
-     "fuzzer report: jvp instantiates symbolic-zero tangents without the primal's weak type "
-     "(a numpy scalar at rank 0)"),
-    ("error parity", "", r"atan2 does not accept dtype complex", "",
-     "fuzzer report: jnp.arctan2 of complex operands raises (JAX computes it)"),
-    ("weak_type", "", r"JAX weak_type=True vs stablejax False", r"jnp\.(hypot|arctan2)\(",
-     "fuzzer report: jnp.hypot and jnp.arctan2 of weak operands return strong types"),
-    ("error parity", "", r"float\(\) argument must be a string or a real number, not 'complex'", "",
-     "fuzzer report: x.at[i].<op>(complex scalar) on a real array raises an internal TypeError"),
-    ("error parity", "", r"gather: slice_sizes .* must lie between", "",
-     "fuzzer report: gathers from a size-0 operand (vmap of x[idx] over a size-0 batch, grad "
-     "of sort of a size-0 array) fail gather's slice_sizes check"),
-    ("error parity", "grad", r"Reverse-mode differentiation does not work for lax.while_loop", "",
-     "fuzzer report: grad raises on a while_loop no cotangent reaches (JAX skips it)"),
-]
+KNOWN: list[tuple[str, str, str, str, str]] = []
 
 
 def known_reason(m: Mismatch, prog: P.Program) -> Optional[str]:
