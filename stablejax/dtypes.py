@@ -64,10 +64,18 @@ def is_integer(dtype) -> bool:
 _BFLOAT16_SUPERTYPES = (np.floating, np.inexact, np.number)
 
 
+def is_scalar_type(x: Any) -> bool:
+  """Whether `x` is a scalar type: numpy's (`np.float32`) or stablejax.numpy's (`jnp.float32`,
+  a class standing for its `dtype`)."""
+  return isinstance(x, type) and (issubclass(x, np.generic) or
+                                  isinstance(getattr(x, "dtype", None), np.dtype))
+
+
 def issubdtype(arg1: Any, arg2: Any) -> bool:
   """numpy's issubdtype, with bfloat16 a floating type (numpy knows it only as np.generic)."""
   if (arg2 in _BFLOAT16_SUPERTYPES and (arg1 is ml_dtypes.bfloat16 or (
-      isinstance(arg1, (str, np.dtype)) and np.dtype(arg1) == bfloat16))):
+      (isinstance(arg1, (str, np.dtype)) or is_scalar_type(arg1)) and
+      np.dtype(arg1) == bfloat16))):
     return True
   return np.issubdtype(arg1, arg2)
 

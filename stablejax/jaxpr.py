@@ -405,7 +405,7 @@ def _pp_atoms(ctx: _Context, atoms: Sequence[Any], sep: str = "", typed: bool = 
 
 
 def _param_text(v: Any) -> str:
-  if isinstance(v, type) and issubclass(v, np.generic):
+  if dtypes.is_scalar_type(v):
     return np.dtype(v).name
   if isinstance(v, frozenset):
     return f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})"

@@ -2,7 +2,6 @@
 
 Importing it installs the operators and methods of traced values and device arrays.
 """
-import ml_dtypes as _ml_dtypes
 import numpy as _np
 
 from stablejax.numpy import array_methods  # noqa: F401  (installs operators and methods)
@@ -47,13 +46,10 @@ from stablejax.numpy._ufuncs import (  # noqa: F401
     isnan, isneginf, isposinf, lcm, log10, log2, logaddexp, logaddexp2, nan_to_num, positive,
     rad2deg, radians, real, rint, signbit, sinc, trunc)
 
-# dtypes, as numpy dtypes (jnp.float32(x) also works, as numpy's scalar types).
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-bfloat16 = _ml_dtypes.bfloat16
-complex64, complex128 = _np.complex64, _np.complex128
+# the scalar types: dtypes, and `jnp.float32(x)` is an array (as in JAX)
+from stablejax.numpy._scalar_types import (  # noqa: E402
+    bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64)
 dtype = _np.dtype
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
@@ -63,7 +59,7 @@ mod = remainder
 pow = power  # noqa: A001
 from stablejax.numpy._metadata import (  # noqa: F401,E402
     finfo, iinfo, issubdtype, ndarray, ndim, promote_types, result_type, shape, size)
-float_, int_ = _np.float64, _np.int64  # noqa: E305  (as JAX: the 64-bit types, canonicalized)
+float_, int_ = float64, int64  # noqa: E305  (as JAX: the 64-bit types, canonicalized)
 # the abstract dtype classes, for issubdtype
 generic, number, inexact, floating, complexfloating = (
     _np.generic, _np.number, _np.inexact, _np.floating, _np.complexfloating)

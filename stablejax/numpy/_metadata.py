@@ -45,7 +45,7 @@ def size(a: Any, axis: int | None = None) -> int:
 def _dtype_and_weak(x: Any) -> tuple[np.dtype, bool]:
   if isinstance(x, type) and x in (bool, int, float, complex):
     return dtypes.python_scalar_dtype(x()), x is not bool
-  if isinstance(x, (str, np.dtype)) or isinstance(x, type) and issubclass(x, np.generic):
+  if isinstance(x, (str, np.dtype)) or dtypes.is_scalar_type(x):
     return dtypes.canonicalize(np.dtype(x)), False
   aval = _aval(x)
   return aval.dtype, aval.weak_type

@@ -51,9 +51,11 @@ def data(rng):
 # the dtype itself
 
 def test_dtype_is_ml_dtypes_bfloat16():
-  assert jnp.bfloat16 is ml_dtypes.bfloat16
+  # as in JAX, the scalar types stand for numpy's (and ml_dtypes') and make arrays when called
+  assert jnp.bfloat16 == ml_dtypes.bfloat16 and jnp.float16 == np.float16
   assert np.dtype(jnp.bfloat16) == np.dtype(jjnp.bfloat16) == dtypes.bfloat16
-  assert jnp.float16 is np.float16
+  x = jnp.bfloat16(1.5)
+  assert isinstance(x, sj.Array) and x.dtype == dtypes.bfloat16 and not x.weak_type
 
 
 @pytest.mark.parametrize("name", HALF)

@@ -62,6 +62,8 @@ CASES = {
         np_.asarray([1.0, 5.0, 2.0])),
     "True as an index": lambda api, np_: np_.arange(3)[True],
     "False as an index": lambda api, np_: np_.arange(3)[False],
+    "jnp.float32(2.0) is a strong array": lambda api, np_: np_.float32(2.0),
+    "jnp.int32 of a traced value": lambda api, np_: api.jit(lambda x: np_.int32(x > 0) + 2)(1.0),
     # the fuzzer's findings (tests/py/fuzz)
     "jvp's zero tangent keeps the weak type": lambda api, np_: api.jvp(
         lambda x: (x, 2.0), (np_.ones(()),), (np_.ones(()),))[1][1],
