@@ -16,7 +16,8 @@ from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers)
 from stablejax.numpy import _ufuncs
-from stablejax.numpy._promotion import broadcast_to, convert, dtype, result_type, shape
+from stablejax.numpy._promotion import (broadcast_to, convert, dtype, promote_dtypes, result_type,
+                                        shape)
 from stablejax.numpy._shape import expand_axes, squeeze_if_needed
 
 
@@ -369,19 +370,23 @@ def _stack_index_parts(parts: list, batch: tuple[int, ...]) -> Any:
 def scatter_update(x: Any, idx: Any, values: Any, scatter: Callable, *,
                    indices_are_sorted: bool = False, unique_indices: bool = False,
                    mode: str | GatherScatterMode | None = None) -> Any:
-  """`x` with `values` combined into `x[idx]` by the lax scatter function `scatter`."""
+  """`x` with `values` combined into `x[idx]` by the lax scatter function `scatter`, computed
+  in the dtype both promote to and cast back to x's type (as JAX does: `int_array.at[i].mul(0.5)`
+  halves, then truncates)."""
+  _warn_if_unsafe(values, x)
+  aval = core.get_aval(x)
   operand, entries, contiguous, bool_axes = _prepare(x, idx)
   indexer = _gather_indexer(shape(operand), entries, contiguous)
-  updates = squeeze_if_needed(broadcast_to(_as_dtype(values, x), indexer.out_shape),
-                              indexer.new_axes)
   if 0 in indexer.y_shape:
     return x
+  operand, values = promote_dtypes(operand, values)
+  updates = squeeze_if_needed(broadcast_to(values, indexer.out_shape), indexer.new_axes)
   dnums = ScatterDimensionNumbers(indexer.dnums.offset_dims, indexer.dnums.collapsed_slice_dims,
                                   indexer.dnums.start_index_map)
   out = scatter(operand, indexer.indices, updates, dnums,
                 indices_are_sorted=indices_are_sorted or indexer.unique,
                 unique_indices=unique_indices or indexer.unique, mode=mode)
-  return squeeze_if_needed(out, bool_axes)
+  return convert(squeeze_if_needed(out, bool_axes), aval.dtype, aval.weak_type)
 
 
 class _IndexUpdateRef:
@@ -414,7 +419,7 @@ class _IndexUpdateRef:
 
   def subtract(self, values: Any, **kwargs: Any) -> Any:
     """`x[idx] -= values`."""
-    return self._update(lax.neg(_as_dtype(values, self.array)), lax.scatter_add, **kwargs)
+    return self._update(values, _scatter_sub, **kwargs)
 
   def multiply(self, values: Any, **kwargs: Any) -> Any:
     """`x[idx] *= values`."""
@@ -448,15 +453,17 @@ class _IndexUpdateRef:
     return self.set(func(self.get(**get_kwargs)), **kwargs)
 
 
-def _as_dtype(values: Any, x: Any) -> Any:
-  """`values` in x's type; a FutureWarning (as JAX's) where promotion would not keep it."""
-  aval = core.get_aval(x)
-  if result_type(values, x)[0] != aval.dtype:
+def _warn_if_unsafe(values: Any, x: Any) -> None:
+  """A FutureWarning (as JAX's) where promoting `values` with `x` would change x's dtype."""
+  if result_type(values, x)[0] != dtype(x):
     warnings.warn(f"scatter inputs have incompatible types: cannot safely cast value from "
-                  f"dtype={dtype(values)} to dtype={aval.dtype} with standard dtype promotion. "
+                  f"dtype={dtype(values)} to dtype={dtype(x)} with standard dtype promotion. "
                   "In future JAX releases this will result in an error.", FutureWarning,
-                  stacklevel=3)
-  return convert(values, aval.dtype, aval.weak_type)
+                  stacklevel=4)
+
+
+def _scatter_sub(operand: Any, indices: Any, updates: Any, dnums: Any, **kwargs: Any) -> Any:
+  return lax.scatter_add(operand, indices, lax.neg(updates), dnums, **kwargs)
 
 
 class _IndexUpdateHelper:

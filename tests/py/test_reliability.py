@@ -77,6 +77,11 @@ CASES = {
         1 + 2j),
     ".at[].max of a complex scalar to a real array": lambda api, np_: np_.zeros(3).at[1].max(
         1 + 2j),
+    ".at[].mul(0.5) of a bool array computes in float": lambda api, np_: np_.asarray(
+        B).at[...].mul(0.5),
+    ".at[].add(-0.5) of an int array truncates the sum": lambda api, np_: np_.asarray(
+        I32).at[1].add(-0.5),
+    ".at[].multiply(0.5) of an int array": lambda api, np_: np_.asarray(I32).at[2].multiply(0.5),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
