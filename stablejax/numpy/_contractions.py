@@ -1,13 +1,12 @@
 """Tensor contractions: dot, matmul and einsum, all through lax.dot_general."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import dtypes, lax
-from stablejax.numpy._promotion import convert, ensure_arraylike, result_type, shape
-from stablejax.numpy._reductions import sum as _sum
+from stablejax.numpy._promotion import convert, dtype, ensure_arraylike, result_type, shape
 from stablejax.numpy._shape import expand_axes, squeeze_if_needed, transpose_if_needed
 
 
@@ -137,7 +136,7 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
     x, names = ops[0]
   else:
     x, names = _contract(*ops, out_names, out_dtype, precision)
-  return transpose_if_needed(x, [names.index(c) for c in out_names])
+  return convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
 
 
 def _expand_ellipses(spec: str, operands: list) -> tuple[str, list]:
@@ -210,7 +209,7 @@ def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int) -> tuple[A
   others = out + "".join(n for j, n in enumerate(inputs) if j != k)
   unique = tuple(i for i, c in enumerate(names) if c not in others and names.count(c) == 1)
   if unique:
-    x = _sum(x, axis=unique)
+    x = _sum(x, unique)
     names = "".join(c for i, c in enumerate(names) if i not in unique)
   for c in dict.fromkeys(names):
     count = names.count(c)
@@ -218,9 +217,14 @@ def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int) -> tuple[A
       axes = [i for i, n in enumerate(names) if n == c]
       x = lax.select_n(_delta(shape(x), axes), lax.full_like(x, 0), x)
       kept = c in others
-      x = _sum(x, axis=tuple(axes[:-1] if kept else axes))
+      x = _sum(x, tuple(axes[:-1] if kept else axes))
       names = names.replace(c, "", count - 1 if kept else count)
   return x, names
+
+
+def _sum(x: Any, axes: Sequence[int]) -> Any:
+  """einsum's sum over `axes`, in x's dtype (logical or for booleans), as JAX's."""
+  return (lax.reduce_or if dtype(x) == dtypes.bool_ else lax.reduce_sum)(x, tuple(axes))
 
 
 def _delta(x_shape: tuple, axes: list[int]) -> Any:

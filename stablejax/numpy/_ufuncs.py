@@ -236,7 +236,7 @@ def floor_divide(x1: Any, x2: Any) -> Any:
     quotient = lax.div(x1, x2)
     select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
                              lax.ne(lax.rem(x1, x2), scalar_like(x1, 0)))
-    return where(select, lax.sub(quotient, scalar_like(x1, 1)), quotient)
+    return where(select, lax.sub(quotient, _one_like(quotient)), quotient)
   if kind == "f":
     return _float_floor_divide(x1, x2)
   raise TypeError(f"floor_divide does not support {dtype(x1)} inputs")
@@ -248,8 +248,14 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
   corrected = where(lax.eq(x2, scalar_like(x2, 0)), x1, lax.sub(x1, mod))
   div = lax.div(corrected, x2)
   ind = lax.bitwise_and(lax.ne(mod, scalar_like(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
-  div = lax.select_n(ind, div, lax.sub(div, scalar_like(div, 1)))
+  div = lax.select_n(ind, div, BINARY["subtract"](div, 1.0))  # (weak 1.0 keeps a weak type)
   return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO)
+
+
+def _one_like(x: Any) -> Any:
+  """A rank-0 one of x's type, weak type included (JAX's `lax._one`; a literal when traced)."""
+  aval = core.get_aval(x)
+  return lax.convert_element_type(1, aval.dtype, weak_type=aval.weak_type)
 
 
 def remainder(x1: Any, x2: Any) -> Any:
@@ -259,7 +265,7 @@ def remainder(x1: Any, x2: Any) -> Any:
     raise TypeError(f"remainder does not support {dtype(x1)} inputs")
   zero = scalar_like(x1, 0)
   if dtypes.is_integer(dtype(x2)):
-    x2 = where(lax.eq(x2, zero), scalar_like(x2, 1), x2)
+    x2 = where(lax.eq(x2, zero), lax.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
   trunc_mod_not_zero = lax.ne(trunc_mod, zero)
   do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),

@@ -82,6 +82,16 @@ CASES = {
     ".at[].add(-0.5) of an int array truncates the sum": lambda api, np_: np_.asarray(
         I32).at[1].add(-0.5),
     ".at[].multiply(0.5) of an int array": lambda api, np_: np_.asarray(I32).at[2].multiply(0.5),
+    "bool % 0 is weakly typed": lambda api, np_: np_.asarray(B) % 0,
+    "floor_divide of a weak float array": lambda api, np_: api.jit(
+        lambda s: np_.floor_divide(np_.full((3, 2), s), -2.0))(2.0),
+    "floor_divide of a weak int array": lambda api, np_: api.jit(
+        lambda s: np_.floor_divide(np_.full((3,), s), -2))(5),
+    "einsum of weak operands": lambda api, np_: api.jit(lambda s: np_.einsum(
+        "ij,kj->ik", np_.full((2, 2), s), np_.full((2, 2), s)))(2.0),
+    "einsum sums booleans with or": lambda api, np_: np_.einsum(
+        "ij->j", np_.isfinite(np_.ones((2, 3)))),
+    "einsum sums int8 in int8": lambda api, np_: np_.einsum("ij->", np_.ones((2, 3), "int8")),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
