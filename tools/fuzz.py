@@ -1,10 +1,13 @@
 """A differential fuzzing campaign of stablejax against JAX (tests/py/fuzz).
 
   python tools/fuzz.py --count 10000 --seed 0 --jobs 2 [--time 3600] [--json out.json]
+                       [--batch 20 --eager-every 10]
 
 runs `count` random programs eagerly and under jit, vmap, grad, jvp and their compositions with
 both libraries, shrinks up to `--shrink` examples of each kind of mismatch and prints a summary:
-programs run, mismatches by kind and mode, and each family's shrunk reproducer.
+programs run, mismatches by kind and mode, and each family's shrunk reproducer. With `--batch K`
+the compiled modes (jit, jit_vmap, jit_grad) run K programs per compile (tests/py/fuzz/batch.py),
+and the other modes, which compile each operation, only every `--eager-every`-th program.
 """
 from __future__ import annotations
 
@@ -21,22 +24,45 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from fuzz import runner, shrink  # noqa: E402  pylint: disable=wrong-import-position
+from fuzz import batch, runner, shrink  # noqa: E402  pylint: disable=wrong-import-position
 
-_SEED, _BUDGET = 0, 100
-
-
-def _init(seed: int, budget: int) -> None:
-  global _SEED, _BUDGET
-  _SEED, _BUDGET = seed, budget
+_SEED, _BUDGET, _EAGER_EVERY = 0, 100, 1
 
 
-def _one(index: int):
-  """(index, lines, modes, [(kind, mode, detail)]) of program `index`."""
-  prog = runner.generate(_SEED, index)
-  found = runner.check(prog)
-  return index, len(prog.lines), len(runner.modes_of(prog)), \
+def _init(seed: int, budget: int, eager_every: int = 1) -> None:
+  global _SEED, _BUDGET, _EAGER_EVERY
+  _SEED, _BUDGET, _EAGER_EVERY = seed, budget, eager_every
+
+
+def _result(index: int, prog, modes: list[str], found: list) -> tuple:
+  """(index, lines, checks, [(kind, mode, detail, known reason)]) of one program."""
+  return index, len(prog.lines), len(modes), \
       [(m.kind, m.mode, m.detail, runner.known_reason(m, prog)) for m in found]
+
+
+def _one(index: int) -> list[tuple]:
+  """Program `index` checked in every mode."""
+  prog = runner.generate(_SEED, index)
+  return [_result(index, prog, runner.modes_of(prog), runner.check(prog))]
+
+
+def _chunk(indices: list[int]) -> list[tuple]:
+  """Programs `indices` checked in the compiled modes together, and one in `_EAGER_EVERY` of
+  them in the others."""
+  progs = [runner.generate(_SEED, i) for i in indices]
+  compiled = collections.defaultdict(list)
+  for k, m in batch.check_compiled(progs):
+    compiled[k].append(m)
+  out = []
+  for k, (i, prog) in enumerate(zip(indices, progs)):
+    modes = [m for m in runner.modes_of(prog) if m in batch.COMPILED_MODES]
+    found = compiled[k]
+    if i % _EAGER_EVERY == 0:
+      modes = runner.modes_of(prog)
+      found = found + [m for m in map(lambda mode: runner.check_mode(prog, mode), modes)
+                       if m is not None and m.mode not in batch.COMPILED_MODES]
+    out.append(_result(i, prog, modes, found))
+  return out
 
 
 def _shrunk(job):
@@ -68,14 +94,25 @@ def main(argv=None) -> int:
   ap.add_argument("--shrink", type=int, default=2, help="examples shrunk per kind of mismatch")
   ap.add_argument("--shrink-budget", type=int, default=100, help="runs per shrink")
   ap.add_argument("--json", default=None, help="write every mismatch here")
+  ap.add_argument("--batch", type=int, default=0,
+                  help="programs per compile in the compiled modes (0: each program alone)")
+  ap.add_argument("--eager-every", type=int, default=1,
+                  help="with --batch: check the other modes on one program in this many")
   a = ap.parse_args(argv)
   t0 = time.time()
+  for lib in ("jax", "stablejax"):  # imported once, before the workers fork
+    runner.library(lib)
   ctx = multiprocessing.get_context("fork")
   results = []
-  with ctx.Pool(a.jobs, initializer=_init, initargs=(a.seed, a.shrink_budget), maxtasksperchild=200) as pool:
-    for r in pool.imap_unordered(_one, range(a.start, a.start + a.count), chunksize=4):
-      results.append(r)
-      if len(results) % 20 == 0:
+  indices = range(a.start, a.start + a.count)
+  tasks = ([list(indices[i:i + a.batch]) for i in range(0, len(indices), a.batch)]
+           if a.batch else list(indices))
+  with ctx.Pool(a.jobs, initializer=_init, initargs=(a.seed, a.shrink_budget, a.eager_every),
+                maxtasksperchild=200) as pool:
+    for chunk in pool.imap_unordered(_chunk if a.batch else _one, tasks,
+                                     chunksize=1 if a.batch else 4):
+      results += chunk
+      if len(results) % 20 < len(chunk):
         bad = sum(1 for r in results if any(not f[3] for f in r[3]))
         print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
       if a.time and time.time() - t0 > a.time:

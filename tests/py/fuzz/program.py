@@ -2,7 +2,7 @@
 
 A program is a function `f(v0, ..., vk)` of straight-line lines `vN = <expression>` over the
 names `jax`, `jnp` and `lax`; binding them to stablejax or JAX runs the same code on either. The
-generator evaluates each candidate line eagerly with JAX to learn its result's shape and dtype.
+generator traces each candidate line with JAX (`eval_shape`) to learn its result's shape and dtype.
 """
 from __future__ import annotations
 
@@ -475,8 +475,8 @@ GENERATORS = {
 # The generator
 
 def generate(rng: np.random.Generator, namespace: dict, evaluate: Callable) -> Program:
-  """A random program of 5–30 lines. `evaluate(expr, env)` runs one line with the oracle (JAX),
-  returning the value or raising."""
+  """A random program of 5–30 lines. `evaluate(expr, env)` types one line with the oracle (JAX),
+  returning its result's type (or value) or raising."""
   batch = int(rng.choice([2, 2, 3, 1, 0], p=[0.5, 0.2, 0.15, 0.1, 0.05]))
   special = rng.random() < 0.3
   inputs = [make_input(rng, batch, special) for _ in range(int(rng.integers(1, 4)))]

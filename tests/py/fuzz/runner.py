@@ -1,6 +1,7 @@
 """Runs a program with stablejax and JAX under each transformation and compares the results."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import re
@@ -113,21 +114,31 @@ def namespace(lib: str, prog: P.Program) -> dict:
 # ----------------------------------------------------------------------------------------------
 # Running and comparing
 
-class _Timeout(Exception):
+class Timeout(Exception):
   pass
 
 
-def _alarm(signum, frame):
-  raise _Timeout()
+@contextlib.contextmanager
+def alarm(seconds: int):
+  """Raise Timeout in the body after `seconds` (SIGALRM)."""
+  def ring(signum, frame):
+    raise Timeout(f"timed out after {seconds} s")
+  old = signal.signal(signal.SIGALRM, ring)
+  signal.alarm(seconds)
+  try:
+    yield
+  finally:
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
 
 
-def _leaves(x) -> list:
+def leaves(x) -> list:
   if isinstance(x, (tuple, list)):
-    return [l for y in x for l in _leaves(y)]
+    return [l for y in x for l in leaves(y)]
   return [x]
 
 
-def _describe(x) -> tuple:
+def describe(x) -> tuple:
   """(numpy value, dtype, shape, weak_type) of one output."""
   weak = bool(getattr(x, "weak_type", False)) if hasattr(x, "dtype") else True
   a = np.asarray(x)
@@ -135,21 +146,14 @@ def _describe(x) -> tuple:
 
 
 def run(lib: str, prog: P.Program, mode: str, timeout: int = 60):
-  """The outputs of `prog` under `mode` as a list of `_describe` tuples, or the exception."""
-  old = signal.signal(signal.SIGALRM, _alarm)
-  signal.alarm(timeout)
+  """The outputs of `prog` under `mode` as a list of `describe` tuples, or the exception."""
   try:
-    with warnings.catch_warnings():
+    with alarm(timeout), warnings.catch_warnings():
       warnings.simplefilter("ignore")
       ns = namespace(lib, prog)
-      return [_describe(x) for x in _leaves(eval(MODES[mode], ns))]  # pylint: disable=eval-used
-  except _Timeout:
-    return _Timeout(f"timed out after {timeout} s")
-  except Exception as e:  # pylint: disable=broad-except
+      return [describe(x) for x in leaves(eval(MODES[mode], ns))]  # pylint: disable=eval-used
+  except Exception as e:  # pylint: disable=broad-except  (Timeout included)
     return e
-  finally:
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 def _close(ref: np.ndarray, got: np.ndarray, dtype: str) -> Optional[str]:
@@ -205,7 +209,7 @@ def check_mode(prog: P.Program, mode: str, ref=None) -> Optional[Mismatch]:
     ref = {m: run("jax", prog, m) for m in GROUP_OF[mode]}
   got = run("stablejax", prog, mode)
   want = ref[mode]
-  if isinstance(got, _Timeout):
+  if isinstance(got, Timeout):
     return Mismatch("timeout", mode, str(got))
   if isinstance(want, BaseException) or isinstance(got, BaseException):
     if not isinstance(got, BaseException):
@@ -250,12 +254,18 @@ def known_reason(m: Mismatch, prog: P.Program) -> Optional[str]:
 
 
 def evaluate_with_jax(expr: str, values: dict):
-  """One generator line evaluated eagerly with JAX (the generator's type oracle)."""
+  """The type of one generator line, traced by JAX (`jax.eval_shape`: nothing is compiled) over
+  the arrays in `values` (ShapeDtypeStructs or arrays; Python scalars stay Python scalars). A
+  line that needs concrete values (valid only eagerly) raises, and is not used."""
+  ns = dict(library("jax"))
+  arrays = [k for k, v in values.items() if hasattr(v, "shape")]
+
+  def line(*xs):
+    return eval(expr, {**ns, **{f"v{k}": v for k, v in values.items()},  # pylint: disable=eval-used
+                       **{f"v{k}": x for k, x in zip(arrays, xs)}})
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    ns = dict(library("jax"))
-    ns.update({f"v{k}": v for k, v in values.items()})
-    return eval(expr, ns)  # pylint: disable=eval-used
+    return ns["jax"].eval_shape(line, *[values[k] for k in arrays])
 
 
 def generate(seed: int, index: int) -> P.Program:
