@@ -90,6 +90,10 @@ def _fft_abstract_eval(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[
     if minor != fft_lengths:
       raise ValueError(f"RFFT input shape {x.shape} minor dimensions must be equal to "
                        f"fft_lengths {fft_lengths}")
+    if fft_lengths[-1] == 0:  # (JAX fails to lower it: stablehlo.fft gives an empty result)
+      raise ValueError(f"RFFT of an empty axis: input shape {x.shape}, fft_lengths "
+                       f"{fft_lengths} (the result would have {fft_lengths[-1] // 2 + 1} "
+                       "elements computed from none)")
     return ShapedArray((*batch, *fft_lengths[:-1], fft_lengths[-1] // 2 + 1),
                        _complex_dtype(x.dtype), x.weak_type)
   if not dtypes.is_complex(x.dtype):

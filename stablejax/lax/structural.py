@@ -630,7 +630,8 @@ def _dynamic_update_slice_abstract_eval(x: ShapedArray, update: ShapedArray,
   if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
     raise TypeError(f"dynamic_update_slice: update {update.str_short()} must have the operand's "
                     f"rank and fit inside the operand {x.str_short()}")
-  return x
+  # weakly typed only if every input is, as JAX's rule for it (the indices never are here)
+  return x.update(weak_type=all(a.weak_type for a in (x, update, *indices)))
 
 
 def _dynamic_update_slice_jvp(primals, tangents, **params):
@@ -661,7 +662,7 @@ def _dynamic_update_slice_batcher(args, dims):
   x = batching.bdim_at_front(x, xd, size)
   u = batching.bdim_at_front(u, ud, size)
   if all(d is not_mapped for d in idims):
-    return dynamic_update_slice_p.bind(x, u, _zero_index(indices), *indices), 0
+    return _weak_as(x, dynamic_update_slice_p.bind(x, u, _zero_index(indices), *indices)), 0
   shape, u_shape = core.get_aval(x).shape, core.get_aval(u).shape
   mask = None  # where the update lands: the AND of one window mask per axis
   for axis in range(1, len(shape)):
@@ -672,7 +673,16 @@ def _dynamic_update_slice_batcher(args, dims):
     u = _shift_right_by(pad(u, _scalar(0, core.get_aval(u).dtype), config), axis, start, n - m)
     inside = _window_mask(start, shape, axis, m)
     mask = inside if mask is None else _logical_and(inside, mask)
-  return lax.select_n(mask, x, u), 0
+  return _weak_as(x, lax.select_n(mask, x, u)), 0
+
+
+def _weak_as(x: Any, out: Any) -> Any:
+  """`out` weakly typed as `x` is: JAX batches dynamic_update_slice as a scatter, whose result
+  has the operand's weak type."""
+  aval, out_aval = core.get_aval(x), core.get_aval(out)
+  if out_aval.weak_type == aval.weak_type:
+    return out
+  return lax.convert_element_type(out, out_aval.dtype, weak_type=aval.weak_type)
 
 
 def _window_mask(start: Any, shape: Sequence[int], axis: int, length: int) -> Any:

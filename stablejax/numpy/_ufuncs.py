@@ -274,8 +274,11 @@ def remainder(x1: Any, x2: Any) -> Any:
 
 
 def _concrete_int(x: Any) -> int | None:
-  """`x` as a Python int if it is a concrete integer scalar, else None."""
-  if (isinstance(x, core.Tracer) or dtypes.is_python_scalar(x) and not isinstance(x, int)
+  """`x` as a Python int if it is a concrete integer scalar (a tracer of one included, as
+  JAX's `is_concrete`: the primal of a jvp), else None."""
+  if isinstance(x, core.Tracer):
+    x = x.to_concrete_value()
+  if (x is None or dtypes.is_python_scalar(x) and not isinstance(x, int)
       or np.ndim(x) != 0):
     return None
   try:

@@ -1,6 +1,7 @@
 """Differential fuzzing against JAX (tests/py/fuzz): random programs from a seed derived from the
 commit, run eagerly and under jit, vmap, grad, jvp and their compositions. tools/fuzz.py runs
-long campaigns; this runs as many programs as fit in its time budget (up to COUNT)."""
+long campaigns; here BATCHED programs run under the compiled modes (many per compile), and as
+many as fit in a time budget (up to COUNT) under every mode."""
 from __future__ import annotations
 
 import os
@@ -12,10 +13,11 @@ import pytest
 
 pytest.importorskip("jax")
 
-from fuzz import program, runner, shrink  # noqa: E402
+from fuzz import batch, program, runner, shrink  # noqa: E402
 
 COUNT = int(os.environ.get("STABLEJAX_FUZZ_COUNT", "300"))
 BUDGET_S = float(os.environ.get("STABLEJAX_FUZZ_SECONDS", "15"))
+BATCHED = int(os.environ.get("STABLEJAX_FUZZ_BATCHED", "60"))
 
 
 def _seed() -> int:
@@ -26,6 +28,27 @@ def _seed() -> int:
     return zlib.crc32(head.encode())
   except (OSError, subprocess.SubprocessError):
     return 17
+
+
+def _fail(seed: int, ran: int, found: list) -> None:
+  i, prog, m = found[0]
+  small = shrink.shrink(prog, m, budget=60)
+  pytest.fail(f"{len(found)} mismatches in {ran} programs (seed {seed}); program {i}: {m}\n"
+              f"shrunk reproducer:\n{runner.reproducer(small, m.mode)}")
+
+
+@pytest.mark.slow
+def test_fuzz_compiled_modes_batched():
+  seed = _seed()
+  indices = range(COUNT, COUNT + BATCHED)  # (not the programs the other test runs)
+  progs = [runner.generate(seed, i) for i in indices]
+  found = [(indices[k], progs[k], m) for start in range(0, len(progs), 20)
+           for k, m in ((start + j, m) for j, m in batch.check_compiled(progs[start:start + 20]))
+           if not runner.known_reason(m, progs[k])]
+  print(f"fuzz seed {seed}: {len(progs)} programs under {batch.COMPILED_MODES}, "
+        f"{len(found)} mismatches")
+  if found:
+    _fail(seed, len(progs), found)
 
 
 @pytest.mark.slow
@@ -42,10 +65,7 @@ def test_fuzz_against_jax():
     found += [(i, prog, m) for m in runner.check(prog) if not runner.known_reason(m, prog)]
   print(f"{ran} programs, {len(found)} mismatches")
   if found:
-    i, prog, m = found[0]
-    small = shrink.shrink(prog, m, budget=60)
-    pytest.fail(f"{len(found)} mismatches in {ran} programs (seed {seed}); program {i}: {m}\n"
-                f"shrunk reproducer:\n{runner.reproducer(small, m.mode)}")
+    _fail(seed, ran, found)
 
 
 def test_generator_is_deterministic():

@@ -92,6 +92,15 @@ CASES = {
     "einsum sums booleans with or": lambda api, np_: np_.einsum(
         "ij->j", np_.isfinite(np_.ones((2, 3)))),
     "einsum sums int8 in int8": lambda api, np_: np_.einsum("ij->", np_.ones((2, 3), "int8")),
+    "dynamic_update_slice is not weakly typed": lambda api, np_: api.jit(
+        lambda s: api.lax.dynamic_update_slice(np_.full((4,), s), np_.full((2,), s), (1,)))(2.0),
+    "vmap of dynamic_update_slice keeps the operand's weak type (a scatter in JAX)":
+        lambda api, np_: api.vmap(lambda v: api.lax.dynamic_update_slice_in_dim(
+            v, v[:2], 1, axis=0))(np_.clip(np_.ones((3, 4), bool), 0, None)),
+    "uint32 ** int under jvp keeps uint32": lambda api, np_: api.jvp(
+        lambda x: np_.asarray(np.array([1, 2, 3], "uint32")) ** np_.mean(x).astype(np_.int32),
+        (np_.ones(3),), (np_.ones(3),))[0],
+    "rfft of an empty axis": lambda api, np_: np_.fft.rfft(np_.zeros((2, 0))),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
