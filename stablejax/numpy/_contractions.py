@@ -118,11 +118,10 @@ def _plan_batch_axis(p: dict, i: int, ba: int | None, bb: int | None, a_shape: t
 
 def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any = "auto",
            precision: Any = None, preferred_element_type: Any = None) -> Any:
-  """Einstein summation for one operand (sums, traces, transposes) or two (contractions via
-  dot_general), with explicit or implicit ('ij,jk') output."""
-  if len(operands) not in (1, 2):
-    raise NotImplementedError(f"einsum: only one or two operands are supported, got "
-                              f"{len(operands)}")
+  """Einstein summation: one operand (sums, traces, transposes), or several contracted left to
+  right, two at a time with dot_general; explicit or implicit ('ij,jk') output."""
+  if not operands:
+    raise ValueError("einsum: at least one operand is required")
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   operands = ensure_arraylike("einsum", *operands)
@@ -132,10 +131,12 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
   operands = [convert(x, out_dtype, weak) for x in operands]
   ops = [_prepare(x, names, inputs, out_names, k) for k, (x, names) in
          enumerate(zip(operands, inputs))]
-  if len(ops) == 1:
-    x, names = ops[0]
-  else:
-    x, names = _contract(*ops, out_names, out_dtype, precision)
+  x, names = ops[0]
+  for k in range(1, len(ops)):
+    # an index both share stays (as a batch axis) while the output or a later operand uses it
+    later = out_names + "".join(n for _, n in ops[k + 1:])
+    x, names = _contract((x, names), ops[k], out_names if k == len(ops) - 1 else later,
+                         out_dtype, precision)
   return convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
 
 

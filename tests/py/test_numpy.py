@@ -96,7 +96,11 @@ def test_contractions_match_numpy():
   for spec, ops in [("ij,jk->ik", (a, b)), ("ij,jk->ki", (a, b)), ("bij,bjk->bik", (x3, y3)),
                     ("i,j->ij", (v, v)), ("i,i->", (v, v)), ("ii->", (a[:, :3],)),
                     ("ii->i", (a[:, :3],)), ("ij->j", (a,)), ("ij->ji", (a,)), ("ij,jk", (a, b)),
-                    ("abc,cd->dba", (x3, b)), ("ij,ij->i", (a, a)), ("ij,kj->", (a, a))]:
+                    ("abc,cd->dba", (x3, b)), ("ij,ij->i", (a, a)), ("ij,kj->", (a, a)),
+                    # three and more operands, contracted two at a time
+                    ("ij,jk,kl->il", (a, b, b.T)), ("ij,jk,kl", (a, b, b.T)),
+                    ("ij,ik,il->jkl", (a, a, a)), ("bij,bjk,bkl->bil", (x3, y3, rand((2, 5, 3)))),
+                    ("ij,jk,kl,li->", (a, b, b.T, a.T)), ("ij,jk,kl,li->i", (a, b, b.T, a.T))]:
     test_util.check_close(jnp.einsum(spec, *ops), np.einsum(spec, *ops))
 
 
