@@ -107,8 +107,9 @@ def main(argv=None) -> int:
   indices = range(a.start, a.start + a.count)
   tasks = ([list(indices[i:i + a.batch]) for i in range(0, len(indices), a.batch)]
            if a.batch else list(indices))
+  # (a worker is replaced after about 200 programs: the libraries' caches keep growing)
   with ctx.Pool(a.jobs, initializer=_init, initargs=(a.seed, a.shrink_budget, a.eager_every),
-                maxtasksperchild=200) as pool:
+                maxtasksperchild=max(1, 200 // max(a.batch, 1))) as pool:
     for chunk in pool.imap_unordered(_chunk if a.batch else _one, tasks,
                                      chunksize=1 if a.batch else 4):
       results += chunk
