@@ -113,6 +113,10 @@ def main(argv=None) -> int:
     for chunk in pool.imap_unordered(_chunk if a.batch else _one, tasks,
                                      chunksize=1 if a.batch else 4):
       results += chunk
+      for index, _, _, found in chunk:  # each new mismatch as it is found
+        for kind, mode, detail, known in found:
+          if not known:
+            print(f"  program {index}: [{kind}] {mode}: {detail}", flush=True)
       if len(results) % 20 < len(chunk):
         bad = sum(1 for r in results if any(not f[3] for f in r[3]))
         print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
