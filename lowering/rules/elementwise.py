@@ -166,18 +166,21 @@ def _select_n_rule(ctx: LoweringRuleContext, which: ir.Value, *cases: ir.Value) 
   return select(0, cases)
 
 
+def minmax(x: ir.Value, y: ir.Value, op_class: type, direction: str) -> ir.Value:
+  """max (`hlo.MaxOp`, "GT") or min (`hlo.MinOp`, "LT") of values of one type; on complex
+  values lexicographic on (real, imag) as JAX (XLA's own max and min of complex numbers compare
+  only the real parts). Also the body of the max/min reductions."""
+  if not isinstance(ir.RankedTensorType(x.type).element_type, ir.ComplexType):
+    return op_class(x, y).result
+  rx, ry, part = hlo.real(x), hlo.real(y), np.dtype(np.float32)  # (the comparison type: FLOAT)
+  which = hlo.select(compare(rx, ry, "EQ", part), compare(hlo.imag(x), hlo.imag(y), direction, part),
+                     compare(rx, ry, direction, part))
+  return hlo.select(which, x, y)
+
+
 def _minmax_rule(op_class: type, direction: str) -> Callable:
-  """max or min; on complex operands lexicographic on (real, imag) as JAX (XLA's own max and min
-  of complex numbers compare only the real parts)."""
-  plain = nary_rule(op_class)
   def rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
-    if np.dtype(ctx.avals_out[0].dtype).kind != "c":
-      return plain(ctx, x, y)
-    x, y = broadcast_operands(ctx, (x, y))
-    rx, ry, part = hlo.real(x), hlo.real(y), np.dtype(np.float32)
-    which = hlo.select(compare(rx, ry, "EQ", part), compare(hlo.imag(x), hlo.imag(y), direction, part),
-                       compare(rx, ry, direction, part))
-    return hlo.select(which, x, y)
+    return minmax(*broadcast_operands(ctx, (x, y)), op_class, direction)
   return rule
 
 

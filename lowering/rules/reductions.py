@@ -14,7 +14,7 @@ from stablejax import dtypes, lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
-from stablejax.lowering.rules.elementwise import compare
+from stablejax.lowering.rules.elementwise import compare, minmax
 
 
 def _lowest(dtype: np.dtype):
@@ -29,20 +29,23 @@ def _highest(dtype: np.dtype):
   return np.inf if dtypes.kind(dtype) in "fc" else np.iinfo(dtype).max
 
 
-# primitive -> (the op combining two values, the identity of that op for a dtype)
-REDUCTIONS = {
-    lax.reduce_sum_p: (hlo.AddOp, lambda dtype: 0),
-    lax.reduce_prod_p: (hlo.MulOp, lambda dtype: 1),
-    lax.reduce_max_p: (hlo.MaxOp, _lowest),
-    lax.reduce_min_p: (hlo.MinOp, _highest),
-    lax.reduce_and_p: (hlo.AndOp, lambda dtype: ~np.zeros((), dtype)),
-    lax.reduce_or_p: (hlo.OrOp, lambda dtype: 0),
-    lax.reduce_xor_p: (hlo.XorOp, lambda dtype: 0),
-}
-
-
 def _binary(op_class: type) -> Callable[..., list[ir.Value]]:
   return lambda a, b: [op_class(a, b).result]
+
+
+_max = lambda a, b: [minmax(a, b, hlo.MaxOp, "GT")]  # (lexicographic on complex numbers)
+_min = lambda a, b: [minmax(a, b, hlo.MinOp, "LT")]
+
+# primitive -> (the region combining two values, the identity of that region for a dtype)
+REDUCTIONS = {
+    lax.reduce_sum_p: (_binary(hlo.AddOp), lambda dtype: 0),
+    lax.reduce_prod_p: (_binary(hlo.MulOp), lambda dtype: 1),
+    lax.reduce_max_p: (_max, _lowest),
+    lax.reduce_min_p: (_min, _highest),
+    lax.reduce_and_p: (_binary(hlo.AndOp), lambda dtype: ~np.zeros((), dtype)),
+    lax.reduce_or_p: (_binary(hlo.OrOp), lambda dtype: 0),
+    lax.reduce_xor_p: (_binary(hlo.XorOp), lambda dtype: 0),
+}
 
 
 def _logaddexp(a: ir.Value, b: ir.Value) -> list[ir.Value]:
@@ -56,8 +59,8 @@ def _logaddexp(a: ir.Value, b: ir.Value) -> list[ir.Value]:
 CUMULATIVE = {
     lax.cumsum_p: (_binary(hlo.AddOp), lambda dtype: 0),
     lax.cumprod_p: (_binary(hlo.MulOp), lambda dtype: 1),
-    lax.cummax_p: (_binary(hlo.MaxOp), _lowest),
-    lax.cummin_p: (_binary(hlo.MinOp), _highest),
+    lax.cummax_p: (_max, _lowest),
+    lax.cummin_p: (_min, _highest),
     lax.cumlogsumexp_p: (_logaddexp, lambda dtype: -np.inf),
 }
 
@@ -84,12 +87,11 @@ def reduce(operands: Sequence[ir.Value], init_values: Sequence[ir.Value], axes: 
   return list(op.results)
 
 
-def _reduce_rule(op_class: type, identity: Callable) -> Callable:
+def _reduce_rule(reducer: Callable[..., list[ir.Value]], identity: Callable) -> Callable:
   def rule(ctx: LoweringRuleContext, x: ir.Value, *, axes) -> ir.Value:
     dtype = ctx.avals_in[0].dtype
     init = ir_constant(identity(dtype), dtype=dtype)
-    return reduce([x], [init], axes, [aval_to_ir_type(ctx.avals_out[0])],
-                  lambda a, b: [op_class(a, b).result])[0]
+    return reduce([x], [init], axes, [aval_to_ir_type(ctx.avals_out[0])], reducer)[0]
   return rule
 
 

@@ -22,7 +22,7 @@ WINDOWED = {
 }
 
 
-def _reduce_window_rule(op_class: type, identity: Callable) -> Callable:
+def _reduce_window_rule(reducer: Callable[..., list[ir.Value]], identity: Callable) -> Callable:
   def rule(ctx: LoweringRuleContext, x: ir.Value, *, window_dimensions, window_strides,
            padding, base_dilation, window_dilation) -> ir.Value:
     dtype = ctx.avals_in[0].dtype
@@ -32,7 +32,7 @@ def _reduce_window_rule(op_class: type, identity: Callable) -> Callable:
         window_strides=list(window_strides), base_dilations=list(base_dilation),
         window_dilations=list(window_dilation),
         padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
-    fill_region(op.regions[0], [init], lambda a, b: [op_class(a, b).result])
+    fill_region(op.regions[0], [init], reducer)
     return op.result
   return rule
 

@@ -219,6 +219,11 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (numpy's names)
   """Limit `arr` to [min, max]; either bound may be None."""
+  if any(x is not None and dtypes.is_complex(dtype(x)) for x in (arr, min, max)):
+    raise ValueError("Clip received a complex value either through the input or the min/max "
+                     "keywords. Complex values have no ordering and cannot be clipped. Please "
+                     "convert to a real value or array by taking the real or imaginary "
+                     "components via jax.numpy.real/imag respectively.")
   if min is not None:
     arr = BINARY["maximum"](min, arr)
   if max is not None:
@@ -303,13 +308,14 @@ def power(x1: Any, x2: Any) -> Any:
 
 
 def _pow_int_int(x1: Any, x2: Any) -> Any:
-  """Integer power by unrolled binary exponentiation (6 bits: more would overflow)."""
+  """Integer power by unrolled binary exponentiation (6 bits: more would overflow), as JAX's
+  (a negative exponent gives what JAX's gives: it is shifted as unsigned)."""
   zero, one = scalar_like(x2, 0), scalar_like(x2, 1)
   acc = where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
   for _ in range(6):
     acc = where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
     x1 = lax.mul(x1, x1)
-    x2 = lax.div(x2, scalar_like(x2, 2))  # a right shift, for non-negative exponents
+    x2 = lax.shift_right_logical(x2, one)
   return acc
 
 
@@ -348,12 +354,23 @@ def hypot(x1: Any, x2: Any) -> Any:
   """Elementwise sqrt(x1**2 + x2**2), without overflow for large operands."""
   x1, x2 = _inexact("hypot", x1, x2)
   x1, x2 = lax.abs(x1), lax.abs(x2)
+  inf = lax.bitwise_or(lax.eq(x1, scalar_like(x1, np.inf)), lax.eq(x2, scalar_like(x2, np.inf)))
   big, small = lax.max(x1, x2), lax.min(x1, x2)
-  # (the ones are Python scalars, weak: weakly typed operands give a weakly typed result)
-  safe_big = where(lax.eq(big, scalar_like(big, 0)), 1.0, big)
-  ratio = lax.div(small, safe_big)
-  out = lax.mul(big, lax.sqrt(BINARY["add"](1.0, lax.mul(ratio, ratio))))
-  return where(lax.eq(small, scalar_like(small, np.inf)), small, out)
+  # JAX's formula, and its constants (weak types follow from them: Python scalars are weak)
+  is_zero = lax.eq(big, scalar_like(big, 0))
+  ratio = lax.div(small, where(is_zero, lax.full_like(big, 1), big))
+  out = where(is_zero, big, BINARY["multiply"](big, lax.sqrt(BINARY["add"](
+      1.0, lax.mul(ratio, ratio)))))
+  return where(inf, _const(out, np.inf), out)
+
+
+def _const(x: Any, value: Any) -> Any:
+  """`value` as a constant of x's dtype, weakly typed only where `x` is a weakly typed scalar
+  (JAX's `lax._const`)."""
+  aval = core.get_aval(x)
+  if aval.weak_type and not aval.ndim:
+    return lax.convert_element_type(value, aval.dtype, weak_type=True)
+  return scalar_like(x, value)
 
 
 def _logaddexp(name: str, exp: Callable, log1p: Callable) -> Callable[[Any, Any], Any]:
@@ -383,7 +400,7 @@ def imag(val: Any) -> Any:
   (val,) = ensure_arraylike("imag", val)
   if dtypes.is_complex(dtype(val)):
     return lax.imag(val)
-  return broadcast_to(scalar_like(val, 0), shape(val))
+  return lax.full_like(val, 0)
 
 
 def conjugate(x: Any) -> Any:

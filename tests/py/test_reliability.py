@@ -101,6 +101,20 @@ CASES = {
         lambda x: np_.asarray(np.array([1, 2, 3], "uint32")) ** np_.mean(x).astype(np_.int32),
         (np_.ones(3),), (np_.ones(3),))[0],
     "rfft of an empty axis": lambda api, np_: np_.fft.rfft(np_.zeros((2, 0))),
+    "max and min of complex arrays are lexicographic": lambda api, np_: [
+        f(np_.asarray(np.array([[1 + 2j, 1 + 3j, 0.5 + 5j], [2 - 1j, 2 - 3j, 0j]], "complex64")),
+          axis=a) for f in (np_.max, np_.min) for a in (None, 0, 1)],
+    "cummax of a complex array": lambda api, np_: api.lax.cummax(
+        np_.asarray(np.array([1 + 2j, 1 + 3j, 0.5 + 5j], "complex64")), axis=0),
+    "clip of a complex array": lambda api, np_: np_.clip(np_.ones(2, "complex64"), 0, None),
+    "imag of a weak array stays weak": lambda api, np_: np_.imag(
+        np_.clip(np_.ones(2, bool), 0, None)),
+    "hypot of weak arrays is strong (JAX's inf constant)": lambda api, np_: api.jit(
+        lambda s: np_.hypot(np_.full((2,), s), -1))(2.0),
+    "hypot of inf and nan": lambda api, np_: np_.hypot(np_.asarray([np.inf, np.nan]),
+                                                       np_.asarray([np.nan, np.inf])),
+    "int ** negative int as JAX computes it": lambda api, np_: np_.asarray(
+        np.array([3, -3, 2, -2], "int32")) ** np_.asarray(np.array([-3, -3, 10, 3], "int32")),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
