@@ -21,8 +21,8 @@ from stablejax.numpy._promotion import (
 from stablejax.numpy._shape import expand_dims, moveaxis, ravel, reshape, stack
 from stablejax.numpy._sorting import sort, unique
 from stablejax.numpy._ufuncs import (
-    BINARY, UNARY, conjugate, copysign, floor_divide, imag, invert, isinf, isnan, remainder,
-    round, where)
+    BINARY, UNARY, constant_like, conjugate, copysign, floor_divide, imag, invert, isinf, isnan,
+    remainder, round, where)
 from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis
 
@@ -297,13 +297,13 @@ def isscalar(element: Any) -> bool:
 def iscomplex(x: Any) -> Any:
   """Elementwise: whether the imaginary part is nonzero."""
   i = imag(x)
-  return lax.ne(i, scalar_like(i, 0))
+  return lax.ne(i, constant_like(i, 0))
 
 
 def isreal(x: Any) -> Any:
   """Elementwise: whether the imaginary part is zero."""
   i = imag(x)
-  return lax.eq(i, scalar_like(i, 0))
+  return lax.eq(i, constant_like(i, 0))
 
 
 iterable = np.iterable

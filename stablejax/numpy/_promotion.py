@@ -135,7 +135,9 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
   if aval is None:
     return None
   if dtypes.kind(aval.dtype) not in "fc":
-    return None if inexact or scalars else list(args)
+    # (booleans are never weakly typed once promoted: the lattice makes them strong)
+    weak_bool = aval.weak_type and aval.dtype == dtypes.bool_
+    return None if inexact or scalars or weak_bool else list(args)
   if not scalars:
     return list(args)
   if aval.weak_type:

@@ -51,7 +51,7 @@ def _bool_or(numeric_op: Callable, bool_op: Callable) -> Callable:
 
 
 def _to_bool(x: Any) -> Any:
-  return x if _is_bool(x) else lax.ne(x, scalar_like(x, 0))
+  return x if _is_bool(x) else lax.ne(x, constant_like(x, 0))
 
 
 def _logical(op: Callable) -> Callable:
@@ -361,10 +361,10 @@ def hypot(x1: Any, x2: Any) -> Any:
   ratio = lax.div(small, where(is_zero, lax.full_like(big, 1), big))
   out = where(is_zero, big, BINARY["multiply"](big, lax.sqrt(BINARY["add"](
       1.0, lax.mul(ratio, ratio)))))
-  return where(inf, _const(out, np.inf), out)
+  return where(inf, constant_like(out, np.inf), out)
 
 
-def _const(x: Any, value: Any) -> Any:
+def constant_like(x: Any, value: Any) -> Any:
   """`value` as a constant of x's dtype, weakly typed only where `x` is a weakly typed scalar
   (JAX's `lax._const`)."""
   aval = core.get_aval(x)
@@ -429,7 +429,7 @@ def _all_false(x: Any) -> Any:
 def isnan(x: Any) -> Any:
   """Elementwise test for NaN."""
   (x,) = ensure_arraylike("isnan", x)
-  return lax.ne(x, x) if dtypes.is_inexact(dtype(x)) else _all_false(x)
+  return lax.ne(x, x)  # (as JAX: for integers too, so a weak type carries over)
 
 
 def isinf(x: Any) -> Any:
@@ -539,7 +539,7 @@ def fmod(x1: Any, x2: Any) -> Any:
   """Elementwise remainder with the sign of the dividend (C's fmod); x % 0 is 0 for integers."""
   x1, x2 = _bool_to_int(*promote_args("fmod", x1, x2))
   if dtypes.is_integer(dtype(x2)):
-    x2 = where(lax.eq(x2, scalar_like(x2, 0)), scalar_like(x2, 1), x2)
+    x2 = where(lax.eq(x2, scalar_like(x2, 0)), lax.full_like(x2, 1), x2)
   return lax.rem(x1, x2)
 
 

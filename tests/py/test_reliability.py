@@ -115,6 +115,11 @@ CASES = {
                                                        np_.asarray([np.nan, np.inf])),
     "int ** negative int as JAX computes it": lambda api, np_: np_.asarray(
         np.array([3, -3, 2, -2], "int32")) ** np_.asarray(np.array([-3, -3, 10, 3], "int32")),
+    "weak types of boolean results as JAX gives them": lambda api, np_: [
+        r.weak_type for r in api.jit(lambda s, i: [
+            np_.isnan(i), np_.logical_and(i, True), np_.logical_not(s), np_.iscomplex(s),
+            np_.isreal(s), (s < s) == (s < s), np_.logical_and(s < s, s < s),
+            np_.fmod(i < i, 0), np_.logical_not(np_.full((2,), i))])(2.0, 3)],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
