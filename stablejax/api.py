@@ -291,22 +291,13 @@ def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
     aux_cts = [ad.Zero(a) for a in out_avals[n_out:]]
     undefined = [ad.UndefinedPrimal(a) for a in in_avals]
     cts_in = ad.backward_pass(lin.jaxpr, lin.consts, undefined, list(cts_flat) + aux_cts)
-    cts_in = [_with_weak_type(ad.instantiate_zeros(ct), a) for ct, a in zip(cts_in, in_avals)]
+    cts_in = [ad.instantiate_zeros(ct) for ct in cts_in]
     return tree_unflatten(in_tree, cts_in)[0]
 
   out = tree_unflatten(out_tree, primals_out[:n_out])
   if has_aux:
     return out, f_vjp, tree_unflatten(full_tree().children[1], primals_out[n_out:])
   return out, f_vjp
-
-
-def _with_weak_type(ct: Any, aval: core.ShapedArray) -> Any:
-  """A cotangent with its primal's weak type, as JAX returns it (a gradient with respect to a
-  Python scalar is weakly typed)."""
-  ct_aval = core.get_aval(ct)
-  if aval.weak_type and not ct_aval.weak_type and ct_aval.dtype == aval.dtype:
-    return lax.convert_element_type(ct, aval.dtype, weak_type=True)
-  return ct
 
 
 def _check_grad_input(x: Any, i: int) -> None:

@@ -371,9 +371,13 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
 # ----------------------------------------------------------------------------------------------
 # Helpers for the rules
 
-def _const(x: ArrayLike, value: Any) -> np.ndarray:
-  """A rank-0 constant of x's dtype (staged as a literal)."""
-  return np.array(value, core.get_aval(x).dtype)
+def _const(x: ArrayLike, value: Any) -> Any:
+  """A rank-0 constant of x's dtype (staged as a literal), weakly typed where `x` is a weakly
+  typed scalar, as JAX's `lax._const` (so derivatives keep a Python scalar's weak type)."""
+  aval = core.get_aval(x)
+  if aval.weak_type and not aval.ndim:
+    return convert_element_type(value, aval.dtype, weak_type=True)
+  return np.array(value, aval.dtype)
 
 
 def _full_like(x: ArrayLike, value: Any) -> Array:
@@ -554,9 +558,10 @@ rem_p = _binop("rem", real_numeric_dtypes, _rem_reference,
 
 
 def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
-  """1 where x == z != y, 0.5 where x == z == y, else 0: max/min split the tangent at ties."""
-  return div(_select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
-             _select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
+  """1 where x == z != y, 0.5 where x == z == y, else 0: max/min split the tangent at ties
+  (the constants of z's type, weak type included, as JAX's)."""
+  full = lambda v: lax.full_like(z, v)
+  return div(_select(eq(x, z), full(1), full(0)), _select(eq(y, z), full(2), full(1)))
 
 
 max_p = _binop("max", any_dtype, np.maximum,
@@ -831,7 +836,7 @@ def _select_n_transpose(ct, which, *cases):
   if ad.is_undefined_primal(which):
     raise ValueError("select_n is not linear in `which` and cannot be transposed with respect "
                      "to it")
-  zeros = None if type(ct) is Zero else _full_like(ct, 0)
+  zeros = None if type(ct) is Zero else lax.full_like(ct, 0)  # (keeps a weak type, as JAX)
 
   def one_hot(i: int) -> Callable[[Array], Array]:  # ct where case i was chosen, else 0
     return lambda c: select_n(which, *(c if j == i else zeros for j in range(len(cases))))

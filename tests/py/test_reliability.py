@@ -120,6 +120,12 @@ CASES = {
             np_.isnan(i), np_.logical_and(i, True), np_.logical_not(s), np_.iscomplex(s),
             np_.isreal(s), (s < s) == (s < s), np_.logical_and(s < s, s < s),
             np_.fmod(i < i, 0), np_.logical_not(np_.full((2,), i))])(2.0, 3)],
+    "weak types of gradients with respect to a Python scalar": lambda api, np_: [
+        api.grad(f)(0.5).weak_type for f in [
+            lambda x: np_.stack([x, x])[1], lambda x: np_.pad(x[None], 1)[1],
+            lambda x: np_.where(x > 0, x, 0.0), lambda x: np_.maximum(x, 0.2),
+            lambda x: np_.clip(x, 0, 1), lambda x: np_.tanh(x) ** 2, lambda x: np_.sqrt(x),
+            lambda x: np_.logaddexp(x, 1.0), lambda x: api.nn.softplus(x)]],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
