@@ -1,17 +1,7 @@
-import os
+import numpy as np
+import pytest
 
-# Most of the suite's time is XLA compiling small programs (for stablejax and for JAX, the
-# oracle, alike): the tests compile with LLVM's optimizations off, about 15% faster. Programs
-# run outside the tests (the demo, the benchmarks, users' programs) keep XLA's defaults, and so
-# does CI's second pass (.ci/run); STABLEJAX_TEST_XLA_DEFAULTS=1 runs the tests with them.
-if not os.environ.get("STABLEJAX_TEST_XLA_DEFAULTS"):
-  os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
-                             " --xla_llvm_disable_expensive_passes=true").strip()
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from stablejax import test_util  # noqa: E402
+from stablejax import test_util
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ LINEAR = {
     lax.reshape_p, lax.transpose_p, lax.squeeze_p, lax.expand_dims_p, lax.concatenate_p,
     lax.slice_p, lax.pad_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.select_n_p,
     ad.add_jaxvals_p, lax.cond_p, lax.scan_p, lax.jit_p,
+    lax.while_p,  # (its rule raises JAX's error: a loop of unknown trip count is not reversible)
     lax.remat_p,
     lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p,
     lax.reduce_precision_p, lax.optimization_barrier_p, lax.sharding_constraint_p,
