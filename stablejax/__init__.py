@@ -9,6 +9,7 @@ from stablejax.api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_j
 from stablejax.api import block_until_ready, device_get, eval_shape, jacobian
 from stablejax.stages import ShapeDtypeStruct
 from stablejax.jit import jit
+from stablejax.util import clear_caches
 from stablejax.flops import flops
 from stablejax.custom_derivatives import custom_jvp, custom_vjp
 from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat

@@ -24,6 +24,7 @@ from stablejax.runtime.array import buffers_of
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
                                  tree_unflatten)
+from stablejax.util import on_clear_caches
 
 # Argument types that are pytree leaves, for the fast path that skips flattening.
 _LEAF_TYPES = frozenset({Array, np.ndarray, float, int, bool, complex, np.float32, np.float64,
@@ -33,6 +34,14 @@ _TRACES_PER_FUNCTION = 1024  # each function's trace cache is bounded (the oldes
 
 # function -> {(static_argnums, static_argnames) -> {signature -> _Traced}}, weak in the function
 _trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@on_clear_caches
+def _clear_trace_caches() -> None:
+  for per_statics in _trace_caches.values():
+    for cache in per_statics.values():
+      cache.clear()  # in place: the jitted functions hold these dicts
+  config.epoch += 1  # and their dispatch fast paths' last calls are stale
 
 
 def _shared_cache(fun: Callable, statics: tuple) -> dict:

@@ -15,7 +15,7 @@ from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.passes import registry
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
-from stablejax.util import weak_cache
+from stablejax.util import on_clear_caches, weak_cache
 
 
 def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]) -> ClosedJaxpr:
@@ -189,6 +189,13 @@ class _LastCall:
 
 
 _last_call: dict[core.Primitive, _LastCall] = {}
+
+
+@on_clear_caches
+def _clear_eager_caches() -> None:
+  _eager.clear()
+  _eager_per_jaxpr.clear()
+  _last_call.clear()
 
 
 core.install_compiled_eval(apply_primitive)

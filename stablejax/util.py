@@ -68,6 +68,24 @@ def join_sizes(shapes: Iterable[Sequence[int]]) -> tuple[int, ...] | None:
   return tuple(out)
 
 
+_cache_clearers: list[Callable[[], None]] = []
+
+
+def on_clear_caches(clear: Callable[[], None]) -> Callable[[], None]:
+  """Register `clear` (which empties one of stablejax's caches) with `clear_caches`."""
+  _cache_clearers.append(clear)
+  return clear
+
+
+def clear_caches() -> None:
+  """Drop every trace, jaxpr and executable stablejax caches, as `jax.clear_caches`: each
+  program is traced and compiled again at its next use. (A long-running process that makes
+  many programs can call it: each XLA CPU executable holds a few to hundreds of memory
+  mappings, and the kernel's limit, vm.max_map_count, is 65,530 per process.)"""
+  for clear in _cache_clearers:
+    clear()
+
+
 def weak_cache(maxsize: int) -> Callable[[Callable], Callable]:
   """Cache `fn(key, *args)` weakly in `key`: the entries for a key die with it (as JAX's
   weakref_lru_cache), at most `maxsize` of them per key (the oldest is dropped)."""
@@ -93,7 +111,7 @@ def weak_cache(maxsize: int) -> Callable[[Callable], Callable]:
       if entries is not None:
         entries.pop(args, None)
 
-    cached.cache_clear = per_key.clear
+    cached.cache_clear = on_clear_caches(per_key.clear)
     cached.forget = forget
     return cached
   return decorator

@@ -1,7 +1,22 @@
+import sys
+
 import numpy as np
 import pytest
 
+import stablejax as sj
 from stablejax import test_util
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+  """Drop stablejax's and JAX's compiled programs after each test module. A worker runs a few
+  thousand tests; every XLA CPU executable holds memory mappings (a few, or hundreds for a large
+  program), and kept in the caches they reached the kernel's 65,530 per process, where LLVM
+  cannot map the next compile's code and XLA crashes (seen as a segfault in test_expm_grads)."""
+  yield
+  sj.clear_caches()
+  if "jax" in sys.modules:
+    sys.modules["jax"].clear_caches()
 
 
 @pytest.fixture

@@ -219,6 +219,28 @@ def test_eager_control_flow_and_vmapped_jits_do_not_keep_their_programs():
   assert sum(r() is not None for r in refs) == 0
 
 
+def test_clear_caches_drops_traces_and_executables():
+  """`sj.clear_caches()` (as `jax.clear_caches()`) lets every cached jaxpr and executable go:
+  of jitted functions still alive, of their derivatives, of eager operations."""
+  import gc
+  import weakref
+  from stablejax import pipeline
+  f = sj.jit(lambda x: jnp.sin(x) * 2)
+  x = np.linspace(0, 1, 3, dtype=np.float32)
+  f(x)
+  sj.jvp(f, (x,), (x,))
+  jnp.cos(jnp.asarray(x))
+  traced = next(iter(f._cache.values()))
+  refs = [weakref.ref(traced.executable), weakref.ref(traced.jaxpr)]
+  eager_caches = [pipeline._eager, *pipeline._eager_per_jaxpr.values()]  # (the jvp's: one)
+  refs += [weakref.ref(exe) for cache in eager_caches for exe, _ in cache.values()]
+  del traced, eager_caches
+  sj.clear_caches()
+  np.testing.assert_allclose(f(x), np.sin(x) * 2, rtol=1e-6)  # traced and compiled again
+  gc.collect()
+  assert len(refs) > 3 and [r for r in refs if r() is not None] == []
+
+
 def _cos_plus(v, t):
   return jnp.cos(v) + t
 
