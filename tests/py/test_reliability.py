@@ -139,9 +139,22 @@ CASES = {
 }
 
 
+# The outcomes newer JAX changed, as JAX 0.10.2 (the JAX stablejax follows) gives them: JAX 0.12
+# keeps hypot's weak type and gives strong gradients through maximum and clip.
+AS_IN_0_10_2 = {
+    "hypot of weak arrays is strong (JAX's inf constant)":
+        ([2.2360680103302, 2.2360680103302], np.dtype(np.float32), False),
+    "weak types of gradients with respect to a Python scalar":
+        ([False, False, True, True, True, True, True, True, True], np.dtype(np.bool_), False),
+}
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_agrees_with_jax(name):
+def test_agrees_with_jax(name, jax_after_0_10_2):
   out = outcome(CASES[name])
+  if name in AS_IN_0_10_2:
+    assert jax_after_0_10_2 or out["jax"] == AS_IN_0_10_2[name], out  # the record is JAX's
+    out["jax"] = AS_IN_0_10_2[name]
   assert out["stablejax"] == out["jax"], out
 
 
