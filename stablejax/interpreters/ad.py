@@ -373,14 +373,17 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
           for v, x in zip(jaxpr.invars, args)]
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
+                    ct_avals: Sequence[core.ShapedArray] | None = None) -> ClosedJaxpr:
   """A jaxpr taking `(*nonlinear_args, *output_cotangents)` to the (instantiated) cotangents
-  of the linear arguments."""
-  return _transpose_jaxpr_cached(closed, tuple(linear))
+  of the linear arguments; the cotangents are of `ct_avals` (default: `closed`'s outputs', but
+  as in JAX those of the actual cotangents decide the weak types of the results)."""
+  return _transpose_jaxpr_cached(closed, tuple(linear),
+                                 tuple(closed.out_avals if ct_avals is None else ct_avals))
 
 
 @weak_cache(maxsize=64)
-def _transpose_jaxpr_cached(closed, linear):
+def _transpose_jaxpr_cached(closed, linear, ct_avals):
   n_nonlinear = linear.count(False)
 
   def f(*args):
@@ -391,4 +394,4 @@ def _transpose_jaxpr_cached(closed, linear):
     return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
 
   nonlinear_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-  return pe.trace_to_closed_jaxpr(f, nonlinear_avals + list(closed.out_avals))
+  return pe.trace_to_closed_jaxpr(f, nonlinear_avals + list(ct_avals))

@@ -68,9 +68,9 @@ pe.partial_eval_rules[jit_p] = _jit_partial_eval
 
 def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
   linear = [ad.is_undefined_primal(x) for x in args]
-  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear)
-  outs = iter(jit_p.bind(*[x for x, lin in zip(args, linear) if not lin],
-                         *[ad.instantiate_zeros(ct) for ct in cts],
+  cts = [ad.instantiate_zeros(ct) for ct in cts]
+  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear, [core.get_aval(ct) for ct in cts])
+  outs = iter(jit_p.bind(*[x for x, lin in zip(args, linear) if not lin], *cts,
                          jaxpr=ct_jaxpr, name=f"transpose({name})"))
   return [next(outs) if lin else None for lin in linear]
 

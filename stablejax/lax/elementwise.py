@@ -362,6 +362,10 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
       out = _convert(np.asarray(operand), new_dtype)
     if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype:
       return out.item()
+    if weak_type:  # numpy has no weak types: the cast of the constant is staged, as in JAX
+      src = np.asarray(operand)
+      src = src if dtypes.canonicalize(src.dtype) == src.dtype else out
+      return convert_element_type_p.bind(src, new_dtype=new_dtype, weak_type=True)
     return out
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
     return operand

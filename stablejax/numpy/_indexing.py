@@ -179,7 +179,7 @@ def rewriting_take(x: Any, idx: Any, *, indices_are_sorted: bool = False,
     return _basic_index(x, entries)
   indexer = _gather_indexer(shape(x), entries, contiguous)
   if 0 in indexer.out_shape:
-    return lax.full(indexer.out_shape, 0, core.get_aval(x).dtype)
+    return lax.full_like(x, 0, shape=indexer.out_shape)
   y = lax.gather(x, indexer.indices, indexer.dnums, indexer.slice_sizes,
                  indices_are_sorted=indices_are_sorted or indexer.unique,
                  unique_indices=unique_indices or indexer.unique, mode=mode,
@@ -287,8 +287,9 @@ def _index_vector_part(i: Any, size: int) -> Any:
   if isinstance(i, (int, np.integer, np.ndarray)):
     i = np.asarray(i).astype(np.int64)
     return np.where(i < 0, i + size, i).astype(np.int32)
+  unsigned = core.get_aval(i).dtype.kind == "u"
   i = convert(i, dtypes.int32)
-  if core.get_aval(i).dtype.kind == "u":
+  if unsigned:  # never counted from the end, even when int32 wraps it negative (as JAX)
     return i
   return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, np.int32(size)))
 

@@ -212,6 +212,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
   x, y = promote_dtypes(x, y)
   operands = [x, y] if not shape(condition) else [condition, x, y]
   out_shape = broadcast_shapes("where", *map(shape, operands))
+  if 0 in out_shape:  # nothing to select: x, as in JAX (so only x's derivative is taken)
+    return broadcast_to(x, out_shape)
   if shape(condition):
     condition = broadcast_to(condition, out_shape)
   return lax.select_n(condition, broadcast_to(y, out_shape), broadcast_to(x, out_shape))

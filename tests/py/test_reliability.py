@@ -136,6 +136,22 @@ CASES = {
     "grad through a while_loop's carry": lambda api, np_: api.grad(
         lambda x: api.lax.while_loop(lambda c: c[0] < 3,
                                      lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1])(1.0),
+    "an unsigned index wrapping negative in int32 is not counted from the end": lambda api, np_:
+        api.jit(lambda a, i: a[..., i])(np.array([[5, 8]], "uint32"),
+                                        np.array([[2**32 - 1]], "uint32")),
+    "an empty gather keeps the weak type": lambda api, np_: api.jit(
+        lambda v: np_.add(v, 1.5)[..., v])(np.zeros((1, 0), "uint8")),
+    "a numpy integer array beside a Python float is weakly typed": lambda api, np_:
+        np_.subtract(np.array([1, 2], "uint32"), 3.25),
+    "cond's transpose types its cotangents as they arrive": lambda api, np_: [
+        api.grad(f)(3.25).weak_type for f in [
+            lambda x: np_.sort(np.array([[1]], "uint32") - api.lax.switch(
+                1, [lambda a: a * a, lambda a: -a], x), axis=1).sum(),
+            lambda x: (np_.ones(2) - api.lax.cond(x > 0, lambda a: a * a, lambda a: -a, x)).sum(),
+            lambda x: np_.sort(np_.stack([x, 1.0]) - api.jit(lambda a: a * a)(x)).sum()]],
+    "where on empty arrays is x (nextafter of it is never differentiated)": lambda api, np_:
+        api.grad(lambda v: np_.nextafter(*[np_.where(v > 0, 1.0, v)] * 2).sum() + v.sum())(
+            np.ones((0, 1))),
 }
 
 

@@ -235,9 +235,11 @@ def _cond_transpose(cts, index, *operands, branches: tuple[ClosedJaxpr, ...]):
     raise ValueError("cond is not linear in its branch index and cannot be transposed with "
                      "respect to it")
   linear = [ad.is_undefined_primal(x) for x in operands]
-  ct_branches = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
+  cts = list(map(ad.instantiate_zeros, cts))
+  ct_avals = [core.get_aval(ct) for ct in cts]
+  ct_branches = tuple(ad.transpose_jaxpr(b, linear, ct_avals) for b in branches)
   nonlinear = [x for x, lin in zip(operands, linear) if not lin]
-  cts_in = cond_p.bind(index, *nonlinear, *map(ad.instantiate_zeros, cts), branches=ct_branches)
+  cts_in = cond_p.bind(index, *nonlinear, *cts, branches=ct_branches)
   return [None] + merge_lists(linear, [None] * len(nonlinear), cts_in)
 
 
