@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import dtypes, lax
+from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
 from stablejax.lowering.module import LoweringRuleContext
@@ -31,7 +31,7 @@ UNARY_OPS = {
 }
 BINARY_OPS = {
     lax.add_p: hlo.AddOp, ad.add_jaxvals_p: hlo.AddOp, lax.sub_p: hlo.SubtractOp,
-    lax.mul_p: hlo.MulOp, lax.div_p: hlo.DivOp, lax.rem_p: hlo.RemOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
+    lax.mul_p: hlo.MulOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
     lax.complex_p: hlo.ComplexOp, lax.nextafter_p: chlo.NextAfterOp,
 }
 COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
@@ -178,6 +178,31 @@ def minmax(x: ir.Value, y: ir.Value, op_class: type, direction: str) -> ir.Value
   return hlo.select(which, x, y)
 
 
+def _division_rule(op_class: type, by_zero: Callable[[ir.Value, core.ShapedArray], ir.Value]
+                   ) -> Callable:
+  """The rule of `div` or `rem`: `op_class` on the broadcast operands; for integers the divisor
+  is made nonzero first and `by_zero(x, aval_out)` stands where it was 0 (XLA's own values: -1
+  for `div`, `x` for `rem`). XLA's CPU compiler dies of SIGFPE constant-folding an integer 0 / 0
+  (`lax.div(x * 0, x * 0)` under `jax.jit` kills the process too), so no integer division
+  reaches XLA with a divisor it can prove zero."""
+  plain = nary_rule(op_class)
+
+  def rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
+    aval = ctx.avals_out[0]
+    if dtypes.kind(aval.dtype) not in "iu":
+      return plain(ctx, x, y)
+    x, y = broadcast_operands(ctx, (x, y))
+    is_zero = compare(y, ir_constant(0, aval.shape, aval.dtype), "EQ", aval.dtype)
+    safe = hlo.select(is_zero, ir_constant(1, aval.shape, aval.dtype), y)
+    return hlo.select(is_zero, by_zero(x, aval), op_class(x, safe).result)
+  return rule
+
+
+def _all_ones(x: ir.Value, aval: core.ShapedArray) -> ir.Value:
+  """-1 of `aval`'s type (every bit set for unsigned ones), XLA's integer quotient by 0."""
+  return ir_constant(np.array(-1).astype(aval.dtype), aval.shape)
+
+
 def _minmax_rule(op_class: type, direction: str) -> Callable:
   def rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
     return minmax(*broadcast_operands(ctx, (x, y)), op_class, direction)
@@ -198,6 +223,8 @@ def _register() -> None:
                      (lax.select_n_p, _select_n_rule),
                      (lax.convert_element_type_p, _convert_element_type_rule),
                      (lax.clamp_p, _clamp_rule), (lax.exp2_p, _exp2_rule),
+                     (lax.div_p, _division_rule(hlo.DivOp, _all_ones)),
+                     (lax.rem_p, _division_rule(hlo.RemOp, lambda x, aval: x)),
                      (lax.square_p, _square_rule), (lax.conj_p, _conj_rule),
                      (lax.max_p, _minmax_rule(hlo.MaxOp, "GT")),
                      (lax.min_p, _minmax_rule(hlo.MinOp, "LT"))]:

@@ -174,6 +174,23 @@ def test_agrees_with_jax(name, jax_after_0_10_2):
   assert out["stablejax"] == out["jax"], out
 
 
+def _divisions_by_zero(lax, x):
+  zero = x * 0
+  return lax.div(zero, zero), lax.rem(zero, zero), lax.div(x, zero), lax.rem(x, zero)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32])
+def test_integer_division_by_a_provable_zero_compiles_to_xlas_values(dtype):
+  """XLA's CPU compiler dies (SIGFPE) constant-folding an integer 0 / 0, as `jax.jit` of this
+  program does; stablejax's jit gives the values JAX computes op by op (INT_MIN / -1 too)."""
+  x = np.array([0, 1, 7, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype)
+  got = sj.jit(lambda x: _divisions_by_zero(sj.lax, x) + (sj.lax.div(x, x * 0 - 1),))(x)
+  want = _divisions_by_zero(jax.lax, x) + (jax.lax.div(x, x * 0 - 1),)
+  for g, w in zip(got, want):
+    np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
 @pytest.mark.parametrize("name, fn", [
     ("complex into a real .at[]", lambda np_: np_.zeros(3).at[1].add(1 + 2j)),
     ("float into an int .at[]", lambda np_: np_.zeros(3, np.int32).at[1].set(1.5)),
