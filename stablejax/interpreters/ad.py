@@ -87,7 +87,7 @@ def add_tangents(x: Any, y: Any) -> Any:
 def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
   if x.shape != y.shape or x.dtype != y.dtype:
     raise TypeError(f"add_any requires equal types, got {x.str_short()} and {y.str_short()}")
-  return x.update(weak_type=x.weak_type and y.weak_type)
+  return x  # (the first operand's weak type, as JAX's: it decides the weak type of gradients)
 
 
 add_jaxvals_p.def_abstract_eval(_add_any_abstract_eval)

@@ -503,6 +503,9 @@ add_p = _binop("add", numeric_dtypes, np.add)
 ad.primitive_jvps[add_p] = functools.partial(_linear_binop_jvp, add, lambda t: t)
 ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
 def_reference(ad.add_jaxvals_p, np.add)  # the only primitive outside lax: the sum of tangents
+# Eagerly add_any is `add`, as JAX's (weak only where both operands are), where its abstract
+# eval keeps the first operand's weak type: eager and jitted gradients differ as in JAX.
+ad.add_jaxvals_p.def_impl(add)
 
 sub_p = _binop("sub", numeric_dtypes, np.subtract)
 ad.primitive_jvps[sub_p] = functools.partial(_linear_binop_jvp, sub, neg)

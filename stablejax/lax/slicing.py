@@ -423,8 +423,8 @@ def _gather_updates_like(x: Any, indices: Any, updates_aval: ShapedArray, *, dim
 
 
 def _zeros(x: Any, dtype: Any = None) -> Any:
-  aval = core.get_aval(x)
-  return lax.full(aval.shape, 0, aval.dtype if dtype is None else dtype)
+  """Zeros like `x` (its weak type too, as JAX's, so masked tangents stay weak), or of `dtype`."""
+  return lax.full_like(x, 0, dtype)
 
 
 def _scatter_add_transpose(ct, operand, indices, updates, **params):
@@ -460,8 +460,9 @@ def _scatter_jvp(primals, tangents, **params):
   won = scatter_p.bind(_zeros(operand, dtypes.int32), indices, ids, **params)
   kept = lax.eq(won, np.int32(0))
   winners = lax.eq(_gather_updates_like(won, indices, u_aval, **params), ids)
-  t_op = lax.select_n(kept, _zeros(operand), ad.instantiate_zeros(t_op))
-  t_up = lax.select_n(winners, _zeros(updates), ad.instantiate_zeros(t_up))
+  t_op, t_up = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_up)
+  t_op = lax.select_n(kept, _zeros(t_op), t_op)
+  t_up = lax.select_n(winners, _zeros(t_up), t_up)
   return out, scatter_add_p.bind(t_op, indices, t_up, **params)
 
 

@@ -647,7 +647,7 @@ def _dynamic_update_slice_transpose(ct, operand, update, *indices):
   if any(ad.is_undefined_primal(i) for i in indices):
     raise TypeError("dynamic_update_slice is not linear in its start indices")
   u_aval = aval_of(update)
-  ct_x = (dynamic_update_slice_p.bind(ct, full(u_aval.shape, 0, u_aval.dtype), *indices)
+  ct_x = (dynamic_update_slice_p.bind(ct, full_like(ct, 0, shape=u_aval.shape), *indices)
           if ad.is_undefined_primal(operand) else None)
   ct_u = (dynamic_slice_p.bind(ct, *indices, slice_sizes=u_aval.shape)
           if ad.is_undefined_primal(update) else None)

@@ -18,6 +18,10 @@ import stablejax.numpy as jnp
 LIBS = {"stablejax": (sj, jnp), "jax": (jax, jjnp)}
 
 
+def _set_to_itself(v, i):
+  return v.at[i].set(v[i])
+
+
 def outcome(fn):
   """(value, dtype, weak type) of `fn(api, numpy)` on each library, or the error type."""
   out = {}
@@ -126,6 +130,11 @@ CASES = {
             lambda x: np_.where(x > 0, x, 0.0), lambda x: np_.maximum(x, 0.2),
             lambda x: np_.clip(x, 0, 1), lambda x: np_.tanh(x) ** 2, lambda x: np_.sqrt(x),
             lambda x: np_.logaddexp(x, 1.0), lambda x: api.nn.softplus(x)]],
+    # (JAX's add_any keeps its first operand's weak type when traced, and adds as + eagerly)
+    "weak types of a gradient through x.at[i].set(x[i]), eager and jitted": lambda api, np_: [
+        g(lambda a, i: np_.sum(_set_to_itself(i * a, i).astype(np.float32)))(
+            3.25, np_.asarray(np.array([k], "uint8"))).weak_type
+        for g in (api.grad, lambda f: api.jit(api.grad(f))) for k in (0, 1)],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
