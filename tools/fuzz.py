@@ -8,17 +8,24 @@ both libraries, shrinks up to `--shrink` examples of each kind of mismatch and p
 programs run, mismatches by kind and mode, and each family's shrunk reproducer. With `--batch K`
 the compiled modes (jit, jit_vmap, jit_grad) run K programs per compile (tests/py/fuzz/batch.py),
 and the other modes, which compile each operation, only every `--eager-every`-th program.
+Each batch runs in a fresh process: where one dies (XLA crashing on a module) or hangs, the
+batch is split until the program stands alone, and each of its modes is run alone by each
+library to tell which one dies (a `crash` mismatch).
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import re
+import signal
 import sys
 import time
+from typing import Callable, Iterator
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "py"))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -102,40 +109,136 @@ def main(argv=None) -> int:
   t0 = time.time()
   for lib in ("jax", "stablejax"):  # imported once, before the workers fork
     runner.library(lib)
+  _init(a.seed, a.shrink_budget, a.eager_every)
   ctx = multiprocessing.get_context("fork")
   results = []
   indices = range(a.start, a.start + a.count)
-  tasks = ([list(indices[i:i + a.batch]) for i in range(0, len(indices), a.batch)]
-           if a.batch else list(indices))
-  # (a worker is replaced after about 200 programs: the libraries' caches keep growing)
-  with ctx.Pool(a.jobs, initializer=_init, initargs=(a.seed, a.shrink_budget, a.eager_every),
-                maxtasksperchild=max(1, 200 // max(a.batch, 1))) as pool:
-    for chunk in pool.imap_unordered(_chunk if a.batch else _one, tasks,
-                                     chunksize=1 if a.batch else 4):
-      results += chunk
-      for index, _, _, found in chunk:  # each new mismatch as it is found
-        for kind, mode, detail, known in found:
-          if not known:
-            print(f"  program {index}: [{kind}] {mode}: {detail}", flush=True)
-      if len(results) % 20 < len(chunk):
-        bad = sum(1 for r in results if any(not f[3] for f in r[3]))
-        print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
-      if a.time and time.time() - t0 > a.time:
-        break
+  size = max(a.batch, 1)
+  tasks = collections.deque(list(indices[i:i + size]) for i in range(0, len(indices), size))
+  run_chunk = _chunk if a.batch else lambda ix: _one(ix[0])
+  for chunk, out in isolated(ctx, a.jobs, tasks, run_chunk, lambda ix: 600 + 120 * len(ix),
+                             stop=lambda: a.time and time.time() - t0 > a.time):
+    if isinstance(out, Died):  # a crash or a hang: narrowed down to the program, then the mode
+      if len(chunk) > 1:
+        tasks.extendleft([chunk[len(chunk) // 2:], chunk[:len(chunk) // 2]])
+        continue
+      out = [_died(ctx, chunk[0], out)]
+    results += out
+    for index, _, _, found in out:  # each new mismatch as it is found
+      for kind, mode, detail, known in found:
+        if not known:
+          print(f"  program {index}: [{kind}] {mode}: {detail}", flush=True)
+    if len(results) % 20 < len(out):
+      bad = sum(1 for r in results if any(not f[3] for f in r[3]))
+      print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
   summarize(a, results, t0)
   groups = collections.defaultdict(list)
   for index, _, _, found in results:
     for kind, mode, detail, known in found:
-      if not known:
+      if not known and kind != "crash":  # (a crash is reported whole: shrinking would crash)
         groups[signature(kind, mode, detail)].append((index, kind, mode, detail))
-  jobs = [g[i] for g in groups.values() for i in range(min(a.shrink, len(g)))]
+  jobs = collections.deque(g[i] for g in groups.values() for i in range(min(a.shrink, len(g))))
   shrunk = []
-  with ctx.Pool(a.jobs, initializer=_init, initargs=(a.seed, a.shrink_budget)) as pool:
-    for r in pool.imap_unordered(_shrunk, jobs):
+  for job, r in isolated(ctx, a.jobs, jobs, _shrunk, lambda job: 1800):
+    if not isinstance(r, Died):
       shrunk.append(r)
       print(f"=== {r[1]} ({r[2]}), program {r[0]}: {r[3]}\n{r[4]}", flush=True)
   report(a, results, shrunk)
   return 1 if any(not f[3] for r in results for f in r[3]) else 0
+
+
+@dataclasses.dataclass
+class Died:
+  """A worker process that ended without an answer."""
+  why: str
+
+
+def _child(conn, fn: Callable, task) -> None:
+  conn.send(fn(task))
+  conn.close()
+
+
+def isolated(ctx, jobs: int, tasks: collections.deque, fn: Callable, limit_s: Callable,
+             stop: Callable[[], bool] = lambda: False) -> Iterator[tuple]:
+  """(task, fn(task)) for each task of `tasks`, each run in a fresh forked process, `jobs` at a
+  time; `Died` in place of the result where the process died (a crash in XLA kills it) or ran
+  past `limit_s(task)` seconds. Tasks the caller appends while iterating are run too; none are
+  started once `stop()`."""
+  running = {}
+  while running or (tasks and not stop()):
+    while tasks and len(running) < jobs and not stop():
+      task = tasks.popleft()
+      r, w = ctx.Pipe(duplex=False)
+      proc = ctx.Process(target=_child, args=(w, fn, task), daemon=True)
+      proc.start()
+      w.close()
+      running[r] = (proc, task, time.time())
+    for r in multiprocessing.connection.wait(list(running), timeout=5):
+      proc, task, _ = running.pop(r)
+      try:
+        out = r.recv()
+      except EOFError:
+        proc.join()
+        code = proc.exitcode
+        out = Died(f"killed by {signal.Signals(-code).name}" if code and code < 0
+                   else f"exited with code {code}")
+      proc.join()
+      r.close()
+      yield task, out
+    for r, (proc, task, started) in list(running.items()):
+      if time.time() - started > limit_s(task):
+        proc.kill()
+        proc.join()
+        del running[r]
+        r.close()
+        yield task, Died(f"no answer after {limit_s(task)} s")
+
+
+def _probe(job: tuple) -> bool:
+  """Whether library `lib` runs program `index` under `mode` without dying (errors are fine)."""
+  lib, index, mode = job
+  runner.run(lib, runner.generate(_SEED, index), mode)
+  return True
+
+
+def _modes(index: int) -> list[str]:
+  return runner.modes_of(runner.generate(_SEED, index))
+
+
+def _crash_result(job: tuple) -> tuple:
+  index, found = job
+  prog = runner.generate(_SEED, index)
+  return _result(index, prog, runner.modes_of(prog), found)
+
+
+def _alone(ctx, fn: Callable, task):
+  """fn(task) in a process of its own (`Died` if it dies)."""
+  (_, out), = isolated(ctx, 1, collections.deque([task]), fn, lambda _: 600)
+  return out
+
+
+def _died(ctx, index: int, died: Died) -> tuple:
+  """The result of program `index`, whose worker died: each mode run alone by each library in
+  a process of its own, to tell which library dies under which mode. (Generating a program
+  starts JAX's runtime, whose threads make a later fork unsafe: this process leaves even that
+  to its children.)"""
+  modes = _alone(ctx, _modes, index)
+  if isinstance(modes, Died):
+    return index, 0, 0, [("crash", "generate", f"generating the program dies ({modes.why})", None)]
+  jobs = collections.deque((lib, index, m) for m in modes for lib in ("jax", "stablejax"))
+  dead = {job: out.why for job, out in isolated(ctx, 2, jobs, _probe, lambda job: 600)
+          if isinstance(out, Died)}
+  found = []
+  for m in modes:
+    j, s = dead.get(("jax", index, m)), dead.get(("stablejax", index, m))
+    if j or s:
+      detail = (f"both die ({s})" if j and s else f"stablejax dies ({s}); JAX runs" if s
+                else f"JAX dies ({j}); stablejax runs")
+      found.append(runner.Mismatch("crash", m, detail))
+  if not found:  # died only among other programs (a batch), never alone
+    found.append(runner.Mismatch("crash", "batch", f"a worker died ({died.why}) on this "
+                                 "program among others; every mode alone runs in both"))
+  return _alone(ctx, _crash_result, (index, found))
 
 
 def summarize(a, results: list, t0: float) -> None:
