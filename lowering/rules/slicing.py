@@ -27,11 +27,14 @@ def _upper_bounds(operand_shape: Sequence[int], sizes: Sequence[int], index_map:
                   indices: Any) -> tuple[Any, Any]:
   """The indices as signed ints, and the largest in-bounds start of each indexed axis,
   broadcast to their shape."""
-  dtype = _index_dtype(indices)
-  indices = lax.convert_element_type(indices, dtype)
+  dtype, given = _index_dtype(indices), core.get_aval(indices).dtype
   shape = core.get_aval(indices).shape
-  upper = np.array([operand_shape[d] - sizes[d] for d in index_map], dtype)
-  return indices, lax.broadcast_in_dim(upper, shape, (len(shape) - 1,))
+  upper = np.array([operand_shape[d] - sizes[d] for d in index_map])
+  bounds = lambda u, d: lax.broadcast_in_dim(u.astype(d), shape, (len(shape) - 1,))
+  if given.kind == "u" and given.itemsize >= np.dtype(dtype).itemsize:
+    # converted, the largest would wrap negative: one past the end stands for them all
+    indices = lax.min(indices, bounds(upper + 1, given))
+  return lax.convert_element_type(indices, dtype), bounds(upper, dtype)
 
 
 def _clamped(operand_shape: Sequence[int], sizes: Sequence[int], index_map: Sequence[int],

@@ -390,6 +390,12 @@ def _full_like(x: ArrayLike, value: Any) -> Array:
   return _broadcast_to(_const(x, value), aval.shape)
 
 
+def _zeros_like(x: ArrayLike) -> Array:
+  """Zeros of x's type, its weak type included (JAX's `lax._zeros`)."""
+  aval = core.get_aval(x)
+  return _broadcast_to(convert_element_type(0, aval.dtype, weak_type=aval.weak_type), aval.shape)
+
+
 def _broadcast_to(x: ArrayLike, shape: tuple[int, ...]) -> Array:
   """Broadcast `x` (rank 0, or `shape`'s rank with size-1 axes) to `shape`."""
   x_shape = core.get_aval(x).shape
@@ -835,7 +841,7 @@ def _select_n_jvp(primals, tangents):
   nonzero = [t for t in case_tangents if type(t) is not Zero]
   if not nonzero:
     return ans, Zero.from_primal_value(ans)
-  zeros = _full_like(nonzero[0], 0)  # made even when unused, as JAX does (so jaxprs match)
+  zeros = _zeros_like(nonzero[0])  # made even when unused, as JAX does (so jaxprs match)
   return ans, select_n(which, *(zeros if type(t) is Zero else t for t in case_tangents))
 
 

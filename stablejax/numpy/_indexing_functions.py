@@ -59,9 +59,14 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
     return a
   if 0 in out_shape:
     return lax.full(out_shape, 0, core.get_aval(a).dtype)
-  # take wraps negative indices, but for mode="clip" (they clip to 0), as JAX
-  indices = convert(indices, _INDEX) if mode == "clip" else _normalized(indices, a_shape[axis],
-                                                                        mode)
+  # take wraps negative indices, but for mode="clip" (they clip to 0), as JAX; unsigned ones
+  # keep their type (int32 would wrap the largest negative)
+  index_dtype = dtypes.dtype_of(indices)
+  if index_dtype.kind == "u":
+    indices = lax.rem(indices, index_dtype.type(a_shape[axis])) if mode == "wrap" else indices
+  else:
+    indices = convert(indices, _INDEX) if mode == "clip" else _normalized(
+        indices, a_shape[axis], mode)
   indices = lax.expand_dims(indices, (len(idx_shape),))
   n = len(idx_shape)
   offset = tuple(range(axis)) + tuple(range(axis + n, len(a_shape) + n - 1))
@@ -97,6 +102,8 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: str | None =
                     fill_value: Any = None) -> Any:
   """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather)."""
   arr, indices = ensure_arraylike("take_along_axis", arr, indices)
+  if mode == "wrap":
+    raise ValueError('Unknown gather mode "wrap" for jnp.take_along_axis')
   arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode)
   dnums = GatherDimensionNumbers((), (axis,), (axis,), others, others)
   return lax.gather(arr, indices, dnums, (1,) * len(shape(arr)),

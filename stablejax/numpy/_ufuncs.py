@@ -355,6 +355,9 @@ rad2deg = degrees = _scale("rad2deg", 180 / np.pi)
 def hypot(x1: Any, x2: Any) -> Any:
   """Elementwise sqrt(x1**2 + x2**2), without overflow for large operands."""
   x1, x2 = _inexact("hypot", x1, x2)
+  if dtypes.is_complex(dtype(x1)):
+    raise ValueError("jnp.hypot is not well defined for complex-valued inputs; convert them to "
+                     "real values first, e.g. with abs(x)")
   x1, x2 = lax.abs(x1), lax.abs(x2)
   inf = lax.bitwise_or(lax.eq(x1, scalar_like(x1, np.inf)), lax.eq(x2, scalar_like(x2, np.inf)))
   big, small = lax.max(x1, x2), lax.min(x1, x2)

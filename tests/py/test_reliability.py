@@ -38,6 +38,7 @@ def outcome(fn):
 
 B = np.array([True, False, True])
 I32 = np.arange(3, dtype=np.int32)
+U32 = np.array([2**32 - 1, 1, 5, 3], np.uint32)
 CASES = {
     "bool ** 2": lambda api, np_: np_.asarray(B) ** 2,
     "bool ** int array": lambda api, np_: np_.asarray(B) ** np_.asarray(I32),
@@ -77,6 +78,7 @@ CASES = {
         np_.asarray([1 + 1j, -2j]), np_.asarray([2 + 0j, 1 - 1j])),
     "hypot of weak operands": lambda api, np_: np_.hypot(3.0, 4.0),
     "hypot of Python ints": lambda api, np_: np_.hypot(3, 4),
+    "hypot of complex operands": lambda api, np_: np_.hypot(1 + 1j, np_.ones(2)),
     ".at[].add of a complex scalar to a real array": lambda api, np_: np_.zeros(3).at[1].add(
         1 + 2j),
     ".at[].max of a complex scalar to a real array": lambda api, np_: np_.zeros(3).at[1].max(
@@ -135,6 +137,17 @@ CASES = {
         g(lambda a, i: np_.sum(_set_to_itself(i * a, i).astype(np.float32)))(
             3.25, np_.asarray(np.array([k], "uint8"))).weak_type
         for g in (api.grad, lambda f: api.jit(api.grad(f))) for k in (0, 1)],
+    "take with uint32 indices past int32, each mode": lambda api, np_: [
+        str(api.jit(lambda a, i: np_.take(a, i, mode=m))(np_.arange(3.0), U32).tolist())
+        for m in (None, "clip", "wrap")],
+    "take_along_axis with uint32 indices past int32 (JAX converts them to int32)":
+        lambda api, np_: [str(api.jit(lambda a, i: np_.take_along_axis(a, i, 0, mode=m))(
+            np_.arange(3.0), U32).tolist()) for m in (None, "clip")],
+    "take_along_axis has no wrap mode": lambda api, np_: np_.take_along_axis(
+        np_.arange(3.0), np_.asarray(I32), 0, mode="wrap"),
+    "weak types of a gradient through where(a > 0, a, uint32 array), eager and jitted":
+        lambda api, np_: [g(lambda a: np_.sum(np_.where(a > 0, a, U32).astype(np.float32)))(
+            3.25).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
