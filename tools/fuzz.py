@@ -33,12 +33,13 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from fuzz import batch, runner, shrink  # noqa: E402  pylint: disable=wrong-import-position
 
-_SEED, _BUDGET, _EAGER_EVERY = 0, 100, 1
+_SEED, _BUDGET, _EAGER_EVERY, _BATCH = 0, 100, 1, 0
+PER_PROCESS = 5  # batches (or programs, without --batch) per worker process: its caches warm up
 
 
-def _init(seed: int, budget: int, eager_every: int = 1) -> None:
-  global _SEED, _BUDGET, _EAGER_EVERY
-  _SEED, _BUDGET, _EAGER_EVERY = seed, budget, eager_every
+def _init(seed: int, budget: int, eager_every: int = 1, batch_size: int = 0) -> None:
+  global _SEED, _BUDGET, _EAGER_EVERY, _BATCH
+  _SEED, _BUDGET, _EAGER_EVERY, _BATCH = seed, budget, eager_every, batch_size
 
 
 def _result(index: int, prog, modes: list[str], found: list) -> tuple:
@@ -53,6 +54,14 @@ def _one(index: int) -> list[tuple]:
   return [_result(index, prog, runner.modes_of(prog), runner.check(prog))]
 
 
+def _each(indices: list[int]) -> list[tuple]:
+  return [r for i in indices for r in _one(i)]
+
+
+def _chunks(indices: list[int]) -> list[tuple]:
+  return [r for k in range(0, len(indices), _BATCH) for r in _chunk(indices[k:k + _BATCH])]
+
+
 def _chunk(indices: list[int]) -> list[tuple]:
   """Programs `indices` checked in the compiled modes together, and one in `_EAGER_EVERY` of
   them in the others."""
@@ -65,9 +74,10 @@ def _chunk(indices: list[int]) -> list[tuple]:
     modes = [m for m in runner.modes_of(prog) if m in batch.COMPILED_MODES]
     found = compiled[k]
     if i % _EAGER_EVERY == 0:
-      modes = runner.modes_of(prog)
-      found = found + [m for m in map(lambda mode: runner.check_mode(prog, mode), modes)
-                       if m is not None and m.mode not in batch.COMPILED_MODES]
+      others = [m for m in runner.modes_of(prog) if m not in batch.COMPILED_MODES]
+      modes += others
+      found = found + [m for m in map(lambda mode: runner.check_mode(prog, mode), others)
+                       if m is not None]
     out.append(_result(i, prog, modes, found))
   return out
 
@@ -109,13 +119,13 @@ def main(argv=None) -> int:
   t0 = time.time()
   for lib in ("jax", "stablejax"):  # imported once, before the workers fork
     runner.library(lib)
-  _init(a.seed, a.shrink_budget, a.eager_every)
+  _init(a.seed, a.shrink_budget, a.eager_every, a.batch)
   ctx = multiprocessing.get_context("fork")
   results = []
   indices = range(a.start, a.start + a.count)
-  size = max(a.batch, 1)
+  size = max(a.batch, 1) * PER_PROCESS
   tasks = collections.deque(list(indices[i:i + size]) for i in range(0, len(indices), size))
-  run_chunk = _chunk if a.batch else lambda ix: _one(ix[0])
+  run_chunk = _chunks if a.batch else _each
   for chunk, out in isolated(ctx, a.jobs, tasks, run_chunk, lambda ix: 600 + 120 * len(ix),
                              stop=lambda: a.time and time.time() - t0 > a.time):
     if isinstance(out, Died):  # a crash or a hang: narrowed down to the program, then the mode
