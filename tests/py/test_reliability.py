@@ -148,6 +148,11 @@ CASES = {
     "weak types of a gradient through where(a > 0, a, uint32 array), eager and jitted":
         lambda api, np_: [g(lambda a: np_.sum(np_.where(a > 0, a, U32).astype(np.float32)))(
             3.25).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "a loop's transpose carries its cotangent typed as it arrives (weak types)": lambda api, np_: [
+        g(lambda a: np_.sum(api.lax.dynamic_update_slice_in_dim(np_.broadcast_to(
+            api.lax.fori_loop(0, 1, lambda i, c: np_.sin(c), a), (0,)), np_.zeros((0,)), 2,
+            axis=0).astype(np.float32)))(0.5).weak_type
+        for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(

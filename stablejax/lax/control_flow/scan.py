@@ -378,9 +378,11 @@ def _scan_transpose(cts, *args, jaxpr: ClosedJaxpr, num_consts: int, num_carry: 
   res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
   ct_carry, ct_ys = split_list(cts, [num_carry])
   ct_ys_zero = [type(ct) is ad.Zero for ct in ct_ys]
-  body = _transpose_body(jaxpr, tuple(const_lin), tuple(xs_lin), num_carry, tuple(ct_ys_zero))
+  ct_carry = [ad.instantiate_zeros(ct) for ct in ct_carry]
+  body = _transpose_body(jaxpr, tuple(const_lin), tuple(xs_lin), tuple(ct_ys_zero),
+                         tuple(core.get_aval(ct) for ct in ct_carry))
   ct_consts = [ad.zeros_like_aval(x.aval) for x in consts if ad.is_undefined_primal(x)]
-  outs = _bind_scan(res_consts, ct_consts + [ad.instantiate_zeros(ct) for ct in ct_carry],
+  outs = _bind_scan(res_consts, ct_consts + ct_carry,
                     [ct for ct, z in zip(ct_ys, ct_ys_zero) if not z] + res_xs, jaxpr=body,
                     linear=[False] * len(res_consts) + [True] * (len(ct_consts) + num_carry) +
                     [True] * ct_ys_zero.count(False) + [False] * len(res_xs),
@@ -392,10 +394,12 @@ def _scan_transpose(cts, *args, jaxpr: ClosedJaxpr, num_consts: int, num_carry: 
           [next(ct_xs) if lin else None for lin in xs_lin])
 
 
-def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, num_carry: int,
-                    ct_ys_zero: tuple) -> ClosedJaxpr:
+def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, ct_ys_zero: tuple,
+                    ct_carry_avals: tuple) -> ClosedJaxpr:
   """The body of the transposed scan:
-  `(res_consts; ct_consts, ct_carry; ct_ys, res_xs) -> (ct_consts + ct, ct_carry_in; ct_xs)`."""
+  `(res_consts; ct_consts, ct_carry; ct_ys, res_xs) -> (ct_consts + ct, ct_carry_in; ct_xs)`,
+  the carried cotangents typed as they arrive (weak types included, as JAX's)."""
+  num_carry = len(ct_carry_avals)
   const_avals, carry_avals, x_avals = split_list(jaxpr.in_avals, [len(const_lin), num_carry])
   y_avals = jaxpr.out_avals[num_carry:]
   res_c_avals, lin_c_avals = partition_list(const_lin, const_avals)
@@ -417,8 +421,8 @@ def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, num_car
     ct_x = [ct for ct, lin in zip(ct_x, xs_lin) if lin]
     return [ad.instantiate_zeros(ct) for ct in ct_c + ct_init + ct_x]
 
-  return pe.trace_to_closed_jaxpr(body, res_c_avals + lin_c_avals + carry_avals + ct_y_avals +
-                                  res_x_avals)
+  return pe.trace_to_closed_jaxpr(body, res_c_avals + lin_c_avals + list(ct_carry_avals) +
+                                  ct_y_avals + res_x_avals)
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
