@@ -687,7 +687,9 @@ def test_gaussian_process():
 
 def test_kernel_regression():
   # `grad(data_fit)(1.0)` is weakly typed in JAX, strong here: see test_grad_seed_keeps_weak_type.
-  check_program(kernel_regression)
+  # The gradient through 8 unconverged conjugate-gradient steps amplifies float32 rounding:
+  # JAX 0.10.2 gives stablejax's value exactly (0.404108, on either jaxlib), JAX 0.12 0.403672.
+  check_program(kernel_regression, rtol=2e-3)
 
 
 # Bugs the programs above found, as small reproducers.
