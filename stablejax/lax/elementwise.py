@@ -385,15 +385,10 @@ def _const(x: ArrayLike, value: Any) -> Any:
 
 
 def _full_like(x: ArrayLike, value: Any) -> Array:
-  """An array of x's shape and dtype filled with `value`."""
+  """An array of x's type (its weak type included, as JAX's `full_like`) filled with `value`."""
   aval = core.get_aval(x)
-  return _broadcast_to(_const(x, value), aval.shape)
-
-
-def _zeros_like(x: ArrayLike) -> Array:
-  """Zeros of x's type, its weak type included (JAX's `lax._zeros`)."""
-  aval = core.get_aval(x)
-  return _broadcast_to(convert_element_type(0, aval.dtype, weak_type=aval.weak_type), aval.shape)
+  return _broadcast_to(convert_element_type(value, aval.dtype, weak_type=aval.weak_type),
+                       aval.shape)
 
 
 def _broadcast_to(x: ArrayLike, shape: tuple[int, ...]) -> Array:
@@ -841,7 +836,7 @@ def _select_n_jvp(primals, tangents):
   nonzero = [t for t in case_tangents if type(t) is not Zero]
   if not nonzero:
     return ans, Zero.from_primal_value(ans)
-  zeros = _zeros_like(nonzero[0])  # made even when unused, as JAX does (so jaxprs match)
+  zeros = _full_like(nonzero[0], 0)  # made even when unused, as JAX does (so jaxprs match)
   return ans, select_n(which, *(zeros if type(t) is Zero else t for t in case_tangents))
 
 

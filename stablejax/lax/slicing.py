@@ -498,7 +498,8 @@ def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
 
 
 def _scatter_extremum_jvp(prim: core.Primitive):
-  """Tangents of the operand and of the updates that equal the result, averaged over ties."""
+  """Tangents of the operand (where no update reaches, or it equals the result) and of the
+  updates that equal the result, averaged over ties."""
   def jvp(primals, tangents, **params):
     operand, indices, updates = primals
     out = prim.bind(operand, indices, updates, **params)
@@ -508,16 +509,20 @@ def _scatter_extremum_jvp(prim: core.Primitive):
     dtype = core.get_aval(out).dtype
     u_aval = core.get_aval(updates)
     won = lax.eq(updates, _gather_updates_like(out, indices, u_aval, **params))
-    kept = lax.eq(operand, out)
     one = np.asarray(1, dtype)
-    count = lax.add(lax.select_n(kept, _zeros(operand), lax.full_like(operand, one)),
+    ones = lambda x: lax.full_like(x, one)
+    untouched = lax.eq(scatter_add_p.bind(_zeros(operand), indices, ones(updates), **params),
+                       _zeros(operand))
+    kept = lax.bitwise_or(lax.eq(operand, out), untouched)
+    count = lax.add(lax.select_n(kept, _zeros(operand), ones(operand)),
                     scatter_add_p.bind(_zeros(operand), indices,
-                                       lax.select_n(won, _zeros(updates),
-                                                    lax.full_like(updates, one)), **params))
+                                       lax.select_n(won, _zeros(updates), ones(updates)),
+                                       **params))
     t_op = lax.select_n(kept, _zeros(operand), ad.instantiate_zeros(t_op))
     t_up = lax.select_n(won, _zeros(updates), ad.instantiate_zeros(t_up))
     total = scatter_add_p.bind(t_op, indices, t_up, **params)
-    return out, lax.div(total, count)  # each position has at least one winner
+    # (a NaN result has no winner: its tangent is 0, as JAX's)
+    return out, lax.div(total, lax.max(count, ones(count)))
   return jvp
 
 

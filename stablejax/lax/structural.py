@@ -574,7 +574,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i + start[b], ...] (zeros past the end): one select between
   `x` and `x` shifted by 2^k per bit of the starts, so O(size * log(max_shift)) work."""
   aval = core.get_aval(x)
-  zero = _scalar(0, aval.dtype)
+  zero = _zeros_like_aval(aval.update(shape=()))  # (x's weak type: pad keeps it only then)
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (-shift, shift, 0)
@@ -585,7 +585,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
 def _shift_right_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i - start[b], ...] (zeros before the start)."""
   aval = core.get_aval(x)
-  zero = _scalar(0, aval.dtype)
+  zero = _zeros_like_aval(aval.update(shape=()))
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (shift, -shift, 0)

@@ -153,6 +153,18 @@ CASES = {
             api.lax.fori_loop(0, 1, lambda i, c: np_.sin(c), a), (0,)), np_.zeros((0,)), 2,
             axis=0).astype(np.float32)))(0.5).weak_type
         for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "tangents of .at[].max/.min where NaN or nothing reaches (JAX: the operand's, or 0)":
+        lambda api, np_: [str(api.jvp(lambda x, u: getattr(x.at[np.array([1, 1, 2, 3])], m)(u),
+                                      (np.array([np.nan, 1, np.nan, 2, 5], np.float32),
+                                       np.array([3, 3, 0, 7], np.float32)),
+                                      (np.arange(1, 6, dtype=np.float32),
+                                       np.ones(4, np.float32)))[1]) for m in ("max", "min")],
+    "weak types of vmapped dynamic_slice with batched starts": lambda api, np_: [
+        api.vmap(lambda i: api.lax.dynamic_slice_in_dim(np_.broadcast_to(v, (3,)), i, n))(
+            np.array([0, 2], np.int32)).weak_type for v in (0, 0.5) for n in (0, 1)],
+    "weak type of the gradient of int16 array ** Python float": lambda api, np_: [
+        g(lambda b: np_.sum(np_.power(np.array([[2]], np.int16), b).astype(np.float32)))(
+            -1.5).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
