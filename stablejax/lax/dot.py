@@ -174,7 +174,7 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
   shape = (tuple(lhs.shape[d] for d in lb) +
            tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)) +
            tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
-  weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+  weak = lhs.weak_type and rhs.weak_type  # (with a preferred type too, as JAX)
   return ShapedArray(shape, _result_dtype(lhs, rhs, preferred_element_type), weak)
 
 

@@ -58,7 +58,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
       raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     return a
   if 0 in out_shape:
-    return lax.full(out_shape, 0, core.get_aval(a).dtype)
+    return lax.full_like(a, 0, shape=out_shape)  # (a gather keeps the weak type, as JAX)
   # take wraps negative indices, but for mode="clip" (they clip to 0), as JAX; unsigned ones
   # keep their type (int32 would wrap the largest negative)
   index_dtype = dtypes.dtype_of(indices)

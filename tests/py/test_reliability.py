@@ -165,6 +165,11 @@ CASES = {
     "weak type of the gradient of int16 array ** Python float": lambda api, np_: [
         g(lambda b: np_.sum(np_.power(np.array([[2]], np.int16), b).astype(np.float32)))(
             -1.5).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "weak types of the gradients of dot of Python floats": lambda api, np_: [
+        g(f)(-1.5).weak_type for f in (lambda a: np_.dot(a, a), lambda a: np_.dot(a, 2.0).astype(
+            np.float32)) for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "an empty take keeps the weak type": lambda api, np_: np_.take(
+        np_.broadcast_to(-2, (0, 3)), np_.broadcast_to(-2, (0, 3)), axis=1, mode="wrap"),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
