@@ -360,7 +360,8 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
       out = np.asarray(operand, new_dtype)  # exact: numpy's cast is XLA's here
     else:
       out = _convert(np.asarray(operand), new_dtype)
-    if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype:
+    if weak_type and out.ndim == 0 and dtypes.python_scalar_dtype(out.item()) == new_dtype \
+        and dtypes.kind(new_dtype) != "b":  # (a Python bool is not weakly typed)
       return out.item()
     if weak_type:  # numpy has no weak types: the cast of the constant is staged, as in JAX
       src = np.asarray(operand)

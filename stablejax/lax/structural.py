@@ -834,16 +834,19 @@ iota_p = standard_primitive("iota", _iota_abstract_eval)
 def_reference(iota_p, _iota_reference)
 
 
-_python_types = {"b": bool, "i": int, "f": float, "c": complex}
+_python_types = {"i": int, "f": float, "c": complex}  # (a Python bool is not weakly typed)
 
 
 def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
   """`fill_value` as a scalar of `dtype`: a weakly typed Python scalar if `weak_type` and
-  `dtype` is the default dtype of its kind, else a numpy scalar."""
+  `dtype` is the default dtype of its kind (a weak bool, as a comparison's, converted), else a
+  numpy scalar."""
   if dtypes.is_python_scalar(fill_value):
     py = _python_types.get(dtypes.kind(dtype))
     if weak_type and py is not None and dtypes.python_scalar_dtype(py(fill_value)) == dtype:
       return py(fill_value)
+    if weak_type and dtypes.kind(dtype) == "b":
+      return lax.convert_element_type(_scalar(fill_value, dtype), dtype, weak_type=True)
     return _scalar(fill_value, dtype)
   if core.is_concrete(fill_value):
     return _scalar(np.asarray(fill_value), dtype)

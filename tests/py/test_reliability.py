@@ -170,6 +170,10 @@ CASES = {
             np.float32)) for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "an empty take keeps the weak type": lambda api, np_: np_.take(
         np_.broadcast_to(-2, (0, 3)), np_.broadcast_to(-2, (0, 3)), axis=1, mode="wrap"),
+    "full_like of a weak bool (a comparison with a Python float) is a weak bool": lambda api, np_:
+        [f(np_.less(np_.asarray(np.int8(1)), 1.5)).weak_type for f in (
+            lambda v: api.lax.full_like(v, True), lambda v: np_.zeros_like(v),
+            lambda v: np_.take(np_.broadcast_to(v, (0, 1)), np.uint8(1), axis=1))],
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
