@@ -541,9 +541,12 @@ fmin = _nan_ignoring("fmin", lax.lt)
 
 
 def fmod(x1: Any, x2: Any) -> Any:
-  """Elementwise remainder with the sign of the dividend (C's fmod); x % 0 is 0 for integers."""
-  x1, x2 = _bool_to_int(*promote_args("fmod", x1, x2))
-  if dtypes.is_integer(dtype(x2)):
+  """Elementwise remainder with the sign of the dividend (C's fmod); x % 0 is 0 for integers
+  (for bools it is x, XLA's remainder, as in JAX)."""
+  x1, x2 = promote_args("fmod", x1, x2)
+  integers = dtypes.is_integer(dtype(x2))
+  x1, x2 = _bool_to_int(x1, x2)
+  if integers:
     x2 = where(lax.eq(x2, scalar_like(x2, 0)), lax.full_like(x2, 1), x2)
   return lax.rem(x1, x2)
 

@@ -174,6 +174,8 @@ CASES = {
         [f(np_.less(np_.asarray(np.int8(1)), 1.5)).weak_type for f in (
             lambda v: api.lax.full_like(v, True), lambda v: np_.zeros_like(v),
             lambda v: np_.take(np_.broadcast_to(v, (0, 1)), np.uint8(1), axis=1))],
+    "fmod of bools by False is the dividend (XLA's remainder), as JAX": lambda api, np_: np_.fmod(
+        np.array([True, True, False]), np.array([True, False, False])),
     "vmap of x[x] over an empty batch": lambda api, np_: api.vmap(
         lambda v: v[v.astype(int)])(np_.zeros((0, 3))),
     "grad of sort of an empty array": lambda api, np_: api.grad(
