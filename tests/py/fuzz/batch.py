@@ -1,9 +1,9 @@
 """Checking many programs at once under the compiled modes (jit, jit_vmap, jit_grad): one
 `jit` of all of them side by side, so each library compiles once per batch instead of once per
 program. Programs that fail to trace alone are left out; where a batch still fails on either
-side, it is split in halves until the failing programs stand alone; a program whose batched results differ, or that fails alone, is checked again by
-itself (`runner.check_mode`, which decides). The batch is a fast filter: what it reports comes
-from the single-program check."""
+side, it is split in halves until the failing programs stand alone; a program whose batched
+results differ, or that fails alone, is checked again by itself (`runner.check_mode`, which
+decides). The batch is a fast filter: what it reports comes from the single-program check."""
 from __future__ import annotations
 
 import collections
