@@ -145,6 +145,10 @@ def _precision_key(dtype: np.dtype) -> tuple:
           1 if real.kind == "b" else real.itemsize * 8, real.kind != "u")
 
 
+def _bit_width(dtype: np.dtype) -> int:
+  return np.zeros((), dtype).real.dtype.itemsize * 8
+
+
 def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred) -> np.dtype:
   l_key, r_key = _precision_key(lhs.dtype), _precision_key(rhs.dtype)
   if l_key == r_key and lhs.dtype != rhs.dtype:
@@ -152,10 +156,8 @@ def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred) -> np.dtype:
   dtype = lhs.dtype if l_key >= r_key else rhs.dtype
   if preferred is None or preferred == dtype:
     return dtype
-  if dtypes.is_inexact(preferred) != dtypes.is_inexact(dtype):
-    raise TypeError(f"dot_general: preferred_element_type {preferred} and the operands' type "
-                    f"{dtype} must both be floating point or both be integral")
-  if not dtypes.is_float(dtype) and preferred.itemsize < dtype.itemsize:
+  # XLA's MaybeUpcast: any kind may be asked for, but a non-float result only widens.
+  if not dtypes.is_float(dtype) and _bit_width(preferred) < _bit_width(dtype):
     raise TypeError(f"dot_general: preferred_element_type must not be narrower than the "
                     f"original type, got {preferred} for a result of type {dtype}")
   return preferred

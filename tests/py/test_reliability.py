@@ -224,6 +224,18 @@ def test_agrees_with_jax(name, jax_after_0_10_2):
   assert out["stablejax"] == out["jax"], out
 
 
+@pytest.mark.parametrize("types", ["int32 int32 float32", "int8 int8 float16",
+                                   "float32 float32 int32", "bool bool float32",
+                                   "int32 int32 complex64", "int32 int32 uint32",
+                                   "float32 float32 float16", "int32 int32 int8",
+                                   "int32 int32 bool"])
+def test_dot_preferred_element_type_of_any_kind_widens_integers_only(types):
+  lhs, rhs, preferred = types.split()
+  out = outcome(lambda api, np_: api.jit(lambda x, y: api.lax.dot(
+      x, y, preferred_element_type=preferred))(np.arange(3).astype(lhs), np.arange(3).astype(rhs)))
+  assert out["stablejax"] == out["jax"], out
+
+
 def _divisions_by_zero(lax, x):
   zero = x * 0
   return lax.div(zero, zero), lax.rem(zero, zero), lax.div(x, zero), lax.rem(x, zero)
