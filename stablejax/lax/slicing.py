@@ -499,30 +499,27 @@ def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
 
 def _scatter_extremum_jvp(prim: core.Primitive):
   """Tangents of the operand (where no update reaches, or it equals the result) and of the
-  updates that equal the result, averaged over ties."""
+  updates that equal the result, averaged over ties. The tangents are scaled, not selected,
+  so a NaN tangent stays NaN where the result is NaN, as in JAX."""
   def jvp(primals, tangents, **params):
     operand, indices, updates = primals
     out = prim.bind(operand, indices, updates, **params)
     t_op, _, t_up = tangents
     if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
       return out, ad.Zero.from_primal_value(out)
-    dtype = core.get_aval(out).dtype
-    u_aval = core.get_aval(updates)
-    won = lax.eq(updates, _gather_updates_like(out, indices, u_aval, **params))
-    one = np.asarray(1, dtype)
-    ones = lambda x: lax.full_like(x, one)
-    untouched = lax.eq(scatter_add_p.bind(_zeros(operand), indices, ones(updates), **params),
-                       _zeros(operand))
-    kept = lax.bitwise_or(lax.eq(operand, out), untouched)
-    count = lax.add(lax.select_n(kept, _zeros(operand), ones(operand)),
-                    scatter_add_p.bind(_zeros(operand), indices,
-                                       lax.select_n(won, _zeros(updates), ones(updates)),
-                                       **params))
-    t_op = lax.select_n(kept, _zeros(operand), ad.instantiate_zeros(t_op))
-    t_up = lax.select_n(won, _zeros(updates), ad.instantiate_zeros(t_up))
-    total = scatter_add_p.bind(t_op, indices, t_up, **params)
-    # (a NaN result has no winner: its tangent is 0, as JAX's)
-    return out, lax.div(total, lax.max(count, ones(count)))
+    ones = lambda x: lax.full_like(x, np.asarray(1, core.get_aval(out).dtype))
+    at_updates = lambda x: _gather_updates_like(x, indices, core.get_aval(updates), **params)
+    into_operand = lambda x: scatter_add_p.bind(_zeros(operand), indices, x, **params)
+    won = lax.eq(updates, at_updates(out))
+    kept = lax.eq(operand, out)
+    ties = lax.add(lax.select_n(kept, _zeros(operand), ones(operand)),
+                   into_operand(lax.select_n(won, _zeros(updates), ones(updates))))
+    share = lax.div(ones(ties), lax.max(ties, ones(ties)))
+    untouched = lax.eq(into_operand(ones(updates)), _zeros(operand))
+    op_scale = lax.select_n(untouched, lax.select_n(kept, _zeros(operand), share), ones(operand))
+    up_scale = lax.select_n(won, _zeros(updates), at_updates(share))
+    return out, lax.add(lax.mul(ad.instantiate_zeros(t_op), op_scale),
+                        into_operand(lax.mul(ad.instantiate_zeros(t_up), up_scale)))
   return jvp
 
 

@@ -202,6 +202,9 @@ CASES = {
     "where on empty arrays is x (nextafter of it is never differentiated)": lambda api, np_:
         api.grad(lambda v: np_.nextafter(*[np_.where(v > 0, 1.0, v)] * 2).sum() + v.sum())(
             np.ones((0, 1))),
+    ".at[].max's tangent is NaN where its result and tangent are": lambda api, np_: np_.isnan(
+        api.jvp(lambda v: (v ** v).at[:3].max(True), (np_.asarray([0.3, -4.5, -6.75], "float16"),),
+                (np_.asarray([0.8, 0.2, -0.5], "float16"),))[1]),
 }
 
 
