@@ -269,14 +269,22 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
     ("error parity", "grad", r"stablejax raises ValueError: RFFT of an empty axis", "",
      "deliberate: an RFFT of an empty axis is a ValueError when traced in stablejax, when lowered "
      "in JAX (a verifier error), whose grad drops an fft the loss does not use before lowering"),
-    ("value", r"^(eager|vmap|grad|vmap_grad|jvp)$", r"\((b?float16)\[[\d, ]*\]\): max error",
-     r"jnp\.arctan2\(",
-     "deliberate: JAX runs jnp.arctan2 eagerly as one compiled program, where XLA computes the "
-     "half-precision derivative in float32 and rounds once; stablejax, eagerly, rounds after "
-     "each operation (the tangent of arctan2(x, x) is 0 in stablejax, 0.01 in JAX)"),
+    ("value", r"^(eager|vmap|grad|vmap_grad|jvp)$",
+     r"\((b?float16|float32)\[[\d, ]*\]\): max error",
+     r"(?s)^# inputs: [^\n]*float16.*jnp\.(arctan2|hypot)\(",
+     "deliberate: JAX runs jnp.arctan2 and jnp.hypot eagerly as one compiled program each, where "
+     "XLA computes a half-precision derivative in float32 and rounds once; stablejax, eagerly, "
+     "rounds after each operation (the tangent of arctan2(x, x) is 0 in stablejax, 0.01 in "
+     "JAX), and the difference carries into what is computed from it in float32"),
     ("crash", "", r"^JAX dies .*; stablejax runs$", "",
      "JAX bug: XLA dies compiling or running JAX's program, so there is nothing to compare "
      "with; stablejax's program runs"),
+    ("crash", "", r"^both die ", "",
+     "XLA bug: XLA dies compiling or running JAX's program as it does stablejax's"),
+    ("weak_type", "^vmap_grad$", r"JAX weak_type=False vs stablejax True", r"lax\.cond\(",
+     "JAX artifact: vmapped with a batched predicate, JAX's cond computes its gradient with "
+     "selects against residuals it creates as (strong) empty arrays, which drop the weak type; "
+     "without vmap both give the weakly typed gradient"),
     ("value", "^eager$", r"\(complex\d+\[[\d, ]*\]\): NaN patterns differ", r"jnp\.mean\(",
      "deliberate: JAX runs jnp.mean eagerly as one compiled program, where XLA folds the complex "
      "division by a count of 1 away; stablejax divides as numpy does ((nan+1j)/1 is nan+nanj)"),
@@ -284,10 +292,14 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
 
 
 def known_reason(m: Mismatch, prog: P.Program) -> Optional[str]:
-  """Why mismatch `m` of `prog` is expected (see KNOWN), or None for a new one."""
+  """Why mismatch `m` of `prog` is expected (see KNOWN), or None for a new one. The source
+  patterns see the source after a line `# inputs: ` with the types of the arguments."""
+  types = ", ".join(type(x.value).__name__ if x.scalar else str(x.value.dtype)
+                    for x in prog.inputs)
+  text = f"# inputs: {types}\n{prog.source()}"
   for kind, mode, detail, source, reason in KNOWN:
     if (m.kind == kind and re.search(mode, m.mode) and re.search(detail, m.detail)
-        and re.search(source, prog.source())):
+        and re.search(source, text)):
       return reason
   return None
 
