@@ -13,15 +13,15 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
 from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
-from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
 # primitive -> the StableHLO op computing it, operands broadcast.
 UNARY_OPS = {
     lax.neg_p: hlo.NegOp, lax.abs_p: hlo.AbsOp, lax.floor_p: hlo.FloorOp,
     lax.ceil_p: hlo.CeilOp, lax.exp_p: hlo.ExpOp, lax.log_p: hlo.LogOp,
-    lax.log1p_p: hlo.Log1pOp, lax.expm1_p: hlo.Expm1Op, lax.sin_p: hlo.SineOp,
-    lax.cos_p: hlo.CosineOp, lax.tan_p: hlo.TanOp, lax.tanh_p: hlo.TanhOp,
+    lax.log1p_p: hlo.Log1pOp, lax.expm1_p: hlo.Expm1Op, lax.tan_p: hlo.TanOp,
+    lax.tanh_p: hlo.TanhOp,
     lax.logistic_p: hlo.LogisticOp, lax.sqrt_p: hlo.SqrtOp, lax.rsqrt_p: hlo.RsqrtOp,
     lax.not_p: hlo.NotOp, lax.cbrt_p: hlo.CbrtOp, lax.is_finite_p: hlo.IsFiniteOp,
     lax.real_p: hlo.RealOp, lax.imag_p: hlo.ImagOp, lax.asin_p: chlo.AsinOp,
@@ -127,6 +127,34 @@ def _square_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
   return chlo.square(x)
 
 
+def _complex_sin_cos(x, cosine: bool):
+  """sin or cos of a complex x from sin, cos and expm1 of its parts, as JAX lowers them (sinh
+  and cosh built from expm1 stay accurate for small imaginary parts)."""
+  a, b = lax.real(x), lax.imag(x)
+  zero, two = np.array(0, a.dtype), np.array(2, a.dtype)
+  real_is_zero = lax.eq(a, zero)
+  sin_a, cos_a = lax.sin(a), lax.cos(a)
+  up, down = lax.expm1(b), lax.expm1(lax.neg(b))
+  sinh_b, cosh_b = lax.div(lax.sub(up, down), two), lax.div(lax.add(lax.add(up, down), two), two)
+  # where the real part is 0 its product is 0 even when the imaginary part overflows (not NaN)
+  if cosine:
+    re, im = lax.mul(cos_a, cosh_b), lax.mul(lax.neg(sin_a), sinh_b)
+    on_axis = lax.complex(re, zero)
+  else:
+    re, im = lax.mul(sin_a, cosh_b), lax.mul(cos_a, sinh_b)
+    on_axis = lax.complex(zero, im)
+  return lax.select(real_is_zero, on_axis, lax.complex(re, im))
+
+
+def _sin_cos_rule(op_class: type, cosine: bool) -> Callable:
+  real_rule = nary_rule(op_class)
+  complex_rule = lower_fun(lambda x: _complex_sin_cos(x, cosine))
+
+  def rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
+    return (complex_rule if ctx.avals_in[0].dtype.kind == "c" else real_rule)(ctx, x)
+  return rule
+
+
 def _conj_rule(ctx: LoweringRuleContext, x: ir.Value, *, input_dtype) -> ir.Value:
   aval = ctx.avals_in[0]
   if aval.dtype.kind == "c":
@@ -226,6 +254,8 @@ def _register() -> None:
                      (lax.div_p, _division_rule(hlo.DivOp, _all_ones)),
                      (lax.rem_p, _division_rule(hlo.RemOp, lambda x, aval: x)),
                      (lax.square_p, _square_rule), (lax.conj_p, _conj_rule),
+                     (lax.sin_p, _sin_cos_rule(hlo.SineOp, cosine=False)),
+                     (lax.cos_p, _sin_cos_rule(hlo.CosineOp, cosine=True)),
                      (lax.max_p, _minmax_rule(hlo.MaxOp, "GT")),
                      (lax.min_p, _minmax_rule(hlo.MinOp, "LT"))]:
     register_lowering(prim, rule)

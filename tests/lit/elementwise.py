@@ -19,6 +19,20 @@ def unary_math():
 
 
 @run
+def complex_sine_from_real_parts():
+  print_stablehlo(lax.sin, np.zeros(2, np.complex64))
+  # CHECK-LABEL: TEST: complex_sine_from_real_parts
+  # CHECK: %[[RE:.*]] = stablehlo.real %arg0
+  # CHECK: %[[IM:.*]] = stablehlo.imag %arg0
+  # CHECK: stablehlo.compare EQ, %[[RE]]
+  # CHECK: stablehlo.sine %[[RE]] : tensor<2xf32>
+  # CHECK: stablehlo.cosine %[[RE]] : tensor<2xf32>
+  # CHECK: stablehlo.exponential_minus_one %[[IM]] : tensor<2xf32>
+  # CHECK-NOT: stablehlo.sine {{.*}}complex
+  # CHECK: stablehlo.select
+
+
+@run
 def rank0_operand_is_broadcast():
   print_stablehlo(lambda x, y: lax.mul(x, y), f32(2, 3), f32())
   # CHECK-LABEL: TEST: rank0_operand_is_broadcast
