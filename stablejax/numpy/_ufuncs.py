@@ -145,10 +145,12 @@ UNARY["ceil"] = _integer_identity("ceil", lax.ceil)
 def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
   """Round half to even to `decimals` places, as numpy.round: `x * 10**decimals` rounded and
   divided back (float16 in float32), complex parts separately; integers are unchanged (and, as
-  in JAX, take no negative `decimals`)."""
+  in JAX, take no negative `decimals`, and bools are refused)."""
   (a,) = ensure_arraylike("round", a)
   decimals = operator.index(core.concrete_or_error(decimals, "the decimals argument of round"))
   dt = dtype(a)
+  if dt == np.bool_:
+    raise ValueError("round of bool values is not supported (as in JAX): cast them first")
   if not dtypes.is_inexact(dt):
     if decimals < 0:
       raise NotImplementedError("round of integers with decimals < 0 is not supported (as in "

@@ -205,6 +205,7 @@ CASES = {
     ".at[].max's tangent is NaN where its result and tangent are": lambda api, np_: np_.isnan(
         api.jvp(lambda v: (v ** v).at[:3].max(True), (np_.asarray([0.3, -4.5, -6.75], "float16"),),
                 (np_.asarray([0.8, 0.2, -0.5], "float16"),))[1]),
+    "round of bools is a ValueError": lambda api, np_: api.jit(np_.round)(np_.ones(2, bool)),
 }
 
 
