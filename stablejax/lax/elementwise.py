@@ -592,21 +592,27 @@ def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
 
 
 def _pow_jvp_x(g, ans, x, y):
-  if dtypes.is_inexact(core.get_aval(y).dtype):
+  # (in the result type, strongly typed as in JAX: pow's tangents are never weak)
+  integer_y = not dtypes.is_inexact(core.get_aval(y).dtype)
+  x, y = convert_element_type(x, ans.dtype), convert_element_type(y, ans.dtype)
+  if not integer_y:
     return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))
   # An integer exponent: d/dx x**0 is 0 (not 0 * x**-1, which is NaN at x = 0).
-  y = _broadcast_to(convert_element_type(y, core.get_aval(x).dtype), core.get_aval(ans).shape)
+  y = _broadcast_to(y, core.get_aval(ans).shape)
   jac = _select(eq(y, _const(y, 0)), _full_like(y, 0),
                 mul(_replace_zero(y), pow(x, sub(y, _const(y, 1)))))
   return mul(g, jac)
+
+
+def _pow_jvp_y(g, ans, x, y):
+  return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)), ans.dtype)
 
 
 def _pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
   return np.power(x, y.astype(x.dtype))  # an integer exponent is converted, as XLA's lowering does
 
 
-pow_p = _binop("pow", float_dtypes, _pow_reference, _pow_jvp_x,
-               lambda g, ans, x, y: mul(g, mul(log(_replace_zero(x)), ans)),
+pow_p = _binop("pow", float_dtypes, _pow_reference, _pow_jvp_x, _pow_jvp_y,
                abstract_eval=_pow_abstract_eval)
 
 

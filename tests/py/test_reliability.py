@@ -206,6 +206,10 @@ CASES = {
         api.jvp(lambda v: (v ** v).at[:3].max(True), (np_.asarray([0.3, -4.5, -6.75], "float16"),),
                 (np_.asarray([0.8, 0.2, -0.5], "float16"),))[1]),
     "round of bools is a ValueError": lambda api, np_: api.jit(np_.round)(np_.ones(2, bool)),
+    "pow's tangents are strongly typed": lambda api, np_: [
+        api.grad(f)(2.5).weak_type for f in [lambda x: np_.power(x, np_.isfinite(x)),
+                                             lambda x: x ** 2.0, lambda y: np_.power(2.0, y),
+                                             lambda x: api.lax.pow(x, 3)]],
 }
 
 
