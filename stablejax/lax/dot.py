@@ -234,7 +234,7 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
   out = dot_general(ct, y, dims, precision, preferred_element_type)
   x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
   if core.get_aval(x_bar).dtype != x_aval.dtype:
-    x_bar = lax.convert_element_type(x_bar, x_aval.dtype)
+    x_bar = lax.convert_element_type(x_bar, x_aval.dtype, weak_type=x_aval.weak_type)
   return x_bar
 
 

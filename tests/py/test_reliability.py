@@ -210,6 +210,9 @@ CASES = {
         api.grad(f)(2.5).weak_type for f in [lambda x: np_.power(x, np_.isfinite(x)),
                                              lambda x: x ** 2.0, lambda y: np_.power(2.0, y),
                                              lambda x: api.lax.pow(x, 3)]],
+    "dot's cotangent cast back to a weak operand's type is weak": lambda api, np_: [
+        api.grad(lambda x: np_.dot(x, np_.ones((1, 1), dt)).astype("float32").sum())(0.5)
+        .weak_type for dt in ("bfloat16", "float16", "float32")],
 }
 
 
