@@ -285,6 +285,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "JAX artifact: vmapped with a batched predicate, JAX's cond computes its gradient with "
      "selects against residuals it creates as (strong) empty arrays, which drop the weak type; "
      "without vmap both give the weakly typed gradient"),
+    ("value", "", "", r"(?s)v(\d+) = jax\.random\.bits\(.*\[v\1\]",
+     "JAX artifact: a 0-d uint32 index past the int32 range (random bits) into an array of 2 or "
+     "more axes is converted to int32 by JAX's dynamic-slice path (its start indices must share "
+     "a type), so it wraps negative and is counted from the end; stablejax clamps it to the last "
+     "element, as JAX does for a 1-d array and for index arrays (numpy raises IndexError)"),
     ("value", "^eager$", r"\(complex\d+\[[\d, ]*\]\): NaN patterns differ", r"jnp\.mean\(",
      "deliberate: JAX runs jnp.mean eagerly as one compiled program, where XLA folds the complex "
      "division by a count of 1 away; stablejax divides as numpy does ((nan+1j)/1 is nan+nanj)"),
