@@ -213,6 +213,9 @@ CASES = {
     "dot's cotangent cast back to a weak operand's type is weak": lambda api, np_: [
         api.grad(lambda x: np_.dot(x, np_.ones((1, 1), dt)).astype("float32").sum())(0.5)
         .weak_type for dt in ("bfloat16", "float16", "float32")],
+    "min's tangent ignores an infinite tangent off the minimum": lambda api, np_: [np_.where(
+        np_.isnan(d), -1, d) for d in api.jvp(lambda v: np_.min(v, axis=0), (
+            np_.asarray([[1.0, 2.0], [0.0, 5.0]]),), (np_.asarray([[np.inf, np.nan], [1, 2]]),))],
 }
 
 
