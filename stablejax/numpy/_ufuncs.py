@@ -124,17 +124,23 @@ UNARY = {name: _unary(name, op, inexact) for name, (op, inexact) in _UNARY.items
 BINARY = {name: _binary(name, op, inexact) for name, (op, inexact) in _BINARY.items()}
 
 
+def _unchanged(x: Any) -> Any:
+  """`x` as the result of a function that leaves it as it is: an Array (as every jnp result;
+  a Python scalar stays weakly typed), or the tracer."""
+  return device_put(x) if core.is_concrete(x) else x
+
+
 def _integer_identity(name: str, op: Callable) -> Callable[[Any], Any]:
   """floor and ceil: the identity on integers and booleans."""
   def fn(x: Any) -> Any:
     (x,) = ensure_arraylike(name, x)
-    return op(x) if dtypes.is_inexact(dtype(x)) else x
+    return op(x) if dtypes.is_inexact(dtype(x)) else _unchanged(x)
   return _named(fn, name, f"Elementwise {name}, as numpy.{name} (integers are unchanged).")
 
 
 def _abs(x: Any) -> Any:
   """|x|: the identity on unsigned integers and booleans."""
-  return x if dtype(x).kind in "ub" else lax.abs(x)
+  return _unchanged(x) if dtype(x).kind in "ub" else lax.abs(x)
 
 
 UNARY["abs"] = UNARY["absolute"] = _unary("abs", _abs, False)
@@ -155,7 +161,7 @@ def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
     if decimals < 0:
       raise NotImplementedError("round of integers with decimals < 0 is not supported (as in "
                                 "JAX)")
-    return device_put(a) if core.is_concrete(a) else a  # an Array, as every jnp result
+    return _unchanged(a)
   if decimals > np.log10(dtypes.finfo(dt).max):
     return a  # rounding beyond the dtype's precision changes nothing
   if dtypes.is_complex(dt):
@@ -413,7 +419,7 @@ def imag(val: Any) -> Any:
 def conjugate(x: Any) -> Any:
   """Elementwise complex conjugate (the value itself for real arrays)."""
   (x,) = ensure_arraylike("conjugate", x)
-  return lax.conj(x) if dtypes.is_complex(dtype(x)) else x
+  return lax.conj(x) if dtypes.is_complex(dtype(x)) else _unchanged(x)
 
 
 conj = conjugate
@@ -484,7 +490,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
                        nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
   if not dtypes.is_inexact(dt):
-    return x
+    return _unchanged(x)
   info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
@@ -557,7 +563,7 @@ def trunc(x: Any) -> Any:
   """Elementwise rounding toward zero (integers are unchanged)."""
   (x,) = ensure_arraylike("trunc", x)
   if not dtypes.is_inexact(dtype(x)):
-    return x
+    return _unchanged(x)
   return where(lax.lt(x, scalar_like(x, 0)), lax.ceil(x), lax.floor(x))
 
 
@@ -572,7 +578,7 @@ def rint(x: Any) -> Any:
 def positive(x: Any) -> Any:
   """Elementwise +x."""
   (x,) = ensure_arraylike("positive", x)
-  return x
+  return _unchanged(x)
 
 
 def float_power(x1: Any, x2: Any) -> Any:

@@ -216,6 +216,10 @@ CASES = {
     "min's tangent ignores an infinite tangent off the minimum": lambda api, np_: [np_.where(
         np_.isnan(d), -1, d) for d in api.jvp(lambda v: np_.min(v, axis=0), (
             np_.asarray([[1.0, 2.0], [0.0, 5.0]]),), (np_.asarray([[np.inf, np.nan], [1, 2]]),))],
+    "functions that leave integers as they are still give Arrays": lambda api, np_: [
+        (str(f(v).dtype), f(v).weak_type) for v in (-3, True, np.int8(4)) for f in (
+            np_.trunc, np_.floor, np_.ceil, np_.abs, np_.conjugate, np_.nan_to_num,
+            np_.positive)],
 }
 
 
