@@ -220,6 +220,9 @@ CASES = {
         (str(f(v).dtype), f(v).weak_type) for v in (-3, True, np.int8(4)) for f in (
             np_.trunc, np_.floor, np_.ceil, np_.abs, np_.conjugate, np_.nan_to_num,
             np_.positive)],
+    "cumprod over an axis of 1 multiplies by 1 (complex nan * 1 is nan+nanj)": lambda api, np_: [
+        np_.isnan(f(np_.cumprod(np_.asarray([[complex(np.nan, -1.5), 2 + 1j]]), axis=0)))
+        for f in (np_.real, np_.imag)],
 }
 
 
