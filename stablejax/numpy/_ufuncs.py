@@ -435,8 +435,9 @@ def angle(z: Any, deg: bool = False) -> Any:
   return rad2deg(out) if deg else out
 
 
-def _all_false(x: Any) -> Any:
-  return broadcast_to(np.bool_(False), shape(x))
+def _all_bool(x: Any, value: bool) -> Any:
+  """An Array of `value` shaped like `x` (a strong bool, as JAX's isinf/isfinite of integers)."""
+  return _unchanged(lax.full_like(x, value, dtype=np.bool_))
 
 
 def isnan(x: Any) -> Any:
@@ -452,7 +453,7 @@ def isinf(x: Any) -> Any:
     return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
   if dtypes.is_inexact(dtype(x)):
     return lax.eq(lax.abs(x), scalar_like(x, np.inf))
-  return _all_false(x)
+  return _all_bool(x, False)
 
 
 def isfinite(x: Any) -> Any:
@@ -462,7 +463,7 @@ def isfinite(x: Any) -> Any:
     return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
   if dtypes.is_inexact(dtype(x)):
     return lax.is_finite(x)
-  return broadcast_to(np.bool_(True), shape(x))
+  return _all_bool(x, True)
 
 
 def _is_signed_inf(name: str, value: float) -> Callable[[Any], Any]:
@@ -471,7 +472,7 @@ def _is_signed_inf(name: str, value: float) -> Callable[[Any], Any]:
     if dtypes.is_complex(dtype(x)):
       raise ValueError(f"jnp.{name} is not well defined for complex-valued inputs")
     if not dtypes.is_inexact(dtype(x)):
-      return _all_false(x)
+      return _all_bool(x, False)
     return lax.eq(x, scalar_like(x, value))
   return _named(fn, name, f"Elementwise test for {value}, as numpy.{name}.")
 
@@ -506,7 +507,7 @@ def signbit(x: Any) -> Any:
   if dt.kind in "iu":
     return lax.lt(x, scalar_like(x, 0))
   if dt.kind == "b":
-    return _all_false(x)
+    return _all_bool(x, False)
   if dtypes.kind(dt) != "f":
     raise ValueError(f"jnp.signbit is not well defined for {dt}")
   as_int = lax.bitcast_convert_type(x, np.dtype(f"int{dt.itemsize * 8}"))

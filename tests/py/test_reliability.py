@@ -223,6 +223,10 @@ CASES = {
     "cumprod over an axis of 1 multiplies by 1 (complex nan * 1 is nan+nanj)": lambda api, np_: [
         np_.isnan(f(np_.cumprod(np_.asarray([[complex(np.nan, -1.5), 2 + 1j]]), axis=0)))
         for f in (np_.real, np_.imag)],
+    "isfinite and isinf of integers are bool Arrays": lambda api, np_: [
+        (str(r.dtype), r.weak_type) for v in (-3, True, np.arange(2)) for r in (
+            np_.isfinite(v), np_.isinf(v), np_.isposinf(v), np_.isfinite(v) % np_.isfinite(v),
+            np_.isfinite(v) - 1.5)],
 }
 
 
