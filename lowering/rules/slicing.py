@@ -16,6 +16,7 @@ from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
 from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
+from stablejax.lowering.rules.elementwise import minmax
 
 
 def _index_dtype(indices: Any) -> np.dtype:
@@ -128,6 +129,6 @@ register_lowering(lax.gather_p, _gather_rule)
 for _prim, _rule in [
     (lax.scatter_p, _scatter_rule(None)), (lax.scatter_add_p, _scatter_rule(hlo.add)),
     (lax.scatter_mul_p, _scatter_rule(hlo.multiply)),
-    (lax.scatter_min_p, _scatter_rule(hlo.minimum)),
-    (lax.scatter_max_p, _scatter_rule(hlo.maximum))]:
+    (lax.scatter_min_p, _scatter_rule(lambda a, b: minmax(a, b, hlo.MinOp, "LT"))),
+    (lax.scatter_max_p, _scatter_rule(lambda a, b: minmax(a, b, hlo.MaxOp, "GT")))]:
   register_lowering(_prim, _rule)

@@ -227,6 +227,9 @@ CASES = {
         (str(r.dtype), r.weak_type) for v in (-3, True, np.arange(2)) for r in (
             np_.isfinite(v), np_.isinf(v), np_.isposinf(v), np_.isfinite(v) % np_.isfinite(v),
             np_.isfinite(v) - 1.5)],
+    ".at[].max/.min of complex values are lexicographic": lambda api, np_: [
+        getattr(np_.asarray([1 + 0j, 2 - 1j], "complex64").at[np_.asarray([0, 0, 1])], op)(
+            np_.asarray([1 + 1j, 1 - 1j, 2 + 0j], "complex64")) for op in ("max", "min")],
 }
 
 
