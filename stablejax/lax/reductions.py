@@ -10,6 +10,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
+from stablejax.lax.control_flow.loops import associative_scan
 from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
                                     float_dtypes, numeric_dtypes, standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
@@ -292,34 +293,31 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
   return _bind_cumulative(cumlogsumexp_p, operand, axis, reverse)
 
 
-def _logaddexp(a: Any, b: Any) -> Any:
-  """log(exp(a) + exp(b)), exact where the larger one is infinite."""
-  hi, lo = lax.max(a, b), lax.min(a, b)
-  finite = lax.add(hi, lax.log1p(lax.exp(lax.sub(lo, hi))))
-  return lax.select_n(lax.eq(lax.abs(hi), np.array(np.inf, core.get_aval(hi).dtype)),
-                      finite, hi)
+def _logaddexp_with_tangent(a: tuple, b: tuple) -> tuple:
+  """log(exp(x1) + exp(x2)) and its tangent, by JAX's `lax.logaddexp` and its custom JVP: x1 + x2
+  where x1 - x2 is NaN (equal infinities, NaNs); the tangents weighted by exp(x - out), with
+  +inf read as 0 there."""
+  (x1, t1), (x2, t2) = a, b
+  delta = lax.sub(x1, x2)
+  finite = lax.add(lax.max(x1, x2), lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+  out = lax.select_n(lax.ne(delta, delta), finite, lax.add(x1, x2))
+  inf = np.array(np.inf, core.get_aval(out).dtype)
+  no_inf = lambda v: lax.select_n(lax.eq(v, inf), v, lax.full_like(v, 0))  # noqa: E731
+  weight = lambda x: lax.exp(lax.sub(no_inf(x), no_inf(out)))  # noqa: E731
+  return out, lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
 
 
-def _prefix_scan(combine: Callable, x: Any, axis: int, reverse: bool) -> Any:
-  """The running `combine` along `axis` in log2(n) doubling steps (Hillis and Steele)."""
-  n = core.get_aval(x).shape[axis]
-  step = 1
-  while step < n:
-    head = lax.slice_in_dim(x, 0, n - step, axis=axis)
-    tail = lax.slice_in_dim(x, step, n, axis=axis)
-    if reverse:
-      x = lax.concatenate([combine(head, tail), lax.slice_in_dim(x, n - step, n, axis=axis)],
-                          axis)
-    else:
-      x = lax.concatenate([lax.slice_in_dim(x, 0, step, axis=axis), combine(head, tail)], axis)
-    step *= 2
-  return x
+def _cumlogsumexp_jvp(primals, tangents, *, axis, reverse):
+  """The scan of (value, tangent) pairs: `logaddexp` has a custom JVP in JAX."""
+  (x,), (t,) = primals, tangents
+  return associative_scan(_logaddexp_with_tangent, (x, ad.instantiate_zeros(t)), reverse, axis)
 
 
 def _scan_jvp(combine: Callable):
-  """JAX's rule: the JVP of the parallel prefix scan (reduce_window is not differentiable)."""
+  """JAX's rule: the JVP of `associative_scan` (reduce_window is not differentiable). The same
+  odd/even scan as JAX's, so products associate alike and infinities meet zeros alike."""
   def jvp(primals, tangents, *, axis, reverse):
-    scan = lambda v: [_prefix_scan(combine, v, axis, reverse)]  # noqa: E731
+    scan = lambda v: [associative_scan(combine, v, reverse, axis)]  # noqa: E731
     (out,), (t_out,) = ad.jvp_flat(scan, list(primals), [ad.instantiate_zeros(tangents[0])])
     return out, t_out
   return jvp
@@ -334,4 +332,4 @@ ad.primitive_jvps[cummax_p] = _scan_jvp(lax.max)
 cummin_p = _cumulative("cummin", numeric_dtypes, np.minimum)
 ad.primitive_jvps[cummin_p] = _scan_jvp(lax.min)
 cumlogsumexp_p = _cumulative("cumlogsumexp", float_dtypes, np.logaddexp)
-ad.primitive_jvps[cumlogsumexp_p] = _scan_jvp(_logaddexp)
+ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp

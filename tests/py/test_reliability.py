@@ -230,6 +230,15 @@ CASES = {
     ".at[].max/.min of complex values are lexicographic": lambda api, np_: [
         getattr(np_.asarray([1 + 0j, 2 - 1j], "complex64").at[np_.asarray([0, 0, 1])], op)(
             np_.asarray([1 + 1j, 1 - 1j, 2 + 0j], "complex64")) for op in ("max", "min")],
+    "cumprod's gradient scans odd/even as JAX's (an infinity meets a zero once)": lambda api, np_:
+        np_.isnan(api.grad(lambda v: np_.sum(np_.cumprod(v, axis=1)))(
+            np_.asarray([[np.inf, -1.15, -0.0, 2.0, 0.5], [-2.0, 0.0, 0.48, np.inf, -3.0]]))),
+    "cumlogsumexp's gradient follows JAX's logaddexp rule": lambda api, np_: [
+        api.grad(lambda v: np_.sum(api.lax.cumlogsumexp(v, reverse=r) * np_.arange(7.0)))(
+            np_.asarray([np.inf, 0.3, 0.0, 0.3, 3.0, np.inf, 0.0])) for r in (False, True)],
+    "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
+        lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
+        np_.asarray(np.linspace(-3, 3, 9), "float16")),
 }
 
 
