@@ -169,6 +169,10 @@ def _stacked(aval: ShapedArray, length: int) -> ShapedArray:
   return ShapedArray((length,) + aval.shape, aval.dtype, aval.weak_type)
 
 
+def _unstacked(aval: ShapedArray) -> ShapedArray:
+  return ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+
+
 def _scan_abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, length: int, reverse: bool,
                         linear: tuple, unroll: int, num_consts: int, num_carry: int
                         ) -> list[ShapedArray]:
@@ -380,7 +384,9 @@ def _scan_transpose(cts, *args, jaxpr: ClosedJaxpr, num_consts: int, num_carry: 
   ct_ys_zero = [type(ct) is ad.Zero for ct in ct_ys]
   ct_carry = [ad.instantiate_zeros(ct) for ct in ct_carry]
   body = _transpose_body(jaxpr, tuple(const_lin), tuple(xs_lin), tuple(ct_ys_zero),
-                         tuple(core.get_aval(ct) for ct in ct_carry))
+                         tuple(core.get_aval(ct) for ct in ct_carry),
+                         tuple(_unstacked(core.get_aval(ct))
+                               for ct, z in zip(ct_ys, ct_ys_zero) if not z))
   ct_consts = [ad.zeros_like_aval(x.aval) for x in consts if ad.is_undefined_primal(x)]
   outs = _bind_scan(res_consts, ct_consts + ct_carry,
                     [ct for ct, z in zip(ct_ys, ct_ys_zero) if not z] + res_xs, jaxpr=body,
@@ -395,16 +401,15 @@ def _scan_transpose(cts, *args, jaxpr: ClosedJaxpr, num_consts: int, num_carry: 
 
 
 def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, ct_ys_zero: tuple,
-                    ct_carry_avals: tuple) -> ClosedJaxpr:
+                    ct_carry_avals: tuple, ct_y_avals: tuple) -> ClosedJaxpr:
   """The body of the transposed scan:
   `(res_consts; ct_consts, ct_carry; ct_ys, res_xs) -> (ct_consts + ct, ct_carry_in; ct_xs)`,
-  the carried cotangents typed as they arrive (weak types included, as JAX's)."""
+  the carried and scanned cotangents typed as they arrive (weak types included, as JAX's)."""
   num_carry = len(ct_carry_avals)
   const_avals, carry_avals, x_avals = split_list(jaxpr.in_avals, [len(const_lin), num_carry])
   y_avals = jaxpr.out_avals[num_carry:]
   res_c_avals, lin_c_avals = partition_list(const_lin, const_avals)
   res_x_avals, lin_x_avals = partition_list(xs_lin, x_avals)
-  ct_y_avals = [a for a, z in zip(y_avals, ct_ys_zero) if not z]
 
   def body(*args):
     res_c, ct_consts, ct_carry, ct_ys, res_x = split_list(
@@ -422,7 +427,7 @@ def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, ct_ys_z
     return [ad.instantiate_zeros(ct) for ct in ct_c + ct_init + ct_x]
 
   return pe.trace_to_closed_jaxpr(body, res_c_avals + lin_c_avals + list(ct_carry_avals) +
-                                  ct_y_avals + res_x_avals)
+                                  list(ct_y_avals) + res_x_avals)
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
