@@ -385,6 +385,12 @@ def _const(x: ArrayLike, value: Any) -> Any:
   return np.array(value, aval.dtype)
 
 
+def _one(x: ArrayLike) -> Array:
+  """A rank-0 1 of x's type, weakly typed where `x` is, whatever its rank (JAX's `lax._one`)."""
+  aval = core.get_aval(x)
+  return convert_element_type(1, aval.dtype, weak_type=aval.weak_type)
+
+
 def _full_like(x: ArrayLike, value: Any) -> Array:
   """An array of x's type (its weak type included, as JAX's `full_like`) filled with `value`."""
   aval = core.get_aval(x)
@@ -678,17 +684,17 @@ integer_pow_p = _unop("integer_pow", numeric_dtypes,
 
 exp_p = _unop("exp", float_dtypes, np.exp, lambda g, ans, x: mul(g, ans))
 log_p = _unop("log", float_dtypes, np.log, lambda g, ans, x: div(g, x))
-log1p_p = _unop("log1p", float_dtypes, np.log1p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+log1p_p = _unop("log1p", float_dtypes, np.log1p, lambda g, ans, x: div(g, add(x, _one(x))))
 expm1_p = _unop("expm1", float_dtypes, np.expm1,
-                lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
+                lambda g, ans, x: mul(g, add(ans, _one(ans))))
 sin_p = _unop("sin", float_dtypes, np.sin, lambda g, ans, x: mul(g, cos(x)))
 cos_p = _unop("cos", float_dtypes, np.cos, lambda g, ans, x: neg(mul(g, sin(x))))
 tan_p = _unop("tan", float_dtypes, np.tan,
               lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
 tanh_p = _unop("tanh", float_dtypes, np.tanh,
-               lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans)))
+               lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
 logistic_p = _unop("logistic", float_dtypes, lambda x: 1 / (1 + np.exp(-x)),
-                   lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
+                   lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
 sqrt_p = _unop("sqrt", float_dtypes, np.sqrt, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
 rsqrt_p = _unop("rsqrt", float_dtypes, lambda x: 1 / np.sqrt(x),
                 lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
@@ -707,12 +713,11 @@ atan_p = _unop("atan", float_dtypes, np.arctan,
 sinh_p = _unop("sinh", float_dtypes, np.sinh, lambda g, ans, x: mul(g, cosh(x)))
 cosh_p = _unop("cosh", float_dtypes, np.cosh, lambda g, ans, x: mul(g, sinh(x)))
 asinh_p = _unop("asinh", float_dtypes, np.arcsinh,
-                lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+                lambda g, ans, x: mul(g, rsqrt(add(square(x), _one(x)))))
 acosh_p = _unop("acosh", float_dtypes, np.arccosh,
-                lambda g, ans, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
+                lambda g, ans, x: mul(g, rsqrt(sub(square(x), _one(x)))))
 atanh_p = _unop("atanh", float_dtypes, np.arctanh,
-                lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)),
-                                      div(g, sub(_const(x, 1), x))))
+                lambda g, ans, x: mul(reciprocal(add(_one(x), x)), div(g, sub(_one(x), x))))
 
 
 def _atan2_jvp(numerator: Callable) -> Callable:
