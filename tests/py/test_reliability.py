@@ -236,6 +236,14 @@ CASES = {
     "cumlogsumexp's gradient follows JAX's logaddexp rule": lambda api, np_: [
         api.grad(lambda v: np_.sum(api.lax.cumlogsumexp(v, reverse=r) * np_.arange(7.0)))(
             np_.asarray([np.inf, 0.3, 0.0, 0.3, 3.0, np.inf, 0.0])) for r in (False, True)],
+    "scan's transpose types the scanned cotangents as they arrive (strong zeros)": lambda api,
+        np_: api.grad(lambda v: np_.sum(api.lax.dynamic_slice_in_dim(api.lax.scan(
+            lambda c, t: (c * 0.5 + t, c * t), np_.zeros_like(v), np_.reshape(v, (1,)))[1],
+            -1, 0)))(0.5),
+    "derivatives keep a weak array's type through JAX's _one (asinh, log1p, tanh, ...)":
+        lambda api, np_: [api.grad(lambda v: np_.sum(f(np_.reshape(v, (-1,))).astype("float32")))(
+            1.5).weak_type for f in (np_.arcsinh, np_.arccosh, np_.arctanh, np_.expm1, np_.log1p,
+                                     np_.tanh, np_.tan, np_.arcsin, api.nn.sigmoid)],
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),

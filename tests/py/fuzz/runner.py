@@ -298,10 +298,12 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "element, as JAX does for a 1-d array and for index arrays (numpy raises IndexError)"),
     ("value", EAGER_MODES, r"NaN patterns differ",
      r"(?s)v(\d+) = (\(v\d+ [<>=!]=? v\d+\)|jnp\.(is\w+|logical_\w+|equal|not_equal|less\w*|"
-     r"greater\w*)\().*(jnp\.(true_)?divide\(v\1, |\(v\1 / )",
-     "XLA quirk: compiled, XLA rewrites a bool cast to float and divided by y as select(b, 1/y, "
-     "0), so False / 0.0 is 0, where IEEE (numpy, and stablejax eagerly) gives NaN; JAX's eager "
-     "jnp.divide is compiled, so gives 0; under jit both libraries give XLA's 0"),
+     r"greater\w*)\().*(jnp\.(true_)?divide\(v\1, |\(v\1 / |jnp\.multiply\((v\1, |v\d+, v\1\))"
+     r"|\(v\1 \* |\* v\1\))",
+     "XLA quirk: compiled, XLA rewrites a bool cast to float and multiplied by y as select(b, y, "
+     "0) (divided by y: select(b, 1/y, 0)), so False * nan and False / 0.0 are 0, where IEEE "
+     "(numpy, and stablejax eagerly) gives NaN; JAX's eager jnp.multiply and jnp.divide are "
+     "compiled, so give 0; under jit both libraries give XLA's 0"),
     ("value", EAGER_MODES, r"\(complex\d+\[[\d, ]*\]\): NaN patterns differ", r"jnp\.mean\(",
      "deliberate: JAX runs jnp.mean eagerly (and vmapped) as one compiled program, where XLA "
      "divides a complex sum by the real count part by part (or folds a count of 1 away); "
