@@ -309,8 +309,9 @@ def power(x1: Any, x2: Any) -> Any:
   if y is not None:
     (x1,) = _bool_to_int(x1)
     return lax.integer_pow(x1, y)
+  x1, x2 = promote_shapes("power", x1, x2)  # before the dtypes, as JAX's (XLA fuses alike)
   if dtypes.is_inexact(dtype(x1)) and dtypes.is_integer(dtype(x2)):
-    return lax.pow(*promote_shapes("power", x1, x2))  # keeps x differentiable at 0
+    return lax.pow(x1, x2)  # keeps x differentiable at 0
   x1, x2 = _bool_to_int(*promote_args("power", x1, x2))
   if dtypes.is_integer(dtype(x1)):
     return _pow_int_int(x1, x2)

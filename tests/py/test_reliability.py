@@ -244,6 +244,10 @@ CASES = {
         lambda api, np_: [api.grad(lambda v: np_.sum(f(np_.reshape(v, (-1,))).astype("float32")))(
             1.5).weak_type for f in (np_.arcsinh, np_.arccosh, np_.arctanh, np_.expm1, np_.log1p,
                                      np_.tanh, np_.tan, np_.arcsin, api.nn.sigmoid)],
+    "power broadcasts before it promotes, as JAX's (XLA keeps a fused bfloat16 sum alike)":
+        lambda api, np_: api.jit(lambda m, v: np_.power(m, v + np.array([0.337, 1.017, 1.9],
+                                                                         "bfloat16")))(
+            np.float32([[1.0498059]]), np.array([4.03125, -0.416015625, 2.90625], "bfloat16")),
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),
