@@ -132,16 +132,15 @@ ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 
 def _chooser_jvp(prim: core.Primitive):
   """JAX's rule for max/min: the tangent averaged over the locations of the extremum (ties
-  share it equally). The tangents elsewhere are selected away, not multiplied by 0, so an
-  infinite one does not make the result NaN (XLA rewrites JAX's product so, compiled)."""
+  share it equally), op for op: the tangents are multiplied by the 0/1 indicator, so XLA treats
+  them as it does JAX's (compiled, it rewrites the product of a converted bool as a select)."""
   def jvp(primals, tangents, *, axes):
     (x,), (t,) = primals, tangents
     ans = prim.bind(x, axes=axes)
     shape = core.get_aval(x).shape
     at_ans = lax.eq(x, lax.broadcast_in_dim(ans, shape, _kept_dims(len(shape), axes)))
-    counts = reduce_sum(lax.convert_element_type(at_ans, core.get_aval(t).dtype), axes)
-    chosen = lax.select_n(at_ans, lax.full_like(t, 0), t)
-    return ans, lax.div(reduce_sum(chosen, axes), counts)
+    indicator = lax.convert_element_type(at_ans, core.get_aval(t).dtype)
+    return ans, lax.div(reduce_sum(lax.mul(t, indicator), axes), reduce_sum(indicator, axes))
   return jvp
 
 
