@@ -498,28 +498,30 @@ def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
 
 
 def _scatter_extremum_jvp(prim: core.Primitive):
-  """Tangents of the operand (where no update reaches, or it equals the result) and of the
-  updates that equal the result, averaged over ties. The tangents are scaled, not selected,
-  so a NaN tangent stays NaN where the result is NaN, as in JAX."""
+  """JAX's rule, op for op: the operand's tangent, plus at each window the tangents of the
+  operand and of the updates that equal the result, scaled to average over ties. The tangents
+  are scaled, not selected, so a NaN or infinite one spreads as it does in JAX."""
   def jvp(primals, tangents, **params):
     operand, indices, updates = primals
     out = prim.bind(operand, indices, updates, **params)
     t_op, _, t_up = tangents
     if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
       return out, ad.Zero.from_primal_value(out)
-    ones = lambda x: lax.full_like(x, np.asarray(1, core.get_aval(out).dtype))
+    t_op, t_up = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_up)
     at_updates = lambda x: _gather_updates_like(x, indices, core.get_aval(updates), **params)
-    into_operand = lambda x: scatter_add_p.bind(_zeros(operand), indices, x, **params)
-    won = lax.eq(updates, at_updates(out))
-    kept = lax.eq(operand, out)
-    ties = lax.add(lax.select_n(kept, _zeros(operand), ones(operand)),
-                   into_operand(lax.select_n(won, _zeros(updates), ones(updates))))
-    share = lax.div(ones(ties), lax.max(ties, ones(ties)))
-    untouched = lax.eq(into_operand(ones(updates)), _zeros(operand))
-    op_scale = lax.select_n(untouched, lax.select_n(kept, _zeros(operand), share), ones(operand))
-    up_scale = lax.select_n(won, _zeros(updates), at_updates(share))
-    return out, lax.add(lax.mul(ad.instantiate_zeros(t_op), op_scale),
-                        into_operand(lax.mul(ad.instantiate_zeros(t_up), up_scale)))
+    count = lambda x: at_updates(scatter_add_p.bind(_zeros(operand), indices, x, **params))
+    num = lambda x, v: lax.convert_element_type(v, core.get_aval(x).dtype, weak_type=True)
+    target = at_updates(out)
+    won, kept = lax.eq(updates, target), lax.eq(at_updates(operand), target)
+    num_updates = count(lax.select_n(won, _zeros(updates), lax.full_like(updates, 1)))
+    num_refs = count(lax.full_like(updates, 1))
+    shared = lax.div(num(num_updates, 1.0), lax.add(num_updates, num(num_updates, 1)))
+    up_coef = lax.select_n(won, _zeros(updates), lax.select_n(
+        kept, lax.div(num(num_updates, 1.0), num_updates), shared))
+    op_coef = lax.div(lax.add(num(num_updates, -1.0), lax.select_n(kept, _zeros(num_updates),
+                                                                   shared)), num_refs)
+    t_windows = lax.add(lax.mul(at_updates(t_op), op_coef), lax.mul(t_up, up_coef))
+    return out, scatter_add_p.bind(t_op, indices, t_windows, **params)
   return jvp
 
 

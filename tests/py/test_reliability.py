@@ -249,6 +249,12 @@ CASES = {
         lambda api, np_: api.jit(lambda m, v: np_.power(m, v + np.array([0.337, 1.017, 1.9],
                                                                          "bfloat16")))(
             np.float32([[1.0498059]]), np.array([4.03125, -0.416015625, 2.90625], "bfloat16")),
+    "scatter max's gradient adds the scaled window tangents to the operand's, as JAX's": lambda
+        api, np_: [np_.isnan(g(lambda v: np_.sum(np_.log(np_.reshape(v, (1,)).at[-1].max(-2.0))))(
+            0.0)).tolist() for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "scatter min's gradient types as JAX's, eagerly and under jit": lambda api, np_: [
+        g(lambda v: np_.sum(v.at[None,].min(-2.0).astype("float32")))(0.5).weak_type
+        for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),

@@ -293,11 +293,6 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "JAX artifact: vmapped with a batched predicate, JAX's cond computes its gradient with "
      "selects against residuals it creates as (strong) empty arrays, which drop the weak type; "
      "without vmap both give the weakly typed gradient"),
-    ("weak_type", "^jit_grad$", r"JAX weak_type=True vs stablejax False",
-     r"\.at\[[^\n]*\]\.(min|max)\(",
-     "JAX inconsistency: through a scatter min/max of a weakly typed operand, JAX's grad gives a "
-     "strong gradient and its jit(grad) a weak one (v.at[None].min(-2.0) of a Python float); "
-     "stablejax gives the strong one in both, as JAX's grad"),
     ("value", "", "", r"(?s)v(\d+) = jax\.random\.bits\(.*\[v\1\]",
      "JAX artifact: a 0-d uint32 index past the int32 range (random bits) into an array of 2 or "
      "more axes is converted to int32 by JAX's dynamic-slice path (its start indices must share "
