@@ -182,5 +182,6 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     raise ValueError(f"stack: all input arrays must have the same shape, got "
                      f"{', '.join(str(shape(x)) for x in arrays)}")
   axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
+  arrays = promote_dtypes(*arrays)  # before the new axis, as JAX's (XLA then fuses alike)
   return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)
 

@@ -222,6 +222,21 @@ def test_complex_sin_cos_lower_as_jax_does(name):
                                 np.asarray(jax.jit(getattr(jax.lax, name))(z)))
 
 
+@pytest.mark.parametrize("name", ["stack", "power"])
+def test_numpy_promotes_in_jax_order(name):
+  """jnp.stack converts dtypes before adding the axis, jnp.power broadcasts before it converts,
+  as JAX's, so XLA fuses (and rounds a fused bfloat16 sum) alike."""
+  jax = pytest.importorskip("jax")
+  args = ((np.arange(3, dtype=i32), np.ones(3, f32)) if name == "stack" else
+          (np.ones((2, 3), f32), np.ones(3, sj.numpy.bfloat16)))
+  fns = {lib: (lambda a, b, np_=np_: np_.stack([a, b], axis=-1)) if name == "stack" else
+         (lambda a, b, np_=np_: np_.power(a, b + b)) for lib, np_ in (("sj", sj.numpy),
+                                                                     ("jax", jax.numpy))}
+  ops = lambda text: re.findall(r"= (stablehlo\.\w+)", text)
+  assert (ops(sj.jit(fns["sj"]).lower(*args).as_text())
+          == ops(jax.jit(fns["jax"]).lower(*args).as_text()))
+
+
 def test_pow_float_to_int_power_converts_exponent():
   x, y = positive(3), np.array([1, 2, 3], i32)
   try:

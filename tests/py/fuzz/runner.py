@@ -293,6 +293,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "JAX artifact: vmapped with a batched predicate, JAX's cond computes its gradient with "
      "selects against residuals it creates as (strong) empty arrays, which drop the weak type; "
      "without vmap both give the weakly typed gradient"),
+    ("value", "^jit", "", r"(?s)jnp\.nextafter\(.*\.astype\(jnp\.bool\)",
+     "XLA quirk: nextafter makes denormals (nextafter(0, -2) is -1.4e-45), and XLA's CPU runtime "
+     "compares them as 0 (DAZ) where they come from memory, as themselves where the compare is "
+     "fused with nextafter; programs fused differently cast such a value to a different bool, "
+     "and what is computed from it differs"),
     ("value", "", "", r"(?s)v(\d+) = jax\.random\.bits\(.*\[v\1\]",
      "JAX artifact: a 0-d uint32 index past the int32 range (random bits) into an array of 2 or "
      "more axes is converted to int32 by JAX's dynamic-slice path (its start indices must share "
