@@ -298,6 +298,12 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "compares them as 0 (DAZ) where they come from memory, as themselves where the compare is "
      "fused with nextafter; programs fused differently cast such a value to a different bool, "
      "and what is computed from it differs"),
+    ("value", "^jit_grad$", r"\): max error at ",
+     r"(?s)(bfloat16|float16).*lax\.fori_loop\(",
+     "XLA quirk: excess precision. JAX's module wraps each fori_loop body in a call; XLA rounds "
+     "JAX's half-precision gradient to bfloat16/float16 at the loop, and keeps stablejax's, "
+     "whose loop body is inline, in float32 (the gradient of arctan after a loop: 0.80078125 in "
+     "JAX, 0.8 in stablejax; both 0.80078125 eagerly)"),
     ("value", "", "", r"(?s)v(\d+) = jax\.random\.bits\(.*\[v\1\]",
      "JAX artifact: a 0-d uint32 index past the int32 range (random bits) into an array of 2 or "
      "more axes is converted to int32 by JAX's dynamic-slice path (its start indices must share "
