@@ -289,10 +289,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
     ("crash", "", r"^(JAX dies .*; stablejax runs|both die )", "",
      "XLA bug: XLA dies compiling or running JAX's program, so there is nothing to compare "
      "with (stablejax's program runs, or dies alike)"),
-    ("weak_type", "^vmap_grad$", r"JAX weak_type=False vs stablejax True", r"lax\.cond\(",
-     "JAX artifact: vmapped with a batched predicate, JAX's cond computes its gradient with "
-     "selects against residuals it creates as (strong) empty arrays, which drop the weak type; "
-     "without vmap both give the weakly typed gradient"),
+    ("weak_type", "^vmap_grad$", r"JAX weak_type=False vs stablejax True",
+     r"lax\.(cond|switch)\(",
+     "JAX artifact: vmapped with a batched predicate, JAX's cond (or switch) computes its "
+     "gradient with selects against residuals it creates as (strong) empty arrays, which drop "
+     "the weak type; without vmap both give the weakly typed gradient"),
     ("value", "^jit", "", r"(?s)jnp\.nextafter\(.*\.astype\(jnp\.bool\)",
      "XLA quirk: nextafter makes denormals (nextafter(0, -2) is -1.4e-45), and XLA's CPU runtime "
      "compares them as 0 (DAZ) where they come from memory, as themselves where the compare is "
