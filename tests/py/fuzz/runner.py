@@ -305,6 +305,12 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "JAX's half-precision gradient to bfloat16/float16 at the loop, and keeps stablejax's, "
      "whose loop body is inline, in float32 (the gradient of arctan after a loop: 0.80078125 in "
      "JAX, 0.8 in stablejax; both 0.80078125 eagerly)"),
+    ("weak_type", "^jit_grad$", r"JAX weak_type=True vs stablejax False",
+     r"(jnp\.power\(v\d+, v|\*\* v\d+\))",
+     "JAX inconsistency: JAX's jnp.power of an array exponent is a jit(inline=True), so its "
+     "gradient's weak type depends on whether it is traced inline: grad of jnp.power(v, v) at a "
+     "Python float is strong in JAX, jit(grad) weak; stablejax follows JAX's grad (and its "
+     "jit(grad) where the power's tangent alone reaches the output)"),
     ("value", "", "", r"jnp\.linalg\.qr\(jnp\.sin\([^\n]*\.reshape\(3, 3\)\)\)",
      "generator artifact: its 3x3 matrix sin(a + 3i + j) has rank 2 (sin(a + 3i) cos j + "
      "cos(a + 3i) sin j), so R[2, 2] of its QR is rounding noise (-1e-8 beside 1.6), different "
