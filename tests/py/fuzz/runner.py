@@ -260,10 +260,10 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "float noise: trigonometric functions iterated on huge magnitudes (over 1e15) amplify "
      "one-ulp differences between differently fused XLA programs"),
     ("error parity", "grad", r"JAX raises TypeError: Slice size at index \d+ in gather op is "
-     r"out of range", r"\.at\[.*\]\.(max|min)\(",
-     "JAX bug: the derivative of a scatter max/min into an axis of size 0 builds a gather whose "
-     "slice (1) exceeds the axis, and JAX's own shape check rejects it; the primal runs in both, "
-     "and stablejax gives the (empty) gradient"),
+     r"out of range", r"\.at\[.*\]\.(max|min|set|add|multiply|mul)\(",
+     "JAX bug: the derivative of a scatter (.at[].set/add/max/...) into an axis of size 0 "
+     "builds a gather whose slice (1) exceeds the axis, and JAX's own shape check rejects it; "
+     "the primal runs in both, and stablejax gives the (empty) gradient"),
     ("error type", "", r"stablejax raises JaxRuntimeError: INTERNAL: RET_CHECK failure \(\S*"
      r"fft_thunk\.cc:\d+\) LayoutUtil::IsMonotonicWithDim0Major.*; JAX JaxRuntimeError: "
      r"INTERNAL: RET_CHECK failure", "",
