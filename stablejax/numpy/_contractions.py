@@ -224,8 +224,11 @@ def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int) -> tuple[A
 
 
 def _sum(x: Any, axes: Sequence[int]) -> Any:
-  """einsum's sum over `axes`, in x's dtype (logical or for booleans), as JAX's."""
-  return (lax.reduce_or if dtype(x) == dtypes.bool_ else lax.reduce_sum)(x, tuple(axes))
+  """einsum's sum over `axes`, in x's dtype (logical or for booleans), strongly typed as JAX's
+  `lax.reduce` from a numpy 0 makes it (einsum's result takes the weak type back at the end, so
+  a gradient through it is weak, as JAX's)."""
+  out = (lax.reduce_or if dtype(x) == dtypes.bool_ else lax.reduce_sum)(x, tuple(axes))
+  return convert(out, dtype(x))
 
 
 def _delta(x_shape: tuple, axes: list[int]) -> Any:

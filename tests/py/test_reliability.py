@@ -255,6 +255,10 @@ CASES = {
     "scatter min's gradient types as JAX's, eagerly and under jit": lambda api, np_: [
         g(lambda v: np_.sum(v.at[None,].min(-2.0).astype("float32")))(0.5).weak_type
         for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "einsum's sums are strong inside, its result weak again (a weak gradient through it)":
+        lambda api, np_: [g(lambda v: np_.sum(np_.cbrt(np_.einsum("...ij->...j", np_.maximum(
+            np_.expand_dims(np.array([2, -5, 3], np.int32), 1), v))).astype("float32")))(
+            2.0).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),
