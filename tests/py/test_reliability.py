@@ -275,6 +275,8 @@ AS_IN_0_10_2 = {
         ([False, False, True, True, True, True, True, True, True], np.dtype(np.bool_), False),
     "derivatives keep a weak array's type through JAX's _one (asinh, log1p, tanh, ...)":
         ([True, True, True, True, True, True, False, False, True], np.dtype(np.bool_), False),
+    "einsum's sums are strong inside, its result weak again (a weak gradient through it)":
+        ([True, True], np.dtype(np.bool_), False),
 }
 
 
