@@ -510,16 +510,18 @@ def _scatter_extremum_jvp(prim: core.Primitive):
     t_op, t_up = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_up)
     at_updates = lambda x: _gather_updates_like(x, indices, core.get_aval(updates), **params)
     count = lambda x: at_updates(scatter_add_p.bind(_zeros(operand), indices, x, **params))
-    num = lambda x, v: lax.convert_element_type(v, core.get_aval(x).dtype, weak_type=True)
     target = at_updates(out)
     won, kept = lax.eq(updates, target), lax.eq(at_updates(operand), target)
     num_updates = count(lax.select_n(won, _zeros(updates), lax.full_like(updates, 1)))
     num_refs = count(lax.full_like(updates, 1))
-    shared = lax.div(num(num_updates, 1.0), lax.add(num_updates, num(num_updates, 1)))
-    up_coef = lax.select_n(won, _zeros(updates), lax.select_n(
-        kept, lax.div(num(num_updates, 1.0), num_updates), shared))
-    op_coef = lax.div(lax.add(num(num_updates, -1.0), lax.select_n(kept, _zeros(num_updates),
-                                                                   shared)), num_refs)
+    # weak constants, as the Python scalars of JAX's rule
+    one, minus_one = (lax.convert_element_type(v, core.get_aval(num_updates).dtype,
+                                               weak_type=True) for v in (1.0, -1.0))
+    shared = lax.div(one, lax.add(num_updates, one))
+    up_coef = lax.select_n(won, _zeros(updates),
+                           lax.select_n(kept, lax.div(one, num_updates), shared))
+    op_coef = lax.div(lax.add(minus_one, lax.select_n(kept, _zeros(num_updates), shared)),
+                      num_refs)
     t_windows = lax.add(lax.mul(at_updates(t_op), op_coef), lax.mul(t_up, up_coef))
     return out, scatter_add_p.bind(t_op, indices, t_windows, **params)
   return jvp
