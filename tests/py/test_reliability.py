@@ -262,6 +262,12 @@ CASES = {
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),
+    "associative_scan interleaves by adding zeros, as JAX's (-0.0 comes out +0.0)": lambda api,
+        np_: [np_.signbit(api.lax.associative_scan(np_.minimum, np_.asarray([0.0, -0.0, 0.0]))),
+              np_.signbit(api.jvp(lambda v: api.lax.cummin(v), (np_.asarray([0.0, -0.0, 0.0]),),
+                                  (np_.ones(3),))[0]),
+              api.grad(lambda v: np_.sum(np_.arctan2(v, api.lax.cummin(v)) * np_.arange(3.0)))(
+                  np_.asarray([-1.5, -0.0, 0.0]))],
 }
 
 

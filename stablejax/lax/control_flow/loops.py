@@ -11,9 +11,8 @@ from stablejax import core, dtypes
 from stablejax.interpreters import batching
 from stablejax.lax.control_flow.scan import scan
 from stablejax.lax.control_flow.while_loop import while_loop
-from stablejax.lax.elementwise import convert_element_type
-from stablejax.lax.structural import (concatenate, expand_dims, pad, reshape, rev,
-                                      slice_in_dim)
+from stablejax.lax.elementwise import add, bitwise_or, convert_element_type
+from stablejax.lax.structural import concatenate, pad, reshape, rev, slice_in_dim
 from stablejax.tree_util import tree_flatten, tree_map, tree_unflatten
 from stablejax.util import canonicalize_axis
 
@@ -162,13 +161,18 @@ def _prefix_scan(combine: Callable, elems: list, axis: int) -> list:
 
 
 def _interleave(a: Any, b: Any, axis: int) -> Any:
-  """a0 b0 a1 b1 ... along `axis`, where `a` has as many or one more elements than `b`."""
-  shape = core.get_aval(a).shape
-  na, nb = shape[axis], core.get_aval(b).shape[axis]
-  if nb < na:
-    config = [(0, 0, 0)] * len(shape)
-    config[axis] = (0, na - nb, 0)
-    b = pad(b, np.zeros((), core.get_aval(b).dtype), config)
-  pairs = concatenate([expand_dims(a, (axis + 1,)), expand_dims(b, (axis + 1,))], axis + 1)
-  out = reshape(pairs, shape[:axis] + (2 * na,) + shape[axis + 1:])
-  return slice_in_dim(out, 0, na + nb, 1, axis)
+  """a0 b0 a1 b1 ... along `axis`, where `a` has as many or one more elements than `b`: each
+  spread out with zeros and the two added, as JAX does (so a -0.0 comes out as +0.0)."""
+  na, nb = core.get_aval(a).shape[axis], core.get_aval(b).shape[axis]
+  spread_a = _spread(a, axis, low=0, high=1 if na == nb else 0)
+  spread_b = _spread(b, axis, low=1, high=0 if na == nb else 1)
+  join = bitwise_or if core.get_aval(a).dtype == np.bool_ else add
+  return join(spread_a, spread_b)
+
+
+def _spread(x: Any, axis: int, low: int, high: int) -> Any:
+  """`x` with a zero between neighbours along `axis`, and `low`/`high` zeros at its ends."""
+  aval = core.get_aval(x)
+  config = [(0, 0, 0)] * len(aval.shape)
+  config[axis] = (low, high, 1)
+  return pad(x, np.zeros((), aval.dtype), config)
