@@ -11,7 +11,7 @@ from stablejax.lowering.module import (
     LoweringRuleContext, ModuleContext, call_jaxpr, jaxpr_subcomp, lower_fun, lower_jaxpr,
     verify_module)
 from stablejax.lowering.module import (
-    canonical_platforms, fix_platform_index, ordered_effects, token_type)
+    canonical_platforms, fix_platform_index, module_text, ordered_effects, token_type)
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 # The rules register themselves on import; they import the names above, so they come last.
@@ -42,5 +42,5 @@ __all__ = [
     "ir_attribute", "register_host_callback",
     "ir_constant", "jaxpr_subcomp", "lower_fun", "lower_jaxpr", "make_ir_context",
     "register_lowering", "verify_module",
-    "canonical_platforms", "fix_platform_index", "ordered_effects", "token_type",
+    "canonical_platforms", "fix_platform_index", "module_text", "ordered_effects", "token_type",
 ]

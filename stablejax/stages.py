@@ -117,7 +117,7 @@ class Lowered:
                        "or 'hlo'" + (" ('hlo' prints the whole module: function= needs "
                                      "'stablehlo')" if dialect == "hlo" else ""))
     op = module.operation if function is None else _function(module, function)
-    return op.get_asm(enable_debug_info=debug_info)
+    return lowering.module_text(op, debug_info)
 
   def _debug(self) -> ir.Module:
     """The module lowered again with debug locations (once), arguments and results named."""
