@@ -57,16 +57,18 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
     if 0 not in idx_shape:
       raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     return a
-  if 0 in out_shape:
+  if 0 in idx_shape:  # (only then, as JAX: an empty result of other indices is a gather)
     return lax.full_like(a, 0, shape=out_shape)  # (a gather keeps the weak type, as JAX)
   # take wraps negative indices, but for mode="clip" (they clip to 0), as JAX; unsigned ones
   # keep their type (int32 would wrap the largest negative)
   index_dtype = dtypes.dtype_of(indices)
+  if index_dtype.kind not in "biu":  # (bools index 0 and 1, as in JAX and numpy)
+    raise ValueError(f"jnp.take: indices must have an integer type, got {index_dtype}")
   if index_dtype.kind == "u":
     indices = lax.rem(indices, index_dtype.type(a_shape[axis])) if mode == "wrap" else indices
   else:
-    indices = convert(indices, _INDEX) if mode == "clip" else _normalized(
-        indices, a_shape[axis], mode)
+    indices = convert(indices, _INDEX)
+    indices = indices if mode == "clip" else _normalized(indices, a_shape[axis], mode)
   indices = lax.expand_dims(indices, (len(idx_shape),))
   n = len(idx_shape)
   offset = tuple(range(axis)) + tuple(range(axis + n, len(a_shape) + n - 1))

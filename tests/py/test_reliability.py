@@ -268,6 +268,14 @@ CASES = {
                                   (np_.ones(3),))[0]),
               api.grad(lambda v: np_.sum(np_.arctan2(v, api.lax.cummin(v)) * np_.arange(3.0)))(
                   np_.asarray([-1.5, -0.0, 0.0]))],
+    "take of an empty array by some indices is a gather, as JAX's (so grad reaches a while_loop)":
+        lambda api, np_: api.grad(lambda v: np_.sum(api.lax.while_loop(
+            lambda s: s[0] < 1, lambda s: (s[0] + 1, np_.sin(s[1])),
+            (0, np_.take(v, np_.asarray([[1]]), axis=0)))[1]))(np_.zeros((1, 0, 1))),
+    "take's bool indices index 0 and 1, as JAX's": lambda api, np_: api.jit(
+        lambda x: np_.take(x, np_.asarray([True, False, True])))(np_.arange(3.0)),
+    "take's float indices are a ValueError, as JAX's": lambda api, np_: np_.take(
+        np_.arange(3.0), np_.asarray([1.0])),
 }
 
 
