@@ -337,6 +337,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "deliberate: JAX runs jnp.mean eagerly (and vmapped) as one compiled program, where XLA "
      "divides a complex sum by the real count part by part (or folds a count of 1 away); "
      "stablejax divides as numpy does ((nan+1j)/1 is nan+nanj, (inf-5j)/3 is inf+nanj)"),
+    ("value", EAGER_MODES, r"\): max error at ", r"(?s)jnp\.mean\(.*(jnp\.(fmod|remainder)\(| % )",
+     "deliberate: JAX runs jnp.mean eagerly as one compiled program, where XLA multiplies the sum "
+     "by the reciprocal of the count (a float32 96437 / 3 comes out 32145.668); stablejax, "
+     "eagerly, divides as numpy does (32145.666), and an fmod or remainder of the mean by a small "
+     "value makes that one ulp a large relative difference; the compiled modes agree"),
 ]
 
 
