@@ -56,8 +56,8 @@ def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage
                        f"a {platform} device")
     module = lowering.fix_platform_index(module, list(platforms).index(platform))
   callbacks = lowering.host_callbacks(module)
-  return runtime.compile_module(module if callbacks else lowering.module_text(module), device, out_avals,
-                                callbacks)
+  text_or_module = module if callbacks else lowering.module_text(module)
+  return runtime.compile_module(text_or_module, device, out_avals, callbacks)
 
 
 @weak_cache(maxsize=64)
