@@ -199,6 +199,15 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
+  """Pushes tangents forward. Under `linearize`, `tangent_trace` is the partial-eval trace
+  whose unknowns the input tangents are: a tangent it knows does not depend on them, so (as
+  tangents are linear in them) it is zero, and it becomes a symbolic `Zero` (as JAX's
+  linearize treats it; primitives after it then need no JVP rule)."""
+
+  def __init__(self, parent: Trace, tangent_trace: pe.PartialEvalTrace | None = None):
+    super().__init__(parent)
+    self.tangent_trace = tangent_trace
+
   def primal_tangent(self, x: Any) -> tuple[Any, Any]:
     if type(x) is JVPTracer and x._trace is self:
       return x.primal, x.tangent
@@ -226,8 +235,13 @@ class JVPTrace(Trace):
                                   "(register one in ad.primitive_jvps)")
       primal_out, tangent_out = rule(primals, tangents, **params)
     if primitive.multiple_results:
-      return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
-    return JVPTracer(self, primal_out, tangent_out)
+      return [JVPTracer(self, p, self._linear(p, t)) for p, t in zip(primal_out, tangent_out)]
+    return JVPTracer(self, primal_out, self._linear(primal_out, tangent_out))
+
+  def _linear(self, primal: Any, tangent: Any) -> Any:
+    known = (self.tangent_trace is not None and type(tangent) is not Zero
+             and not self.tangent_trace.is_unknown(tangent))
+    return Zero.from_primal_value(primal) if known else tangent
 
 
 def _check_tangent(primal: Any, tangent: Any, i: int) -> None:
@@ -247,12 +261,13 @@ def _check_tangent(primal: Any, tangent: Any, i: int) -> None:
 
 
 def jvp_flat(f: Callable[..., Sequence], primals: Sequence, tangents: Sequence,
-             instantiate: bool = True) -> tuple[list, list]:
-  """Push `tangents` forward through flat-in, flat-out `f`."""
+             instantiate: bool = True, tangent_trace: pe.PartialEvalTrace | None = None
+             ) -> tuple[list, list]:
+  """Push `tangents` forward through flat-in, flat-out `f` (`tangent_trace`: see JVPTrace)."""
   for i, (p, t) in enumerate(zip(primals, tangents)):
     _check_tangent(p, t, i)
   parent = core.current_trace()
-  trace = JVPTrace(parent)
+  trace = JVPTrace(parent, tangent_trace)
   tracers = [JVPTracer(trace, p, t if tangent_aval(core.get_aval(p)).dtype != dtypes.float0
                        else Zero.from_primal_value(p)) for p, t in zip(primals, tangents)]
   try:
@@ -313,7 +328,7 @@ def linearize_flat(f: Callable[..., Sequence], primals: Sequence
   tangents = [trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
   try:
     with core.set_current_trace(trace):
-      primals_out, tangents_out = jvp_flat(f, primals, tangents)
+      primals_out, tangents_out = jvp_flat(f, primals, tangents, tangent_trace=trace)
     jaxpr, residuals = trace.to_jaxpr(tangents_out)
   finally:
     trace.invalidate()
