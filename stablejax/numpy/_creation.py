@@ -116,6 +116,14 @@ def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
   """Evenly spaced values in [start, stop): start + step * iota."""
+  given = [core.concrete_or_error(x, "an arange bound") for x in (start, stop, step)
+           if x is not None]
+  if any(dtypes.is_complex(dtypes.dtype_of(b)) for b in given):
+    raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported "
+                     "(as in JAX 0.10)")
+  dtype = _canonical_dtype(dtype)
+  if dtype is None:  # (from the bounds given: `arange(True)` is bool, which iota refuses)
+    dtype = result_type(*ensure_arraylike("arange", *given))[0]
   if stop is None:
     start, stop = 0, start
   step = 1 if step is None else step
@@ -123,9 +131,6 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
   if step == 0:
     raise ValueError("arange: step must not be zero")
   size = len(np.arange(*(np.asarray(b).item() for b in bounds)))
-  dtype = _canonical_dtype(dtype)
-  if dtype is None:
-    dtype = result_type(*ensure_arraylike("arange", *bounds))[0]
   working = np.dtype(np.float32) if dtype == np.float16 else dtype
   out = lax.iota(working, size)
   if step != 1:

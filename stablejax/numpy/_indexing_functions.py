@@ -2,6 +2,7 @@
 relatives (with a static `size` under jit, as in JAX), diagonals, index grids, select."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -11,7 +12,7 @@ from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
     ScatterDimensionNumbers
 from stablejax.numpy._indexing import getitem, scatter_update
 from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
-                                        ensure_arraylike, promote_args, shape)
+                                        ensure_arraylike, promote_args, shape, unchanged)
 from stablejax.util import canonicalize_axis
 
 _INDEX = dtypes.int32
@@ -267,26 +268,37 @@ def diag(v: Any, k: int = 0) -> Any:
 
 
 def _int_arrays(*arrays: np.ndarray) -> tuple[Any, ...]:
-  return tuple(lax.convert_element_type(np.asarray(x), dtypes.default_int()) for x in arrays)
+  return tuple(unchanged(lax.convert_element_type(np.asarray(x), dtypes.default_int()))
+               for x in arrays)
+
+
+def _dim(x: Any, what: str) -> int:
+  """A concrete integer argument (a float is a TypeError, as in JAX)."""
+  return operator.index(core.concrete_or_error(x, what))
 
 
 def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
   """The indices of the main diagonal of an n x ... x n array."""
-  n, ndim = int(core.concrete_or_error(n, "diag_indices n")), int(ndim)
+  n, ndim = _dim(n, "diag_indices n"), _dim(ndim, "diag_indices ndim")
   if n < 0 or ndim < 0:
     raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}" if n < 0 else
                      f"ndim argument to diag_indices must be nonnegative, got {ndim}")
   return _int_arrays(*[np.arange(n)] * ndim)
 
 
+def _triangle_dims(name: str, n: int, k: int, m: int | None) -> tuple[int, int, int | None]:
+  n, k = _dim(n, f"{name} n"), _dim(k, f"{name} k")
+  return n, k, None if m is None else _dim(m, f"{name} m")
+
+
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
   """The row and column indices of the lower triangle of an (n, m) array."""
-  return _int_arrays(*np.tril_indices(int(n), int(k), None if m is None else int(m)))
+  return _int_arrays(*np.tril_indices(*_triangle_dims("tril_indices", n, k, m)))
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
   """The row and column indices of the upper triangle of an (n, m) array."""
-  return _int_arrays(*np.triu_indices(int(n), int(k), None if m is None else int(m)))
+  return _int_arrays(*np.triu_indices(*_triangle_dims("triu_indices", n, k, m)))
 
 
 def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.runtime import Array
+from stablejax.runtime import Array, device_put
 from stablejax.util import join_sizes
 
 
@@ -32,6 +32,12 @@ def ensure_arraylike(name: str, *args: Any) -> list:
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "
                       f"{type(x).__name__} at position {i}")
   return [_canonical(x) for x in args]
+
+
+def unchanged(x: Any) -> Any:
+  """`x` as the result of a function that leaves it as it is: an Array (as every jnp result;
+  a Python scalar stays weakly typed), or the tracer."""
+  return device_put(x) if core.is_concrete(x) else x
 
 
 def shape(x: Any) -> tuple[int, ...]:
@@ -174,6 +180,17 @@ def promote_args_inexact(name: str, *args: Any) -> list:
   return _promote(name, args, True)
 
 
-def scalar_like(x: Any, value: Any) -> np.generic:
-  """`value` as a numpy scalar of `x`'s dtype (it stages as a literal)."""
-  return np.asarray(value, dtype(x))[()]
+_PYTHON_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def scalar_like(x: Any, value: Any) -> Any:
+  """`value` as a constant beside `x` (it stages as a literal), as JAX's `_const`: a Python
+  scalar where `x` is a weakly typed scalar of the dtype a Python scalar takes (so the result
+  stays weak), else a numpy scalar of `x`'s dtype."""
+  aval = core.get_aval(x)
+  to_python = _PYTHON_SCALAR_OF_KIND.get(dtypes.kind(aval.dtype))
+  if aval.weak_type and not aval.shape and to_python is not None:
+    py = to_python(value)
+    if dtypes.python_scalar_dtype(py) == aval.dtype:
+      return py
+  return np.asarray(value, aval.dtype)[()]

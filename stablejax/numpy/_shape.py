@@ -8,7 +8,7 @@ import numpy as np
 
 from stablejax import lax
 from stablejax.numpy._promotion import (
-    ensure_arraylike, promote_dtypes, shape)
+    ensure_arraylike, promote_dtypes, shape, unchanged)
 from stablejax.util import canonicalize_axis, prod
 
 
@@ -24,11 +24,11 @@ def canonicalize_axes(name: str, axis: int | Sequence[int], ndim: int) -> tuple[
 def transpose_if_needed(x: Any, perm: Sequence[int]) -> Any:
   """lax.transpose, skipped for the identity permutation (as JAX does)."""
   perm = tuple(int(p) for p in perm)
-  return x if perm == tuple(range(len(perm))) else lax.transpose(x, perm)
+  return unchanged(x) if perm == tuple(range(len(perm))) else lax.transpose(x, perm)
 
 
 def squeeze_if_needed(x: Any, dims: Sequence[int]) -> Any:
-  return lax.squeeze(x, tuple(dims)) if len(dims) else x
+  return lax.squeeze(x, tuple(dims)) if len(dims) else unchanged(x)
 
 
 def expand_axes(x: Any, dims: Sequence[int]) -> Any:
@@ -75,7 +75,7 @@ def reshape(a: Any, *shape_args: Any, order: str = "C", shape: Any = None) -> An
   old = _shape_of(a)
   newshape = _resolve_shape(prod(old), old, newshape)
   if newshape == old and old:
-    return a
+    return a  # (a numpy array stays one, as in JAX, which calls its reshape method)
   return lax.reshape(a, newshape)
 
 
@@ -84,7 +84,7 @@ def ravel(a: Any, order: str = "C") -> Any:
   (a,) = ensure_arraylike("ravel", a)
   if order == "K":
     raise NotImplementedError("Ravel not implemented for order='K'.")
-  return reshape(a, (prod(_shape_of(a)),), order=order)
+  return unchanged(reshape(a, (prod(_shape_of(a)),), order=order))
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:

@@ -8,11 +8,11 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.runtime import Array, device_put
+from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
-    shape)
+    shape, unchanged)
 
 
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
@@ -124,23 +124,17 @@ UNARY = {name: _unary(name, op, inexact) for name, (op, inexact) in _UNARY.items
 BINARY = {name: _binary(name, op, inexact) for name, (op, inexact) in _BINARY.items()}
 
 
-def _unchanged(x: Any) -> Any:
-  """`x` as the result of a function that leaves it as it is: an Array (as every jnp result;
-  a Python scalar stays weakly typed), or the tracer."""
-  return device_put(x) if core.is_concrete(x) else x
-
-
 def _integer_identity(name: str, op: Callable) -> Callable[[Any], Any]:
   """floor and ceil: the identity on integers and booleans."""
   def fn(x: Any) -> Any:
     (x,) = ensure_arraylike(name, x)
-    return op(x) if dtypes.is_inexact(dtype(x)) else _unchanged(x)
+    return op(x) if dtypes.is_inexact(dtype(x)) else unchanged(x)
   return _named(fn, name, f"Elementwise {name}, as numpy.{name} (integers are unchanged).")
 
 
 def _abs(x: Any) -> Any:
   """|x|: the identity on unsigned integers and booleans."""
-  return _unchanged(x) if dtype(x).kind in "ub" else lax.abs(x)
+  return unchanged(x) if dtype(x).kind in "ub" else lax.abs(x)
 
 
 UNARY["abs"] = UNARY["absolute"] = _unary("abs", _abs, False)
@@ -161,7 +155,7 @@ def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
     if decimals < 0:
       raise NotImplementedError("round of integers with decimals < 0 is not supported (as in "
                                 "JAX)")
-    return _unchanged(a)
+    return unchanged(a)
   if decimals > np.log10(dtypes.finfo(dt).max):
     return a  # rounding beyond the dtype's precision changes nothing
   if dtypes.is_complex(dt):
@@ -234,11 +228,12 @@ def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (num
                      "keywords. Complex values have no ordering and cannot be clipped. Please "
                      "convert to a real value or array by taking the real or imaginary "
                      "components via jax.numpy.real/imag respectively.")
+  (arr,) = ensure_arraylike("clip", arr)
   if min is not None:
     arr = BINARY["maximum"](min, arr)
   if max is not None:
     arr = BINARY["minimum"](max, arr)
-  return arr
+  return unchanged(arr)
 
 
 def floor_divide(x1: Any, x2: Any) -> Any:
@@ -406,7 +401,7 @@ logaddexp2 = _logaddexp("logaddexp2", lax.exp2,
 def real(val: Any) -> Any:
   """The real part (the value itself for real arrays)."""
   (val,) = ensure_arraylike("real", val)
-  return lax.real(val) if dtypes.is_complex(dtype(val)) else val
+  return lax.real(val) if dtypes.is_complex(dtype(val)) else unchanged(val)
 
 
 def imag(val: Any) -> Any:
@@ -420,7 +415,7 @@ def imag(val: Any) -> Any:
 def conjugate(x: Any) -> Any:
   """Elementwise complex conjugate (the value itself for real arrays)."""
   (x,) = ensure_arraylike("conjugate", x)
-  return lax.conj(x) if dtypes.is_complex(dtype(x)) else _unchanged(x)
+  return lax.conj(x) if dtypes.is_complex(dtype(x)) else unchanged(x)
 
 
 conj = conjugate
@@ -430,15 +425,18 @@ def angle(z: Any, deg: bool = False) -> Any:
   """Elementwise angle of a complex number (0 or pi for real numbers), in radians or degrees."""
   (z,) = ensure_arraylike("angle", z)
   re, im = real(z), imag(z)
-  if not dtypes.is_inexact(dtype(re)):
-    re, im = promote_dtypes_inexact(re, im)
+  z_aval = core.get_aval(z)
+  if not dtypes.is_inexact(z_aval.dtype) or (dtypes.kind(z_aval.dtype) == "f" and
+                                             not z_aval.shape):
+    # as JAX: real inputs that are integers or scalars compute in the default float, strongly
+    re, im = (lax.convert_element_type(v, dtypes.default_float()) for v in (re, im))
   out = lax.atan2(im, re)
   return rad2deg(out) if deg else out
 
 
 def _all_bool(x: Any, value: bool) -> Any:
   """An Array of `value` shaped like `x` (a strong bool, as JAX's isinf/isfinite of integers)."""
-  return _unchanged(lax.full_like(x, value, dtype=np.bool_))
+  return unchanged(lax.full_like(x, value, dtype=np.bool_))
 
 
 def isnan(x: Any) -> Any:
@@ -492,7 +490,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
                        nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
   if not dtypes.is_inexact(dt):
-    return _unchanged(x)
+    return unchanged(x)
   info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
@@ -565,13 +563,15 @@ def trunc(x: Any) -> Any:
   """Elementwise rounding toward zero (integers are unchanged)."""
   (x,) = ensure_arraylike("trunc", x)
   if not dtypes.is_inexact(dtype(x)):
-    return _unchanged(x)
+    return unchanged(x)
   return where(lax.lt(x, scalar_like(x, 0)), lax.ceil(x), lax.floor(x))
 
 
 def rint(x: Any) -> Any:
   """Elementwise rounding to the nearest integer, halves to even, in floating point."""
-  (x,) = _inexact("rint", x)
+  (x,) = ensure_arraylike("rint", x)
+  if not dtypes.is_inexact(dtype(x)):  # (a strong default float, as JAX)
+    return unchanged(lax.convert_element_type(x, dtypes.default_float()))
   if dtypes.is_complex(dtype(x)):
     return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
   return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -580,7 +580,7 @@ def rint(x: Any) -> Any:
 def positive(x: Any) -> Any:
   """Elementwise +x."""
   (x,) = ensure_arraylike("positive", x)
-  return _unchanged(x)
+  return unchanged(x)
 
 
 def float_power(x1: Any, x2: Any) -> Any:

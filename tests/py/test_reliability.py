@@ -276,6 +276,32 @@ CASES = {
         lambda x: np_.take(x, np_.asarray([True, False, True])))(np_.arange(3.0)),
     "take's float indices are a ValueError, as JAX's": lambda api, np_: np_.take(
         np_.arange(3.0), np_.asarray([1.0])),
+    "real of a Python scalar is an Array, as JAX's (seed 7000 #340: .astype on it)":
+        lambda api, np_: np_.real(3).astype(np_.complex64),
+    "functions leaving a value as it is still return an Array, as JAX's": lambda api, np_: [
+        isinstance(f(x), api.Array) for x in (3, 2.5, True, np.arange(2, dtype=np.int8))
+        for f in (np_.real, np_.clip, np_.transpose, np_.squeeze, np_.ravel)],
+    "angle of real scalars and integers is a strong default float, as JAX's": lambda api, np_: [
+        (str(r.dtype), r.weak_type) for r in (np_.angle(3), np_.angle(-2.5),
+                                              np_.angle(np.float16(-1.5)), np_.angle(1 + 2j))],
+    "rint of integers is a strong default float, as JAX's": lambda api, np_: [
+        (str(r.dtype), r.weak_type) for r in (np_.rint(3), np_.rint(np.arange(2, dtype=np.int8)))],
+    "constants beside a weak scalar are weak, as JAX's _const (deg2rad, sinc, ...)":
+        lambda api, np_: [f(x).weak_type for x in (2.5, np_.asarray(2.5))
+                          for f in (np_.deg2rad, np_.sinc, api.jit(np_.rad2deg))],
+    "arange's dtype comes from the bounds given: arange(True) is a TypeError, as JAX's":
+        lambda api, np_: np_.arange(True),
+    "arange of complex bounds is a ValueError, as in JAX 0.10": lambda api, np_: np_.arange(1j),
+    "tril_indices' n must be an integer, as JAX's": lambda api, np_: np_.tril_indices(2.5),
+    "the index functions give Arrays, as JAX's": lambda api, np_: [
+        isinstance(i, api.Array) for i in np_.diag_indices(2) + np_.triu_indices(3, 1)],
+    "linearize: a tangent that does not depend on the inputs is zero, as JAX's (seed 7000 "
+    "#1216: grad through nextafter of an empty product)": lambda api, np_: api.jit(api.grad(
+        lambda v: np_.sum(np_.nextafter(np_.sign(v), np_.prod(np_.broadcast_to(v, (0, 2)),
+                                                              axis=0)))))(np_.ones(2)),
+    "jvp through that nextafter still needs its rule, as JAX's": lambda api, np_: api.jvp(
+        lambda v: np_.nextafter(np_.prod(np_.broadcast_to(v, (0, 2)), axis=0), 1.0),
+        (np_.ones(2),), (np_.ones(2),))[1],
 }
 
 
