@@ -207,7 +207,7 @@ def spacing(x: Any, /) -> Any:
   if dtype_of(x) == dtypes.float16:
     return lax.sub(lax.nextafter(x, lax.full_like(x, inf)), x)
   result = lax.sub(lax.nextafter(x, copysign(inf, x)), x)
-  tiny = dtypes.finfo(dtype_of(x)).smallest_subnormal  # (a numpy scalar: strong, as in JAX)
+  tiny = scalar_like(x, dtypes.finfo(dtype_of(x)).smallest_subnormal)
   return where(lax.eq(result, scalar_like(x, 0)), copysign(tiny, x), result)
 
 

@@ -180,17 +180,23 @@ def promote_args_inexact(name: str, *args: Any) -> list:
   return _promote(name, args, True)
 
 
+def scalar_like(x: Any, value: Any) -> np.generic:
+  """`value` as a numpy scalar of `x`'s dtype (it stages as a literal; strongly typed, as JAX's
+  `_constant_like`)."""
+  return np.asarray(value, dtype(x))[()]
+
+
 _PYTHON_SCALAR_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
-def scalar_like(x: Any, value: Any) -> Any:
-  """`value` as a constant beside `x` (it stages as a literal), as JAX's `_const`: a Python
-  scalar where `x` is a weakly typed scalar of the dtype a Python scalar takes (so the result
-  stays weak), else a numpy scalar of `x`'s dtype."""
+def weak_scalar_like(x: Any, value: Any) -> Any:
+  """`value` as a constant beside `x`, as JAX's `lax._const`: a Python scalar (so the result
+  stays weak) where `x` is a weakly typed scalar of the dtype a Python scalar takes, else
+  `scalar_like`. JAX's deg2rad, sinc, ... use it; most functions use `scalar_like`."""
   aval = core.get_aval(x)
   to_python = _PYTHON_SCALAR_OF_KIND.get(dtypes.kind(aval.dtype))
   if aval.weak_type and not aval.shape and to_python is not None:
     py = to_python(value)
     if dtypes.python_scalar_dtype(py) == aval.dtype:
       return py
-  return np.asarray(value, aval.dtype)[()]
+  return scalar_like(x, value)

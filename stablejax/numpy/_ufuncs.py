@@ -12,7 +12,7 @@ from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
-    shape, unchanged)
+    shape, unchanged, weak_scalar_like)
 
 
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
@@ -348,7 +348,7 @@ def log10(x: Any) -> Any:
 def _scale(name: str, factor: float) -> Callable[[Any], Any]:
   def fn(x: Any) -> Any:
     (x,) = _inexact(name, x)
-    return lax.mul(x, scalar_like(x, factor))
+    return lax.mul(x, weak_scalar_like(x, factor))
   return _named(fn, name, f"Elementwise x * {factor:.6g}, as numpy.{name}.")
 
 
@@ -524,9 +524,9 @@ def copysign(x1: Any, x2: Any) -> Any:
 def sinc(x: Any) -> Any:
   """Elementwise normalized sinc: sin(pi x) / (pi x), 1 at 0."""
   (x,) = _inexact("sinc", x)
-  is_zero = lax.eq(x, scalar_like(x, 0))
-  pi_x = lax.mul(scalar_like(x, np.pi), where(is_zero, scalar_like(x, 1), x))
-  return where(is_zero, scalar_like(x, 1), lax.div(lax.sin(pi_x), pi_x))
+  is_zero = lax.eq(x, weak_scalar_like(x, 0))
+  pi_x = lax.mul(weak_scalar_like(x, np.pi), where(is_zero, weak_scalar_like(x, 1), x))
+  return where(is_zero, weak_scalar_like(x, 1), lax.div(lax.sin(pi_x), pi_x))
 
 
 def heaviside(x1: Any, x2: Any) -> Any:
