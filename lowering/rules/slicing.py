@@ -13,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers, scatter_window_sizes)
-from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
+from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 from stablejax.lowering.rules.elementwise import minmax
@@ -75,6 +75,9 @@ def _gather_rule(ctx: LoweringRuleContext, operand: ir.Value, indices: ir.Value,
   params = dict(dimension_numbers=dimension_numbers, slice_sizes=slice_sizes,
                 indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                 mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+  out_aval = ctx.avals_out[0]
+  if 0 in out_aval.shape:  # (as JAX: its windows may not fit an empty operand, see gather_p)
+    return ir_constant(0, out_aval.shape, out_aval.dtype)
   if mode is GatherScatterMode.FILL_OR_DROP:
     return lower_fun(_gather_fill)(ctx, operand, indices, fill_value=fill_value, **params)
   if mode is GatherScatterMode.CLIP:

@@ -149,7 +149,10 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, dnums: GatherDimen
   if len(slice_sizes) != operand.ndim:
     raise TypeError(f"gather: slice_sizes {tuple(slice_sizes)} must have one size per axis of "
                     f"the operand {operand.str_short()}")
-  if any(not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape)):
+  # (not checked for empty indices, as in JAX: a vmapped gather of an empty batch from an
+  # empty axis takes 1 of 0 elements, and gathers nothing)
+  if 0 not in indices.shape and any(not 0 <= s <= n
+                                    for s, n in zip(slice_sizes, operand.shape)):
     raise TypeError(f"gather: slice_sizes {tuple(slice_sizes)} must lie between 0 and the "
                     f"operand's shape {operand.shape}")
   removed = dnums.collapsed_slice_dims + dnums.operand_batching_dims

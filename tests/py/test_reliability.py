@@ -299,6 +299,10 @@ CASES = {
     "#1216: grad through nextafter of an empty product)": lambda api, np_: api.jit(api.grad(
         lambda v: np_.sum(np_.nextafter(np_.sign(v), np_.prod(np_.broadcast_to(v, (0, 2)),
                                                               axis=0)))))(np_.ones(2)),
+    "a vmapped gather over an empty batch from an empty axis, as JAX's (seed 7000 #3829)":
+        lambda api, np_: [g(lambda v: np_.broadcast_to(v, (0, 3, 3))[v])(
+            np.zeros((0, 1, 1), np.int16)).shape for g in (api.vmap, lambda f: api.jit(
+                api.vmap(f)))],
     "jvp through that nextafter still needs its rule, as JAX's": lambda api, np_: api.jvp(
         lambda v: np_.nextafter(np_.prod(np_.broadcast_to(v, (0, 2)), axis=0), 1.0),
         (np_.ones(2),), (np_.ones(2),))[1],
