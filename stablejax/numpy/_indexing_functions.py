@@ -262,7 +262,7 @@ def diag(v: Any, k: int = 0) -> Any:
     raise ValueError("diag input must be 1d or 2d")
   n = v_shape[0] + abs(k)
   i = np.arange(v_shape[0], dtype=np.int32)
-  zeros = lax.full((n, n), 0, core.get_aval(v).dtype)
+  zeros = lax.full_like(v, 0, shape=(n, n))  # (keeping a weak type, as JAX's zeros_like)
   return scatter_update(zeros, (i - min(k, 0), i + max(k, 0)), v, lax.scatter,
                         unique_indices=True)
 

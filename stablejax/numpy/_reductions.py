@@ -295,8 +295,9 @@ def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: None = N
   return _accumulate("nancumprod", lax.cumprod, a, axis, dtype, nan_fill=1)
 
 
-def _cumulative(name: str, lax_fn: Callable, initial: int) -> Callable:
-  """The array-API cumulative_sum/cumulative_prod (axis required above rank 1)."""
+def _cumulative(name: str, lax_fn: Callable, initial: int, promote_integers: bool) -> Callable:
+  """The array-API cumulative_sum/cumulative_prod (axis required above rank 1); as in JAX,
+  only the sum promotes narrow integers."""
   def cumulative(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                  include_initial: bool = False) -> Any:
     (x,) = ensure_arraylike(name, x)
@@ -309,7 +310,7 @@ def _cumulative(name: str, lax_fn: Callable, initial: int) -> Callable:
                        "explicit value. The axis argument is only optional for "
                        "one-dimensional arrays.")
     axis = canonicalize_axis(0 if axis is None else axis, ndim)
-    out = _accumulate(name, lax_fn, x, axis, dtype, promote_integers=True)
+    out = _accumulate(name, lax_fn, x, axis, dtype, promote_integers=promote_integers)
     if include_initial:
       first = list(shape(out))
       first[axis] = 1
@@ -320,8 +321,8 @@ def _cumulative(name: str, lax_fn: Callable, initial: int) -> Callable:
   return cumulative
 
 
-cumulative_sum = _cumulative("cumulative_sum", lax.cumsum, 0)
-cumulative_prod = _cumulative("cumulative_prod", lax.cumprod, 1)
+cumulative_sum = _cumulative("cumulative_sum", lax.cumsum, 0, promote_integers=True)
+cumulative_prod = _cumulative("cumulative_prod", lax.cumprod, 1, promote_integers=False)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
     raise ValueError(f"jnp.lexsort: all keys need to be the same shape, got "
                      f"{[shape(k) for k in keys]}")
   if not shape(keys[0]):
-    return np.zeros((), dtypes.default_int())[()]
+    return lax.full((), 0, dtypes.default_int())
   axis = canonicalize_axis(axis, len(shape(keys[0])))
   iota = lax.broadcasted_iota(dtypes.default_int(), shape(keys[0]), axis)
   return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
@@ -241,6 +241,8 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
   """The number (or summed weights) of each non-negative integer in `x` (negative values count
   as 0; `length`, static, is required under jit)."""
   (x,) = ensure_arraylike("bincount", x)
+  if dtype_of(x) == dtypes.bool_:  # (counted as 0 and 1, as JAX does)
+    x = lax.convert_element_type(x, dtypes.default_int())
   if not dtypes.is_integer(dtype_of(x)):
     raise TypeError(f"x argument to bincount must have an integer type; got {dtype_of(x)}")
   if len(shape(x)) != 1:

@@ -303,6 +303,14 @@ CASES = {
         lambda api, np_: [g(lambda v: np_.broadcast_to(v, (0, 3, 3))[v])(
             np.zeros((0, 1, 1), np.int16)).shape for g in (api.vmap, lambda f: api.jit(
                 api.vmap(f)))],
+    "cumulative_prod keeps narrow integers (only cumulative_sum promotes), as JAX's":
+        lambda api, np_: np_.cumulative_prod(np.array([1, 200], np.uint8), include_initial=True),
+    "diag of a weak vector stays weak, as JAX's": lambda api, np_: [
+        np_.diag(np_.broadcast_to(np_.asarray(2.5), (3,)), k).weak_type for k in (0, 1)],
+    "bincount counts bools as 0 and 1, as JAX's": lambda api, np_: np_.bincount(
+        np.array([True, False, True])),
+    "lexsort of scalar keys is an Array, as JAX's": lambda api, np_: isinstance(
+        np_.lexsort([np.float32(2.0)]), api.Array),
     "jvp through that nextafter still needs its rule, as JAX's": lambda api, np_: api.jvp(
         lambda v: np_.nextafter(np_.prod(np_.broadcast_to(v, (0, 2)), axis=0), 1.0),
         (np_.ones(2),), (np_.ones(2),))[1],
