@@ -21,7 +21,7 @@ from stablejax.numpy._reductions import argmax, argmin, cumsum, max, mean, min, 
 from stablejax.numpy._indexing_functions import (  # noqa: F401
     argwhere, compress, diag, diag_indices, diagonal, extract, flatnonzero, indices, ix_, nonzero,
     put_along_axis, ravel_multi_index, select, take, take_along_axis, tril_indices, triu_indices,
-    unravel_index)
+    unravel_index, where)
 from stablejax.numpy._products import (
     cross, inner, kron, outer, tensordot, trace, vdot, vecdot)
 from stablejax.numpy._reductions import (
@@ -38,7 +38,7 @@ from stablejax.numpy._shape import (
     concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, swapaxes, transpose)
 from stablejax.numpy._ufuncs import (
     BINARY as _BINARY, UNARY as _UNARY, clip, floor_divide, invert, logical_not, power,
-    reciprocal, remainder, round, square, where)
+    reciprocal, remainder, round, square)
 from stablejax.numpy._ufuncs import bitwise_count  # noqa: F401
 from stablejax.numpy._ufuncs import (  # noqa: F401
     allclose, angle, array_equal, array_equiv, conj, conjugate, copysign, deg2rad, degrees,

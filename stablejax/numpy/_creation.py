@@ -251,9 +251,9 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:  # no
   N = shape(x)[0] if N is None else operator.index(N)  # noqa: N806
   if N < 0:
     raise ValueError("N must be nonnegative")
-  powers = lax.iota(np.dtype(np.int32), N)
+  powers = lax.iota(core.get_aval(x).dtype, N)  # (x's dtype, as JAX's: bool is a TypeError)
   if not increasing:
-    powers = lax.sub(np.int32(N - 1), powers)
+    powers = lax.sub(scalar_like(powers, N - 1), powers)
   base = lax.broadcast_in_dim(x, (shape(x)[0], N), (0,))
   return power(base, lax.broadcast_in_dim(powers, (shape(x)[0], N), (1,)))
 

@@ -10,6 +10,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
     ScatterDimensionNumbers
+from stablejax.numpy import _ufuncs
 from stablejax.numpy._indexing import getitem, scatter_update
 from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
                                         ensure_arraylike, promote_args, shape, unchanged)
@@ -155,6 +156,16 @@ def _first_true_positions(mask: Any, size: int) -> tuple[Any, Any]:
                           mode=GatherScatterMode.FILL_OR_DROP)
   filled = lax.lt(lax.iota(_INDEX, size), lax.reduce_sum(ones, (0,)))
   return positions, filled
+
+
+def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None = None,
+          fill_value: Any = None) -> Any:
+  """Elementwise `x` where `condition` else `y`; given `condition` alone, `nonzero` of it."""
+  if x is None and y is None:
+    return nonzero(condition, size=size, fill_value=fill_value)
+  if x is None or y is None:  # (a TypeError, as JAX's)
+    raise TypeError(f"where: give both x and y, or neither; got {x!r} and {y!r}")
+  return _ufuncs.where(condition, x, y)
 
 
 def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:

@@ -6,9 +6,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import lax
+from stablejax import core, lax
 from stablejax.numpy._promotion import (
     ensure_arraylike, promote_dtypes, shape, unchanged)
+from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis, prod
 
 
@@ -175,7 +176,12 @@ def _check_concat_shapes(shapes: list[tuple[int, ...]], axis: int) -> None:
 
 
 def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
-  """Join arrays of one shape along a new axis."""
+  """Join arrays of one shape along a new axis (an array: its subarrays along axis 0)."""
+  if isinstance(arrays, (np.ndarray, Array, core.Tracer)):
+    ndim = len(shape(arrays))
+    if ndim == 0 or shape(arrays)[0] == 0:
+      raise ValueError("Need at least one array to stack.")
+    return moveaxis(arrays, 0, canonicalize_axis(axis, ndim))
   arrays = ensure_arraylike("stack", *_sequence("stack", arrays))
   shapes = {shape(x) for x in arrays}
   if len(shapes) != 1:

@@ -206,9 +206,8 @@ def invert(x: Any) -> Any:
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
   """Elementwise `x` where `condition` else `y`, broadcasting all three."""
-  if x is None or y is None:
-    raise ValueError("where: both x and y must be given (the one-argument form, nonzero, "
-                     "is not supported)")
+  if x is None or y is None:  # (the public jnp.where also has the one-argument form)
+    raise ValueError("where: both x and y must be given")
   condition, x, y = ensure_arraylike("where", condition, x, y)
   condition = _to_bool(condition)
   x, y = promote_dtypes(x, y)

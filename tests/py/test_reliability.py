@@ -311,6 +311,17 @@ CASES = {
         np.array([True, False, True])),
     "lexsort of scalar keys is an Array, as JAX's": lambda api, np_: isinstance(
         np_.lexsort([np.float32(2.0)]), api.Array),
+    "where of a condition alone is nonzero, as JAX's": lambda api, np_: [
+        np_.where(np.array([0.0, 2.0, 0.0, 3.0]))[0], api.jit(lambda v: np_.where(
+            v, size=3, fill_value=-1)[0])(np.array([0.0, 2.0, 0.0, 3.0]))],
+    "where of a condition and x alone is a TypeError, as JAX's": lambda api, np_: np_.where(
+        np.array([True]), 1.0),
+    "stack of an array stacks its subarrays, as JAX's": lambda api, np_: [
+        np_.stack(np.arange(24.0).reshape(2, 3, 4), axis=k) for k in (0, 2, -1)],
+    "vander computes in x's dtype, as JAX's (uint8 stays uint8)": lambda api, np_: np_.vander(
+        np.array([1, 3], np.uint8), 3),
+    "vander of bools is a TypeError, as JAX's": lambda api, np_: np_.vander(
+        np.array([True, False])),
     "jvp through that nextafter still needs its rule, as JAX's": lambda api, np_: api.jvp(
         lambda v: np_.nextafter(np_.prod(np_.broadcast_to(v, (0, 2)), axis=0), 1.0),
         (np_.ones(2),), (np_.ones(2),))[1],
