@@ -346,6 +346,12 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "JAX inconsistency: JAX's grad and jit(grad) of jnp.where(v, arctan(e), e), e from a Python "
      "float v, disagree on the gradient's weak type (strong and weak); stablejax gives JAX's "
      "grad's (strong) in both"),
+    ("value", EAGER_MODES, r"NaN patterns differ",
+     r"(?s)(==|!=|<=|>=| < | > |jnp\.bool|jnp\.logical_|jnp\.is(nan|inf|finite)\(|"
+     r"jnp\.(any|all)\().*(jnp\.(true_)?divide\(| / )",
+     "deliberate: JAX runs jnp.divide eagerly as one compiled program, where XLA rewrites the "
+     "division of a converted bool into a select (False / 0 comes out 0); stablejax, eagerly, "
+     "converts and then divides as numpy does (0.0 / 0 is NaN); under jit both give XLA's"),
     ("value", "^jit_vmap$", r"\): max error at ",
      r"(?s)^# inputs: [^\n]*(bfloat16|float16).*lax\.dynamic_update_slice",
      "deliberate: vmapped with unbatched start indices, stablejax's dynamic_update_slice stays "
