@@ -2,7 +2,6 @@
 relatives (with a static `size` under jit, as in JAX), diagonals, index grids, select."""
 from __future__ import annotations
 
-import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -13,7 +12,8 @@ from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
 from stablejax.numpy import _ufuncs
 from stablejax.numpy._indexing import getitem, scatter_update
 from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
-                                        ensure_arraylike, promote_args, shape, unchanged)
+                                        concrete_int, ensure_arraylike, promote_args, shape,
+                                        unchanged)
 from stablejax.util import canonicalize_axis
 
 _INDEX = dtypes.int32
@@ -283,14 +283,9 @@ def _int_arrays(*arrays: np.ndarray) -> tuple[Any, ...]:
                for x in arrays)
 
 
-def _dim(x: Any, what: str) -> int:
-  """A concrete integer argument (a float is a TypeError, as in JAX)."""
-  return operator.index(core.concrete_or_error(x, what))
-
-
 def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
   """The indices of the main diagonal of an n x ... x n array."""
-  n, ndim = _dim(n, "diag_indices n"), _dim(ndim, "diag_indices ndim")
+  n, ndim = concrete_int(n, "diag_indices n"), concrete_int(ndim, "diag_indices ndim")
   if n < 0 or ndim < 0:
     raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}" if n < 0 else
                      f"ndim argument to diag_indices must be nonnegative, got {ndim}")
@@ -298,8 +293,8 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
 
 
 def _triangle_dims(name: str, n: int, k: int, m: int | None) -> tuple[int, int, int | None]:
-  n, k = _dim(n, f"{name} n"), _dim(k, f"{name} k")
-  return n, k, None if m is None else _dim(m, f"{name} m")
+  n, k = concrete_int(n, f"{name} n"), concrete_int(k, f"{name} k")
+  return n, k, None if m is None else concrete_int(m, f"{name} m")
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:

@@ -12,8 +12,8 @@ from stablejax.numpy import _reductions, _ufuncs
 from stablejax.numpy._creation import array, linspace, zeros
 from stablejax.numpy._creation import array as array_
 from stablejax.numpy._promotion import (
-    broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, convert, dtype,
-    ensure_arraylike, scalar_like, shape)
+    broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, concrete_int, convert,
+    dtype, ensure_arraylike, scalar_like, shape)
 from stablejax.numpy._shape import (
     canonicalize_axes, concatenate, moveaxis, ravel, reshape, transpose,
     transpose_if_needed)
@@ -242,14 +242,14 @@ def _split(name: str, ary: Any, indices_or_sections: Any, axis: int) -> list:
   axis = canonicalize_axis(operator.index(axis), len(shape(ary)))
   size = shape(ary)[axis]
   if np.ndim(indices_or_sections) > 0:
-    bounds = [0, *(operator.index(core.concrete_or_error(i, f"{name} indices"))
+    bounds = [0, *(concrete_int(i, f"{name} indices")
                    for i in indices_or_sections), size]
     pairs = list(zip(bounds[:-1], bounds[1:]))
     if any(hi < lo for lo, hi in pairs):
       raise ValueError(f"Sizes passed to split must be nonnegative, got split indices "
                        f"{bounds[1:-1]} for an axis of size {size}")
   else:
-    sections = operator.index(core.concrete_or_error(indices_or_sections, f"{name} sections"))
+    sections = concrete_int(indices_or_sections, f"{name} sections")
     if sections <= 0:
       raise ValueError(f"{name}: number of sections must be larger than 0, got {sections}")
     part, rest = divmod(size, sections)

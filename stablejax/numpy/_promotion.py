@@ -1,6 +1,7 @@
 """Operand checks, dtype promotion and rank promotion, as jax.numpy does them."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,6 +33,12 @@ def ensure_arraylike(name: str, *args: Any) -> list:
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "
                       f"{type(x).__name__} at position {i}")
   return [_canonical(x) for x in args]
+
+
+def concrete_int(x: Any, what: str) -> int:
+  """A concrete integer argument named `what` in the error for a traced one (a float is a
+  TypeError, as in JAX)."""
+  return operator.index(core.concrete_or_error(x, what))
 
 
 def unchanged(x: Any) -> Any:

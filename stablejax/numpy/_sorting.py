@@ -11,7 +11,8 @@ from stablejax import core, dtypes, lax
 from stablejax.numpy._creation import asarray, linspace
 from stablejax.numpy._indexing_functions import nonzero, take_along_axis
 from stablejax.numpy._promotion import (
-    convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape, to_inexact)
+    concrete_int, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape,
+    to_inexact)
 from stablejax.numpy._promotion import dtype as dtype_of
 from stablejax.numpy._reductions import amax, amin
 from stablejax.numpy._shape import moveaxis, ravel
@@ -247,12 +248,12 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
     raise TypeError(f"x argument to bincount must have an integer type; got {dtype_of(x)}")
   if len(shape(x)) != 1:
     raise ValueError("only 1-dimensional input supported.")
-  minlength = operator.index(core.concrete_or_error(minlength, "The minlength of jnp.bincount"))
+  minlength = concrete_int(minlength, "The minlength of jnp.bincount")
   if length is None:
     values = np.asarray(core.concrete_or_error(
         x, "jnp.bincount needs a static length= under jit, or a concrete x"))
     length = max(minlength, int(values.max()) + 1 if values.size else 0)
-  length = operator.index(core.concrete_or_error(length, "The length of jnp.bincount"))
+  length = concrete_int(length, "The length of jnp.bincount")
   if weights is None:
     weights = np.ones((), dtypes.default_int())
   else:
@@ -273,7 +274,7 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
   dt = to_inexact(dtype_of(a))
   if np.ndim(bins) == 1:
     return convert(asarray(bins), dt)
-  num = operator.index(core.concrete_or_error(bins, "The bins argument of jnp.histogram"))
+  num = concrete_int(bins, "The bins argument of jnp.histogram")
   a = ravel(a)
   lo, hi = (amin(a), amax(a)) if range is None else range
   lo, hi = convert(asarray(lo), dt), convert(asarray(hi), dt)
@@ -358,7 +359,7 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
   if axis is not None:
     raise NotImplementedError("jnp.unique: stablejax supports axis=None only")
   if size is not None:
-    size = operator.index(core.concrete_or_error(size, "The size argument of jnp.unique"))
+    size = concrete_int(size, "The size argument of jnp.unique")
   flat = ravel(ar)
   n = shape(flat)[0]
   if not n and size and fill_value is None:
@@ -405,7 +406,7 @@ def _set_op(name: str, ar1: Any, ar2: Any, size: int | None, fill_value: Any,
   ar1, ar2 = ensure_arraylike(name, ar1, ar2)
   ar1, ar2 = promote_dtypes(ravel(ar1), ravel(ar2))
   if size is not None:
-    size = operator.index(core.concrete_or_error(size, f"The size argument of jnp.{name}"))
+    size = concrete_int(size, f"The size argument of jnp.{name}")
   aux = sort(lax.concatenate([ar1, ar2], 0))
   mask = lax.bitwise_and(_first_of_runs(aux, True), keep(isin(aux, ar1), isin(aux, ar2)))
   out = _compact(name, aux, mask, size, fill_value)

@@ -10,7 +10,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
+    broadcast_shapes, broadcast_to, concrete_int, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
     shape, unchanged, weak_scalar_like)
 
@@ -147,7 +147,7 @@ def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
   divided back (float16 in float32), complex parts separately; integers are unchanged (and, as
   in JAX, take no negative `decimals`, and bools are refused)."""
   (a,) = ensure_arraylike("round", a)
-  decimals = operator.index(core.concrete_or_error(decimals, "the decimals argument of round"))
+  decimals = concrete_int(decimals, "the decimals argument of round")
   dt = dtype(a)
   if dt == np.bool_:
     raise ValueError("round of bool values is not supported (as in JAX): cast them first")
