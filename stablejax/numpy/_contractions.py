@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import dtypes, lax
+from stablejax import core, dtypes, lax
 from stablejax.numpy._promotion import convert, dtype, ensure_arraylike, result_type, shape
 from stablejax.numpy._shape import expand_axes, squeeze_if_needed, transpose_if_needed
 
@@ -128,8 +128,8 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
   spec, operands = _expand_ellipses(subscripts.replace(" ", ""), operands)
   inputs, out_names = _parse_subscripts(spec, [shape(x) for x in operands])
   out_dtype, weak = output_type(preferred_element_type, *operands)
-  operands = [convert(x, out_dtype, weak) for x in operands]
-  ops = [_prepare(x, names, inputs, out_names, k) for k, (x, names) in
+  # as JAX's, operands keep their types (dot_general takes mixed ones): a gradient sees them
+  ops = [_prepare(x, names, inputs, out_names, k, out_dtype) for k, (x, names) in
          enumerate(zip(operands, inputs))]
   x, names = ops[0]
   for k in range(1, len(ops)):
@@ -205,12 +205,13 @@ def _check_sizes(subscripts: str, inputs: list[str], shapes: list, out: str) -> 
     raise ValueError(f"einsum: output subscripts {out!r} must be distinct indices of the inputs")
 
 
-def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int) -> tuple[Any, str]:
+def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int, out_dtype: np.dtype
+             ) -> tuple[Any, str]:
   """Sum out indices no other term uses, then reduce repeated indices to diagonals."""
   others = out + "".join(n for j, n in enumerate(inputs) if j != k)
   unique = tuple(i for i, c in enumerate(names) if c not in others and names.count(c) == 1)
   if unique:
-    x = _sum(x, unique)
+    x = _sum(x, unique, out_dtype)
     names = "".join(c for i, c in enumerate(names) if i not in unique)
   for c in dict.fromkeys(names):
     count = names.count(c)
@@ -218,15 +219,18 @@ def _prepare(x: Any, names: str, inputs: list[str], out: str, k: int) -> tuple[A
       axes = [i for i, n in enumerate(names) if n == c]
       x = lax.select_n(_delta(shape(x), axes), lax.full_like(x, 0), x)
       kept = c in others
-      x = _sum(x, tuple(axes[:-1] if kept else axes))
+      x = _sum(x, tuple(axes[:-1] if kept else axes), out_dtype)
       names = names.replace(c, "", count - 1 if kept else count)
   return x, names
 
 
-def _sum(x: Any, axes: Sequence[int]) -> Any:
-  """einsum's sum over `axes`, in x's dtype (logical or for booleans), strongly typed as JAX's
-  `lax.reduce` from a numpy 0 makes it (einsum's result takes the weak type back at the end, so
-  a gradient through it is weak, as JAX's)."""
+def _sum(x: Any, axes: Sequence[int], out_dtype: np.dtype) -> Any:
+  """einsum's sum over `axes`, in x's dtype unless the output's is wider (logical or for
+  booleans), strongly typed as JAX's `lax.reduce` from a numpy 0 makes it (einsum's result takes
+  the weak type back at the end, so a gradient through it is weak, as JAX's)."""
+  aval = core.get_aval(x)
+  if dtypes.result_type((aval.dtype, aval.weak_type), (out_dtype, False))[0] != aval.dtype:
+    x = convert(x, out_dtype)
   out = (lax.reduce_or if dtype(x) == dtypes.bool_ else lax.reduce_sum)(x, tuple(axes))
   return convert(out, dtype(x))
 

@@ -259,6 +259,16 @@ CASES = {
         lambda api, np_: [g(lambda v: np_.sum(np_.cbrt(np_.einsum("...ij->...j", np_.maximum(
             np_.expand_dims(np.array([2, -5, 3], np.int32), 1), v))).astype("float32")))(
             2.0).weak_type for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "einsum hands dot_general its operands' own types (a weak one beside a bool: a strong "
+    "gradient)": lambda api, np_: [
+        g(lambda v: np_.sum(np_.einsum(spec, np_.ones((2, 2)) if k else
+                                       np_.ones((2, 2), "int32"), v * np_.asarray(np.array(
+                                           [[True, False], [True, True]])))))(1.5).weak_type
+        for spec in ("ij,jk->ik", "ij,ij->ij", "ij,jk") for k in (0, 1)
+        for g in (api.grad, lambda f: api.jit(api.grad(f)))],
+    "einsum of three: int32 by bool contracted first cannot give float16, as in JAX":
+        lambda api, np_: np_.einsum("ij,jk,kl->il", np_.ones((2, 2), "int32"),
+                                    np_.ones((2, 2), bool), np_.ones((2, 2), "float16")),
     "cumlogsumexp's gradient in float16 rounds as JAX's": lambda api, np_: api.grad(
         lambda v: np_.sum(api.lax.cumlogsumexp(v) * np_.arange(9.0, dtype="float16")))(
         np_.asarray(np.linspace(-3, 3, 9), "float16")),
