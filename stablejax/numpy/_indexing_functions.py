@@ -309,7 +309,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
 
 def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
   """An array of index grids (a tuple of broadcastable grids if `sparse`)."""
-  dims = tuple(int(d) for d in dimensions)
+  dims = tuple(concrete_int(d, "indices' dimensions") for d in dimensions)
   dtype = dtypes.default_int() if dtype is None else dtypes.canonicalize(dtype)
   grids = []
   for axis, size in enumerate(dims):

@@ -343,6 +343,8 @@ def atleast_3d(*arys: Any) -> Any:
 def _arrays(name: str, tup: Any) -> list:
   """The arrays of a sequence, or the slices of an array along axis 0."""
   if not isinstance(tup, (list, tuple)):
+    if isinstance(tup, (bool, int, float, complex, np.generic)):  # as numpy: not iterable
+      raise TypeError(f"{name} needs a sequence of arrays or an array, got {type(tup).__name__}")
     (tup,) = ensure_arraylike(name, tup)
     return list(unstack(tup))
   if not tup:

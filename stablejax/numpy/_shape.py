@@ -162,8 +162,10 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
 
 
 def _sequence(name: str, arrays: Any) -> list:
-  if not isinstance(arrays, (list, tuple)) or not arrays:
-    raise ValueError(f"{name} needs a non-empty list or tuple of arrays, got {arrays!r}")
+  if not isinstance(arrays, (list, tuple)):
+    raise TypeError(f"{name} needs a list or tuple of arrays, got {type(arrays).__name__}")
+  if not arrays:
+    raise ValueError(f"{name} needs at least one array, got an empty {type(arrays).__name__}")
   return list(arrays)
 
 

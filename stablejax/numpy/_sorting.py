@@ -12,7 +12,7 @@ from stablejax.numpy._creation import asarray, linspace
 from stablejax.numpy._indexing_functions import nonzero, take_along_axis
 from stablejax.numpy._promotion import (
     concrete_int, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape,
-    to_inexact)
+    to_inexact, weak_scalar_like)
 from stablejax.numpy._promotion import dtype as dtype_of
 from stablejax.numpy._reductions import amax, amin
 from stablejax.numpy._shape import moveaxis, ravel
@@ -361,6 +361,8 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
   if size is not None:
     size = concrete_int(size, "The size argument of jnp.unique")
   flat = ravel(ar)
+  if dtypes.kind(dtype_of(flat)) == "c":  # as JAX's: every complex NaN becomes nan+0j, sorted last
+    flat = where(isnan(flat), weak_scalar_like(flat, np.nan), flat)
   n = shape(flat)[0]
   if not n and size and fill_value is None:
     raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, fill_value "

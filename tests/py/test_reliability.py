@@ -22,6 +22,14 @@ def _set_to_itself(v, i):
   return v.at[i].set(v[i])
 
 
+def _error(thunk):
+  try:
+    thunk()
+  except Exception as e:  # noqa: BLE001 (the error's type is the outcome)
+    return e
+  return None
+
+
 def outcome(fn):
   """(value, dtype, weak type) of `fn(api, numpy)` on each library, or the error type."""
   out = {}
@@ -338,6 +346,15 @@ CASES = {
     "jvp through that nextafter still needs its rule, as JAX's": lambda api, np_: api.jvp(
         lambda v: np_.nextafter(np_.prod(np_.broadcast_to(v, (0, 2)), axis=0), 1.0),
         (np_.ones(2),), (np_.ones(2),))[1],
+    "unique takes every complex NaN for one (nan+0j), as JAX's": lambda api, np_: str([
+        (np.asarray(r).tolist(), r.dtype, r.weak_type) for r in np_.unique(
+            np.array([complex(1, np.nan), complex(1, np.nan), complex(np.nan, 0), 2 + 1j,
+                      complex(2, np.nan)], np.complex64), return_counts=True,
+            return_inverse=True, return_index=True) + (np_.unique(np_.asarray(1 + 2j)),)]),
+    "stack and concatenate of a scalar are TypeErrors, as JAX's": lambda api, np_: [
+        type(_error(lambda: f(a))) for f in (np_.stack, np_.concatenate, np_.hstack,
+                                             np_.vstack) for a in (np.float32(1), 5)],
+    "indices' dimensions must be integers, as JAX's": lambda api, np_: np_.indices((2.0, 3)),
 }
 
 
