@@ -358,6 +358,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "iota), so XLA folds the updated array into a constant, turns the division by it into a "
      "multiplication by its reciprocal and that of a converted bool into a select: 0 / 0 comes "
      "out 0 in stablejax's program, NaN in JAX's"),
+    ("value", "", "", r"(?s)(v\d+) = jax\.random\.bits\(.*\[[^\]\n]*\b\1\b[^\]\n]*\]",
+     "JAX artifact: JAX converts a uint32 index to int32 before gathering, so an index of 2**31 "
+     "or more (random.bits gives them) wraps negative and is clamped to the first element; "
+     "stablejax clamps it to the last, as any index past the end (x[..., uint32 3e9] of a (4, 3) "
+     "array is column 0 in JAX, column 2 in stablejax)"),
     ("value", "^jit", r"\): max error at ",
      r"(?s)^# inputs: [^\n]*(bfloat16|float16).*jnp\.where\(.*\.astype\(jnp\.float32\)",
      "XLA quirk: excess precision. JAX's jnp.where is a jitted function, a call in JAX's module, "
