@@ -194,7 +194,7 @@ def ldexp(x1: Any, x2: Any, /) -> Any:
   pos = lax.gt(e, scalar_like(e, 0))
   m = where(pos, lax.mul(m, scalar_like(m, 2)), m)
   e = where(pos, lax.sub(e, scalar_like(e, 1)), e)
-  y = lax.mul(m, lax.exp2(e))
+  y = lax.mul(m, lax.pow(scalar_like(m, 2), e))  # exact, where exp2 rounds in bfloat16
   return where(lax.bitwise_or(isinf(x1), lax.eq(x1, scalar_like(x1, 0))), x1, y)
 
 

@@ -49,6 +49,9 @@ def polysub(a1: Any, a2: Any) -> Any:
 def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
   """The product of two polynomials."""
   a1, a2 = promote_dtypes_inexact(*ensure_arraylike("polymul", a1, a2))
+  if not shape(a1) or not shape(a2):
+    raise TypeError("polymul: the coefficients of both polynomials must be 1-d arrays, got "
+                    f"shapes {shape(a1)} and {shape(a2)}")
   if trim_leading_zeros and (shape(a1)[0] > 1 or shape(a2)[0] > 1):
     a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
   if not shape(a1)[0]:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.custom_derivatives import custom_jvp
 from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype, ensure_arraylike, promote_args,
@@ -381,20 +382,53 @@ def constant_like(x: Any, value: Any) -> Any:
   return scalar_like(x, value)
 
 
-def _logaddexp(name: str, exp: Callable, log1p: Callable) -> Callable[[Any, Any], Any]:
-  """log(exp(x1) + exp(x2)) in base e or 2: max + log1p(exp(min - max)) (the derivative is
-  split evenly at ties), x1 + x2 where x1 - x2 is NaN (equal infinities, NaNs)."""
-  def fn(x1: Any, x2: Any) -> Any:
-    x1, x2 = _inexact(name, x1, x2)
-    big, small = lax.max(x1, x2), lax.min(x1, x2)
-    out = lax.add(big, log1p(exp(lax.sub(small, big))))
-    return where(isnan(lax.sub(x1, x2)), lax.add(x1, x2), out)
-  return _named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}.")
+def _logaddexp(name: str, exp: Callable, base: float) -> Callable[[Any, Any], Any]:
+  """log(exp(x1) + exp(x2)) in base e or 2, as JAX's `lax.logaddexp`: max + log1p(exp(-|x1 -
+  x2|)), x1 + x2 where x1 - x2 is NaN (equal infinities, NaNs); for complex operands the
+  imaginary part wrapped into [-pi, pi] / ln(base). JAX's custom JVP: the tangents weighted by
+  exp(x - out), +inf read as 0 there (so ties split evenly)."""
+  def log1p(amax: Any, y: Any) -> Any:
+    return lax.log1p(y) if base == np.e else lax.mul(weak_scalar_like(amax, 1 / np.log(base)),
+                                                     lax.log1p(y))
+
+  def value(x1: Any, x2: Any) -> Any:
+    amax = lax.max(x1, x2)
+    if dtypes.is_complex(dtype(x1)):
+      delta = lax.sub(lax.add(x1, x2), lax.mul(amax, weak_scalar_like(amax, 2)))
+      out = lax.add(amax, log1p(amax, exp(delta)))
+      return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(base)))
+    delta = lax.sub(x1, x2)
+    out = lax.add(amax, log1p(amax, exp(lax.neg(lax.abs(delta)))))
+    return lax.select(isnan(delta), lax.add(x1, x2), out)
+
+  def jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x1, x2), (t1, t2) = primals, tangents
+    out = rule(x1, x2)
+    weight = lambda x: exp(lax.sub(_no_inf(x), _no_inf(out)))  # noqa: E731
+    return out, lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
+
+  rule = custom_jvp(_named(value, name, ""))
+  rule.defjvp(_named(jvp, f"_{name}_jvp", ""))
+  return _named(lambda x1, x2: rule(*_inexact(name, x1, x2)), name,
+                f"Elementwise {name} with broadcasting, as numpy.{name}.")
 
 
-logaddexp = _logaddexp("logaddexp", lax.exp, lax.log1p)
-logaddexp2 = _logaddexp("logaddexp2", lax.exp2,
-                        lambda y: lax.div(lax.log1p(y), lax.log(scalar_like(y, 2))))
+def _no_inf(x: Any) -> Any:
+  """x with 0 where its (real part) is +inf."""
+  re = lax.real(x) if dtypes.is_complex(dtype(x)) else x
+  return where(lax.eq(re, weak_scalar_like(re, np.inf)), lax.full_like(x, 0), x)
+
+
+def _wrap_between(x: Any, a: float) -> Any:
+  """x wrapped into [-a, a)."""
+  two_a = weak_scalar_like(x, 2 * a)
+  rem = lax.rem(lax.add(x, weak_scalar_like(x, a)), two_a)
+  rem = where(lax.lt(rem, weak_scalar_like(x, 0)), lax.add(rem, two_a), rem)
+  return lax.sub(rem, weak_scalar_like(x, a))
+
+
+logaddexp = _logaddexp("logaddexp", lax.exp, np.e)
+logaddexp2 = _logaddexp("logaddexp2", lax.exp2, 2.0)
 
 
 def real(val: Any) -> Any:
@@ -531,7 +565,7 @@ def sinc(x: Any) -> Any:
 def heaviside(x1: Any, x2: Any) -> Any:
   """Elementwise step function: 0 for x1 < 0, x2 at 0, 1 for x1 > 0."""
   x1, x2 = _inexact("heaviside", x1, x2)
-  zero, one = scalar_like(x1, 0), scalar_like(x1, 1)
+  zero, one = weak_scalar_like(x1, 0), weak_scalar_like(x1, 1)
   return where(lax.lt(x1, zero), zero, where(lax.eq(x1, zero), x2, where(isnan(x1), x1, one)))
 
 
@@ -543,8 +577,8 @@ def _nan_ignoring(name: str, pick_first: Callable) -> Callable[[Any, Any], Any]:
   return _named(fn, name, f"Elementwise {name} ignoring NaNs, as numpy.{name}.")
 
 
-fmax = _nan_ignoring("fmax", lax.gt)
-fmin = _nan_ignoring("fmin", lax.lt)
+fmax = _nan_ignoring("fmax", _ordered(lax.gt))
+fmin = _nan_ignoring("fmin", _ordered(lax.lt))
 
 
 def fmod(x1: Any, x2: Any) -> Any:
@@ -596,7 +630,7 @@ def i0(x: Any) -> Any:
 
 
 def _integers(name: str, *args: Any) -> list:
-  args = _bool_to_int(*promote_args(name, *args))
+  args = promote_args(name, *args)
   if not dtypes.is_integer(dtype(args[0])):
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers, got "
                      f"{', '.join(str(dtype(a)) for a in args)}")
@@ -608,8 +642,10 @@ def _gcd(x1: Any, x2: Any) -> Any:
   def body(state):
     a, b = state
     nonzero = lax.ne(b, scalar_like(b, 0))
-    safe_b = where(nonzero, b, scalar_like(b, 1))
-    return where(nonzero, b, a), where(nonzero, lax.rem(a, safe_b), b)
+    safe_b = where(nonzero, b, weak_scalar_like(b, 1))
+    a, b = where(nonzero, b, a), where(nonzero, lax.rem(a, safe_b), weak_scalar_like(b, 0))
+    swap = lax.lt(a, b)  # the larger first, as JAX's (and both then share one weak type)
+    return where(swap, b, a), where(swap, a, b)
 
   def cond(state):
     b = state[1]
@@ -630,8 +666,8 @@ def lcm(x1: Any, x2: Any) -> Any:
   x1, x2 = _integers("lcm", x1, x2)
   divisor = gcd(x1, x2)
   zero = lax.eq(divisor, scalar_like(divisor, 0))
-  safe = where(zero, scalar_like(divisor, 1), divisor)
-  return where(zero, scalar_like(divisor, 0), lax.mul(_abs(lax.div(x1, safe)), _abs(x2)))
+  safe = where(zero, weak_scalar_like(divisor, 1), divisor)
+  return where(zero, weak_scalar_like(divisor, 0), lax.mul(_abs(lax.div(x1, safe)), _abs(x2)))
 
 
 # ----------------------------------------------------------------------------------------------

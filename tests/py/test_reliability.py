@@ -355,6 +355,31 @@ CASES = {
         type(_error(lambda: f(a))) for f in (np_.stack, np_.concatenate, np_.hstack,
                                              np_.vstack) for a in (np.float32(1), 5)],
     "indices' dimensions must be integers, as JAX's": lambda api, np_: np_.indices((2.0, 3)),
+    "fmax and fmin of complex values order them lexicographically, as JAX's": lambda api, np_: [
+        f(np.array([1 + 1j, 1 + 2j, complex(np.nan, 1), 2, 1 - 1j], np.complex64),
+          np.array([1 + 2j, 1 + 1j, 5, complex(np.nan, 0), 1j], np.complex64))
+        for f in (np_.fmax, np_.fmin)],
+    "logaddexp2 of weak scalars stays weak, as JAX's": lambda api, np_: [
+        np_.logaddexp2(a, b).weak_type for a, b in ((3, 2.5), (1 + 2j, 3), (2.5, np_.asarray(1.0)))],
+    "logaddexp of complex values wraps the imaginary part and of a weak complex vector is strong, "
+    "as JAX's": lambda api, np_: [
+        np_.logaddexp(1 + 2j, np.array([1, -2, 3], np.int32)).weak_type,
+        *np_.round(np_.logaddexp(np.array([3 + 3j, 1 - 3j], np.complex64), 2 + 3.1j), 4)],
+    "logaddexp's gradient is JAX's custom JVP, also at infinities": lambda api, np_: [
+        api.grad(f, argnums=(0, 1))(a, b) for f in (np_.logaddexp, np_.logaddexp2)
+        for a, b in ((1.0, 1.0), (2.0, -1.0), (np.inf, np.inf), (np.inf, 1.0))],
+    "heaviside of weak scalars stays weak, as JAX's": lambda api, np_: [
+        np_.heaviside(a, b).weak_type for a, b in ((3, 2.5), (-1.5, True), (0, np_.asarray(0.5)))],
+    "ldexp is exact in bfloat16 (2 ** e, not exp2), as JAX's": lambda api, np_: np_.ldexp(
+        np.array([0.5, -3, 0, 1e-5, np.inf], "bfloat16"), 3),
+    "gcd and lcm of bools are ValueErrors, as JAX's": lambda api, np_: [
+        type(_error(lambda: f(a, b))) for f in (np_.gcd, np_.lcm)
+        for a, b in ((True, True), (np.array([True, False]), True))],
+    "gcd and lcm keep JAX's weak types (weak scalars weak, a weak vector strong)": lambda api,
+        np_: [f(a, b).weak_type for f in (np_.gcd, np_.lcm) for a, b in (
+            (3, 6), (True, 4), (np_.broadcast_to(np_.asarray(3), (3,)), 6),
+            (3, np.array([True, False, True])))],
+    "polymul of a scalar is a TypeError, as JAX's": lambda api, np_: np_.polymul(3, np.array([1.0, 2.0])),
 }
 
 
