@@ -674,19 +674,18 @@ def lcm(x1: Any, x2: Any) -> Any:
 # Comparing arrays
 
 def _reduce_all(x: Any) -> Any:
-  return lax.reduce_and(x, tuple(range(len(shape(x)))))
+  """Whether every element is True, strongly typed (as JAX's jnp.all)."""
+  return convert(lax.reduce_and(x, tuple(range(len(shape(x))))), dtypes.bool_)
 
 
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
             equal_nan: bool = False) -> Any:
-  """Elementwise |a - b| <= atol + rtol |b|, infinities equal only to themselves."""
-  a, b = promote_args("isclose", a, b)
-  if not dtypes.is_inexact(dtype(a)):
-    return lax.eq(a, b)
+  """Elementwise a == b or, for finite b, |a - b| <= atol + rtol |b|, in floating point (so
+  integers too, as JAX's)."""
+  a, b = _inexact("isclose", a, b)
   rtol, atol = (convert(x, dtype(lax.abs(a))) for x in ensure_arraylike("isclose", rtol, atol))
   close = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
-  finite = lax.bitwise_and(isfinite(a), isfinite(b))
-  out = where(finite, close, lax.eq(a, b))
+  out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(isfinite(b), close))
   if equal_nan:
     out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
   return out
@@ -702,7 +701,7 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
   """Whether `a1` and `a2` have the same shape and elements."""
   a1, a2 = ensure_arraylike("array_equal", a1, a2)
   if shape(a1) != shape(a2):
-    return np.bool_(False)
+    return unchanged(np.bool_(False))
   a1, a2 = promote_dtypes(a1, a2)
   equal = lax.eq(a1, a2)
   if equal_nan:
@@ -716,6 +715,6 @@ def array_equiv(a1: Any, a2: Any) -> Any:
   try:
     out_shape = broadcast_shapes("array_equiv", shape(a1), shape(a2))
   except ValueError:
-    return np.bool_(False)
+    return unchanged(np.bool_(False))
   a1, a2 = promote_dtypes(a1, a2)
   return _reduce_all(lax.eq(broadcast_to(a1, out_shape), broadcast_to(a2, out_shape)))

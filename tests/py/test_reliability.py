@@ -380,6 +380,12 @@ CASES = {
             (3, 6), (True, 4), (np_.broadcast_to(np_.asarray(3), (3,)), 6),
             (3, np.array([True, False, True])))],
     "polymul of a scalar is a TypeError, as JAX's": lambda api, np_: np_.polymul(3, np.array([1.0, 2.0])),
+    "isclose compares integers in floating point, as JAX's": lambda api, np_: np_.isclose(
+        np.array([100000000, 3, -7], np.int32), np.array([100000001, 3, 7], np.int32)),
+    "isclose, allclose, array_equal and array_equiv results are strong Arrays, as JAX's":
+        lambda api, np_: [(type(r).__name__ in ("Array", "ArrayImpl"), r.weak_type) for r in (
+            np_.isclose(3, True), np_.allclose(3, 3), np_.array_equal(2.5, 2.5),
+            np_.array_equal(3, np.ones(2)), np_.array_equiv(1, np.ones(2)))],
 }
 
 
