@@ -364,9 +364,10 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "transpose (a scatter) drops the out-of-bounds update (gradient 0), else a slice whose "
      "transpose keeps it (gradient 1); stablejax's is 1 in both (grad of sum(v[None, ::2, 2]) "
      "for v of shape (1, 1, 1) is 0 in JAX, of sum(v[:, :, 2]) 1)"),
-    ("value", "", "", r"(?s)(v\d+) = jax\.random\.bits\(.*\[[^\]\n]*\b\1\b[^\]\n]*\]",
+    ("value", "", "", r"(?s)jax\.random\.(bits|split)\(.*\[[^\]\n]*\bv\d+\b[^\]\n]*\]",
      "JAX artifact: JAX converts a uint32 index to int32 before gathering, so an index of 2**31 "
-     "or more (random.bits gives them) wraps negative and is clamped to the first element; "
+     "or more (random.bits gives them, and products of split keys) wraps negative and is "
+     "clamped to the first element; "
      "stablejax clamps it to the last, as any index past the end (x[..., uint32 3e9] of a (4, 3) "
      "array is column 0 in JAX, column 2 in stablejax)"),
     ("value", "^jit", r"\): max error at ",
