@@ -360,7 +360,8 @@ CASES = {
           np.array([1 + 2j, 1 + 1j, 5, complex(np.nan, 0), 1j], np.complex64))
         for f in (np_.fmax, np_.fmin)],
     "logaddexp2 of weak scalars stays weak, as JAX's": lambda api, np_: [
-        np_.logaddexp2(a, b).weak_type for a, b in ((3, 2.5), (1 + 2j, 3), (2.5, np_.asarray(1.0)))],
+        np_.logaddexp2(a, b).weak_type
+        for a, b in ((3, 2.5), (1 + 2j, 3), (2.5, np_.asarray(1.0)))],
     "logaddexp of complex values wraps the imaginary part and of a weak complex vector is strong, "
     "as JAX's": lambda api, np_: [
         np_.logaddexp(1 + 2j, np.array([1, -2, 3], np.int32)).weak_type,
@@ -379,7 +380,8 @@ CASES = {
         np_: [f(a, b).weak_type for f in (np_.gcd, np_.lcm) for a, b in (
             (3, 6), (True, 4), (np_.broadcast_to(np_.asarray(3), (3,)), 6),
             (3, np.array([True, False, True])))],
-    "polymul of a scalar is a TypeError, as JAX's": lambda api, np_: np_.polymul(3, np.array([1.0, 2.0])),
+    "polymul of a scalar is a TypeError, as JAX's": lambda api, np_: np_.polymul(
+        3, np.array([1.0, 2.0])),
     "isclose compares integers in floating point, as JAX's": lambda api, np_: np_.isclose(
         np.array([100000000, 3, -7], np.int32), np.array([100000001, 3, 7], np.int32)),
     "isclose, allclose, array_equal and array_equiv results are strong Arrays, as JAX's":
