@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     if len(results) % 20 < len(out):
       bad = sum(1 for r in results if any(not f[3] for f in r[3]))
       print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
-  summarize(a, results, t0)
+  summarize(a, results, t0, unrun=sorted(set(indices) - {r[0] for r in results}))
   groups = collections.defaultdict(list)
   for index, _, _, found in results:
     for kind, mode, detail, known in found:
@@ -251,8 +251,20 @@ def _died(ctx, index: int, died: Died) -> tuple:
   return _alone(ctx, _crash_result, (index, found))
 
 
-def summarize(a, results: list, t0: float) -> None:
-  """Programs run and their mismatches by kind and mode."""
+def spans(indices: list[int]) -> str:
+  """Sorted `indices` as runs: [0, 1, 2, 5, 7, 8] -> '0-2, 5, 7-8'."""
+  runs = []
+  for i in indices:
+    if runs and runs[-1][1] == i - 1:
+      runs[-1][1] = i
+    else:
+      runs.append([i, i])
+  return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in runs)
+
+
+def summarize(a, results: list, t0: float, unrun: list[int] = ()) -> None:
+  """Programs run and their mismatches by kind and mode, and the programs `--time` left unrun
+  (a later run with `--start` covers them)."""
   n = len(results)
   bad = [r for r in results if any(not f[3] for f in r[3])]
   by_kind = collections.Counter(f[0] for r in results for f in r[3] if not f[3])
@@ -261,6 +273,8 @@ def summarize(a, results: list, t0: float) -> None:
   print(f"\nseed {a.seed}: {n} programs ({sum(r[1] for r in results)} lines, "
         f"{sum(r[2] for r in results)} checks) in {time.time() - t0:.0f} s; "
         f"{len(bad)} programs with new mismatches")
+  if unrun:
+    print(f"  not run (--time): programs {spans(unrun)}")
   for reason, c in known.most_common():
     print(f"  known ({c} checks): {reason}")
   for k, c in by_kind.most_common():
@@ -270,7 +284,7 @@ def summarize(a, results: list, t0: float) -> None:
   print(flush=True)
   if a.json:
     with open(a.json, "w") as fh:
-      json.dump({"seed": a.seed, "programs": n, "mismatches": [
+      json.dump({"seed": a.seed, "programs": n, "not_run": spans(unrun), "mismatches": [
           {"index": r[0], "found": r[3]} for r in results if r[3]]}, fh, indent=1)
 
 

@@ -4,8 +4,11 @@ long campaigns; here BATCHED programs run under the compiled modes (many per com
 many as fit in a time budget (up to COUNT) under every mode."""
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import subprocess
+import sys
 import time
 import zlib
 
@@ -93,3 +96,23 @@ def test_shrinker_reduces_a_planted_mismatch(monkeypatch):
   small = shrink.shrink(prog, m)
   assert [e for _, e in small.lines] == ["jnp.sin(v0)"], small.source()
   assert "jnp.sin(v0)" in runner.reproducer(small, "eager")
+
+
+def _campaign_tool(monkeypatch):
+  """tools/fuzz.py as a module (registered, as its dataclasses need)."""
+  path = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "fuzz.py")
+  spec = importlib.util.spec_from_file_location("fuzz_campaign", path)
+  module = importlib.util.module_from_spec(spec)
+  monkeypatch.setitem(sys.modules, spec.name, module)
+  spec.loader.exec_module(module)
+  return module
+
+
+def test_campaign_reports_what_time_left_unrun(tmp_path, capsys, monkeypatch):
+  """A campaign stopped by --time names the programs it did not run, for a later --start."""
+  tool = _campaign_tool(monkeypatch)
+  assert tool.spans([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7-8"
+  out = tmp_path / "c.json"
+  assert tool.main(["--count", "12", "--start", "3", "--time", "1e-9", "--json", str(out)]) == 0
+  assert "0 programs" in capsys.readouterr().out
+  assert json.loads(out.read_text())["not_run"] == "3-14"
