@@ -171,7 +171,8 @@ def _close(ref: np.ndarray, got: np.ndarray, dtype: str) -> Optional[str]:
   if (np.isnan(ref) != np.isnan(got)).any():
     return "NaN patterns differ"
   fin = np.isfinite(ref)
-  if (fin != np.isfinite(got)).any() or (ref[~fin & ~np.isnan(ref)] != got[~fin & ~np.isnan(ref)]).any():
+  inf = ~fin & ~np.isnan(ref)
+  if (fin != np.isfinite(got)).any() or (ref[inf] != got[inf]).any():
     return "inf patterns differ"
   r, g = ref[fin], got[fin]
   if not r.size:
@@ -364,10 +365,11 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      "transpose (a scatter) drops the out-of-bounds update (gradient 0), else a slice whose "
      "transpose keeps it (gradient 1); stablejax's is 1 in both (grad of sum(v[None, ::2, 2]) "
      "for v of shape (1, 1, 1) is 0 in JAX, of sum(v[:, :, 2]) 1)"),
-    ("value", "", "", r"(?s)jax\.random\.(bits|split)\(.*\[[^\]\n]*\bv\d+\b[^\]\n]*\]",
+    ("value", "", "",
+     r"(?s)(^# inputs: [^\n]*uint32|jax\.random\.(bits|split)\().*\[[^\]\n]*\bv\d+\b[^\]\n]*\]",
      "JAX artifact: JAX converts a uint32 index to int32 before gathering, so an index of 2**31 "
-     "or more (random.bits gives them, and products of split keys) wraps negative and is "
-     "clamped to the first element; "
+     "or more (random.bits gives them, products of split keys, and a uint32 input times a "
+     "negative Python int) wraps negative and is clamped to the first element; "
      "stablejax clamps it to the last, as any index past the end (x[..., uint32 3e9] of a (4, 3) "
      "array is column 0 in JAX, column 2 in stablejax)"),
     ("value", "^jit", r"\): max error at ",
