@@ -396,6 +396,22 @@ KNOWN: list[tuple[str, str, str, str, str]] = [
      ".reshape(2, 8, 2, 1) gives row 4 for row 3 alike); vmapped with an unbatched traced "
      "start, JAX's batching rule makes it a scatter, which XLA gets right, where stablejax's "
      "stays a dynamic_update_slice"),
+    ("value", "^jit_vmap$", r"\): max error at ",
+     r"(?s)^# inputs: [^\n]*(bfloat16|float16).*(jnp\.(matmul|dot|inner|vdot|tensordot)\(| @ )",
+     "XLA quirk: excess precision. Vmapped, JAX's stack becomes a concatenate and a transpose, "
+     "and its dot batches over another axis than stablejax's; XLA fuses stablejax's half-"
+     "precision dot with the convert to float32 after it, without rounding to bfloat16 between, "
+     "where it rounds JAX's (the row [log x, x] times itself for the bfloat16 x = 0.1445 is "
+     "3.78125 vmapped in JAX, 3.7748 in stablejax and in JAX's jit without vmap; both 3.78125 "
+     "with --xla_allow_excess_precision=false)"),
+    ("weak_type", "^jit_grad$", r"JAX weak_type=False vs stablejax True", r"jnp\.flip\(",
+     "JAX artifact: add_any takes its first operand's weak type (JAX's, followed by stablejax), so "
+     "under jit a gradient's weak type is that of the first cotangent summed, which follows the "
+     "order of the program's equations: with a weakly typed v, jit(grad) of s + w is weak where "
+     "s = sum(exp2(stack([v, v]))) is computed first, strong where w = sum(expand_dims(v, 0)) is, "
+     "in JAX and in stablejax (eager grad: strong in both); JAX's flip of a 0-d array is an "
+     "equation (a call of rev), stablejax's the array itself, so a different cotangent comes "
+     "first"),
 ]
 
 
