@@ -35,6 +35,9 @@ from stablejax.lowering.rules import fft  # noqa: E402,F401
 from stablejax.lowering.rules import exported_call  # noqa: E402,F401
 from stablejax.lowering.rules import sharding  # noqa: E402,F401
 from stablejax.lowering.rules import parallel  # noqa: E402,F401
+from stablejax.lowering.registry import seal_builtin_rules  # noqa: E402
+
+seal_builtin_rules()
 
 __all__ = [
     "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",

@@ -82,17 +82,21 @@ def dtype_to_ir_type(dtype: np.dtype) -> ir.Type:
 
 def aval_to_ir_type(aval: core.ShapedArray) -> ir.RankedTensorType:
   """The ranked tensor type of an aval, e.g. f32[2,3] -> tensor<2x3xf32>."""
-  key = (aval.shape, aval.dtype)
-  t = _state.tensor_types.get(key)
-  if t is None:
-    element_type = dtype_to_ir_type(aval.dtype)
-    t = _state.tensor_types[key] = ir.RankedTensorType.get(
-        aval.shape, element_type, loc=ir.Location.unknown(make_ir_context()))
-  return t
+  t = _state.tensor_types.get((aval.shape, aval.dtype))
+  return _new_tensor_type(aval.shape, aval.dtype) if t is None else t
 
 
 def shaped_ir_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
-  return aval_to_ir_type(core.ShapedArray(shape, dtype))
+  """The ranked tensor type of `shape` and `dtype`."""
+  shape = tuple(shape)
+  t = _state.tensor_types.get((shape, dtype))
+  return _new_tensor_type(shape, np.dtype(dtype)) if t is None else t
+
+
+def _new_tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> ir.RankedTensorType:
+  t = _state.tensor_types[shape, dtype] = ir.RankedTensorType.get(
+      shape, dtype_to_ir_type(dtype), loc=ir.Location.unknown(make_ir_context()))
+  return t
 
 
 def make_op(name: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Value],

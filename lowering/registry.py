@@ -5,9 +5,14 @@ import warnings
 from typing import Callable
 
 from stablejax import core, platforms
+from stablejax.config import config
 
 # primitive -> {platform or None (the default rule): rule}
 _rules: dict[core.Primitive, dict[str | None, Callable]] = {}
+# The rules of stablejax's own rule modules (`seal_builtin_rules`), whose result types the test
+# suite checks (`config.check_lowering_rules`); any rule registered after them, a user's, has
+# its results checked on every equation, so a wrong one is named at once.
+_builtin: set[Callable] = set()
 
 
 class LoweringError(Exception):
@@ -53,3 +58,13 @@ def lookup_rule(prim: core.Primitive, platform: str) -> Callable:
                               f"'{platform}': register one with "
                               "stablejax.lowering.register_lowering")
   return rule
+
+
+def seal_builtin_rules() -> None:
+  """Mark every rule registered so far as stablejax's own (once its rule modules are imported)."""
+  _builtin.update(rule for table in _rules.values() for rule in table.values())
+
+
+def checks_results(rule: Callable) -> bool:
+  """Whether the types of `rule`'s results are checked against the equation's outputs."""
+  return rule not in _builtin or config.check_lowering_rules

@@ -49,6 +49,9 @@ class Config:
     self.passes: tuple[str, ...] = ("dce",)
     # Type-check the jaxpr after every jaxpr pass (`jaxpr.check_jaxpr`): for debugging passes.
     self.check_passes: bool = _env_flag("STABLEJAX_CHECK_PASSES")
+    # Check the result types of stablejax's own lowering rules too (users' rules are always
+    # checked): the test suite turns it on, lowering skips it by default (a tenth of its time).
+    self.check_lowering_rules: bool = _env_flag("STABLEJAX_CHECK_LOWERING_RULES")
     # Constant folding makes no result of more elements than this.
     self.constant_folding_max_size: int = 1024
     # The persistent compilation cache's directory (stablejax/runtime/compilation_cache.py);

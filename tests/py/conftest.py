@@ -7,6 +7,11 @@ import stablejax as sj
 from stablejax import test_util
 
 
+# stablejax's own lowering rules have their result types checked in the tests, as users' are
+# always (config.check_lowering_rules).
+sj.config.update("check_lowering_rules", True)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _release_compiled_programs():
   """Drop stablejax's and JAX's compiled programs after each test module. A worker runs a few

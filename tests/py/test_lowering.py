@@ -17,6 +17,7 @@ from stablejax.lax import standard
 from stablejax.lowering import (
     LoweringError, LoweringRuleContext, aval_to_ir_type, call_jaxpr, custom_call, hlo, ir,
     ir_constant, jaxpr_subcomp, lower_fun, lower_jaxpr, make_ir_context, register_lowering)
+from stablejax.lowering.registry import checks_results, lookup_rule
 
 f32, i32, u32 = np.float32, np.int32, np.uint32
 
@@ -624,7 +625,10 @@ def test_verifier_failure_names_the_primitive():
     lower_jaxpr(closed, "f")
 
 
-def test_rule_returning_the_wrong_type_is_reported():
+@pytest.mark.parametrize("check_builtin_rules", [True, False])
+def test_rule_returning_the_wrong_type_is_reported(check_builtin_rules, monkeypatch):
+  # a user's rule is checked whether or not stablejax's own are (config.check_lowering_rules)
+  monkeypatch.setattr(sj.config, "check_lowering_rules", check_builtin_rules)
   prim = new_primitive("test_wrong_type")
   register_lowering(prim, lambda ctx, x: hlo.convert(
       aval_to_ir_type(core.ShapedArray(ctx.avals_in[0].shape, i32)), x))
@@ -632,6 +636,15 @@ def test_rule_returning_the_wrong_type_is_reported():
   with pytest.raises(LoweringError, match=r"rule for 'test_wrong_type' returned "
                      r"\[tensor<3xi32>\]; the primitive's outputs are \[f32\[3\]"):
     lower_jaxpr(closed, "f")
+
+
+def test_only_users_rules_are_type_checked_by_default(monkeypatch):
+  builtin = lookup_rule(lax.sin_p, "cpu")
+  users = lambda ctx, x: x  # noqa: E731
+  monkeypatch.setattr(sj.config, "check_lowering_rules", False)
+  assert not checks_results(builtin) and checks_results(users)
+  monkeypatch.setattr(sj.config, "check_lowering_rules", True)
+  assert checks_results(builtin) and checks_results(users)
 
 
 def test_rule_building_an_ill_typed_op_is_reported():
