@@ -40,9 +40,15 @@ def short_name(dtype: np.dtype) -> str:
 def kind(dtype) -> str:
   """numpy's kind letter of `dtype` ("b", "i", "u", "f", "c"), but "f" for bfloat16 (which
   numpy, not knowing it, calls "V"). Use it instead of `dtype.kind`."""
-  dtype = np.dtype(dtype)
-  k = dtype.kind
-  return "f" if k == "V" and dtype == bfloat16 else k
+  if isinstance(dtype, np.dtype):
+    k = _kinds.get(dtype)
+    if k is None:
+      k = _kinds[dtype] = "f" if dtype.kind == "V" and dtype == bfloat16 else dtype.kind
+    return k
+  return kind(np.dtype(dtype))
+
+
+_kinds: dict[np.dtype, str] = {}  # a hot path of every jnp function
 
 
 def is_float(dtype) -> bool:

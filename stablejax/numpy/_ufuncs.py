@@ -43,7 +43,7 @@ def _named(fn: Callable, name: str, doc: str) -> Callable:
 
 
 def _is_bool(x: Any) -> bool:
-  return dtype(x) == dtypes.bool_
+  return (x.aval if type(x) is Array else core.get_aval(x)).dtype == dtypes.bool_
 
 
 def _bool_or(numeric_op: Callable, bool_op: Callable) -> Callable:

@@ -28,7 +28,7 @@ def _defer_to_unrecognized(fn: Callable, reflected: bool) -> Callable:
   """A binary operator that returns NotImplemented for non-array operands (lists, strings),
   so Python tries the other operand's method, as JAX does."""
   def op(self: Any, other: Any) -> Any:
-    if not is_arraylike(other):
+    if type(other) is not Array and not is_arraylike(other):
       return NotImplemented
     return fn(other, self) if reflected else fn(self, other)
   return op
