@@ -12,7 +12,7 @@ from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
-from stablejax.runtime import Array, device_put
+from stablejax.runtime import Array, device_put, pjrt
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
                                  tree_map, tree_structure, tree_unflatten)
 
@@ -44,9 +44,13 @@ def eval_shape(fun: Callable, *args, **kwargs) -> Any:
 
 def block_until_ready(tree: Any) -> Any:
   """Wait until every array of `tree` is computed; returns `tree`."""
-  for leaf in tree_leaves(tree):
-    if isinstance(leaf, Array):
-      leaf.block_until_ready()
+  arrays = [leaf for leaf in tree_leaves(tree) if isinstance(leaf, Array)]
+  try:
+    pjrt.block_until_ready([a._buf for a in arrays])  # one wait for all
+  except pjrt.JaxRuntimeError:
+    for a in arrays:
+      a.block_until_ready()  # a deleted one raises its own error
+    raise
   return tree
 
 

@@ -366,6 +366,11 @@ class Loaded:
     return run
 
 
+def block_until_ready(buffers: Sequence[Buffer]) -> None:
+  """Wait until every one of `buffers` is computed (a JaxRuntimeError if one was deleted)."""
+  _jax.batched_block_until_ready(buffers)
+
+
 def check_live(buffers: Sequence[Buffer]) -> None:
   """A RuntimeError naming the first of `buffers` that was deleted (donated to a `jit` call,
   or `Array.delete()`d), if any: a deleted buffer cannot be read or computed with."""

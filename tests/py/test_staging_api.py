@@ -54,6 +54,14 @@ def test_jacobian_block_until_ready_device_get():
   assert type(got["a"]) is np.ndarray and got["b"][0] == 1
 
 
+def test_block_until_ready_names_a_deleted_array():
+  gone = jnp.ones(2)
+  gone.delete()
+  with pytest.raises(RuntimeError, match=r"the Array \(an Array of type f32\[2\]\) has been "
+                     "deleted"):
+    sj.block_until_ready({"a": jnp.zeros(3), "b": gone})
+
+
 def test_format_power_and_dot_errors():
   assert f"{jnp.array(3.14159):.2f}" == f"{jjnp.array(3.14159):.2f}" == "3.14"
   np.testing.assert_array_equal(2 ** jnp.arange(4), 2 ** jjnp.arange(4))
