@@ -165,6 +165,11 @@ def _match(treedef: PyTreeDef, tree: Any, leaves: list) -> bool:
     return False
   if node_type is tuple or node_type is list:
     children = tree
+  elif node_type is dict:  # (jit's kwargs, usually empty: no sorting of keys)
+    keys = treedef.aux
+    if len(tree) != len(keys) or any(k not in tree for k in keys):
+      return False
+    children = [tree[k] for k in keys]
   else:
     children, aux = _node_of(tree)[1].flatten(tree)
     if aux != treedef.aux:

@@ -68,3 +68,24 @@ def test_broadcast_prefix():
   assert tu.broadcast_prefix((0, None), ({"a": 1, "b": 2}, [3])) == [0, 0, None]
   with pytest.raises(ValueError):
     tu.broadcast_prefix((0, 0, 0), (1, 2))
+
+
+@pytest.mark.parametrize("tree,same", [
+    (({"b": 1, "a": [2, 3]}, {}), ({"a": [4, 5], "b": 6}, {})),
+    ((1, {"x": (2,)}), (7, {"x": (8,)})),
+])
+def test_leaves_if_match_takes_leaves_in_flattening_order(tree, same):
+  treedef = tu.tree_structure(tree)
+  assert treedef.leaves_if_match(same) == tu.tree_leaves(same)
+
+
+@pytest.mark.parametrize("other", [
+    ({"b": 1, "c": [2, 3]}, {}),      # another key
+    ({"b": 1, "a": [2, 3], "c": 4}, {}),  # one more key
+    ({"b": 1, "a": [2, 3]}, {"k": 0}),  # a keyword where there was none
+    ({"b": 1, "a": (2, 3)}, {}),      # a tuple where a list was
+    (collections.OrderedDict(b=1, a=[2, 3]), {}),  # another dict type
+])
+def test_leaves_if_match_rejects_another_structure(other):
+  treedef = tu.tree_structure(({"b": 1, "a": [2, 3]}, {}))
+  assert treedef.leaves_if_match(other) is None
