@@ -162,10 +162,8 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
 
 
 def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
-  """Check, promote dtypes, then promote ranks, computing each operand's aval once."""
-  cheap = _promote_cheaply(args, inexact)
-  if cheap is not None:
-    return cheap
+  """Check, promote dtypes, then promote ranks, computing each operand's aval once (the
+  common cases are `_promote_cheaply`'s, tried first by the callers)."""
   args = ensure_arraylike(name, *args)
   avals = [core.get_aval(x) for x in args]
   dt, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
@@ -180,11 +178,13 @@ def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
 
 def promote_args(name: str, *args: Any) -> list:
   """What every binary numpy function does first: check, promote dtypes, promote ranks."""
-  return _promote(name, args, False)
+  cheap = _promote_cheaply(args, False)
+  return _promote(name, args, False) if cheap is None else cheap
 
 
 def promote_args_inexact(name: str, *args: Any) -> list:
-  return _promote(name, args, True)
+  cheap = _promote_cheaply(args, True)
+  return _promote(name, args, True) if cheap is None else cheap
 
 
 def scalar_like(x: Any, value: Any) -> np.generic:

@@ -30,8 +30,9 @@ def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
 
 
 def _binary(name: str, op: Callable, inexact: bool) -> Callable[[Any, Any], Any]:
+  promote = promote_args_inexact if inexact else promote_args
+
   def fn(x1: Any, x2: Any) -> Any:
-    promote = promote_args_inexact if inexact else promote_args
     return op(*promote(name, x1, x2))
   return _named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}.")
 
