@@ -44,7 +44,7 @@ def _named(fn: Callable, name: str, doc: str) -> Callable:
 
 
 def _is_bool(x: Any) -> bool:
-  return (x.aval if type(x) is Array else core.get_aval(x)).dtype == dtypes.bool_
+  return dtype(x) == dtypes.bool_
 
 
 def _bool_or(numeric_op: Callable, bool_op: Callable) -> Callable:
