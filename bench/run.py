@@ -238,27 +238,18 @@ def peak_memory(work: Callable[[Side, int], Callable[[], Any]], n: int) -> Measu
 
 # Dispatch, eager operations and steps of compiled programs.
 
-def dispatch(program: Callable, n_args: int) -> Measure:
-  """A cached jitted call of `program` on `n_args` f32[8] device arrays."""
+def dispatch(program: Callable, n_args: int, floor: bool = False) -> Measure:
+  """A cached jitted call of `program` on `n_args` f32[8] device arrays. With `floor`,
+  stablejax's side is what no Python dispatch can beat: its compiled executable run straight on
+  the arrays (jaxlib's execution, its results made Arrays), against JAX's whole cached call."""
   args = [X8 + i for i in range(n_args)]
 
   def make(side):
     f, xs = side.api.jit(program), side.api.device_put(args)
+    if floor and side.name == "stablejax":
+      exe = f.lower(*xs).compile().executable
+      return lambda: exe.launch(xs)
     return lambda: f(*xs)
-  return timed(make, lambda s: make(s)(), block=True)
-
-
-def dispatch_floor(program: Callable, n_args: int) -> Measure:
-  """What no Python dispatch can beat: stablejax's compiled executable run straight on the
-  arrays (jaxlib's execution, its results made Arrays) against JAX's whole cached call."""
-  args = [X8 + i for i in range(n_args)]
-
-  def make(side):
-    f, xs = side.api.jit(program), side.api.device_put(args)
-    if side.name != "stablejax":
-      return lambda: f(*xs)
-    exe = f.lower(*xs).compile().executable
-    return lambda: exe.launch(xs)
   return timed(make, lambda s: make(s)(), block=True)
 
 
@@ -418,7 +409,7 @@ ROWS = [
     Row("cached jit dispatch 1 in/1 out f32[8]", 0.9, dispatch(programs.affine, 1)),
     Row("cached jit dispatch 3 in/2 out f32[8]", 0.9, dispatch(programs.three_in_two_out, 3)),
     Row("floor: sj executable run alone vs JAX dispatch", 0.9,
-        dispatch_floor(programs.affine, 1)),
+        dispatch(programs.affine, 1, floor=True)),
     Row("eager sin f32[8]", 0.9, eager(lambda s: s.np.sin, 1)),
     Row("eager add f32[8] (x + y)", 0.9, eager(lambda s: lambda x, y: x + y, 2)),
     Row("jit(f)(x), fresh wrapper each call", 1.0,
