@@ -1,4 +1,33 @@
 """stablejax: trace Python into jaxprs, transform them, lower them to StableHLO and run them."""
+import importlib.util
+import os
+
+
+def _refuse_mixed_checkouts() -> None:
+  """Raise ImportError if `stablejax.lowering` or `stablejax.passes` would come from another tree.
+
+  They are the top-level folders `lowering/` and `passes/` of a checkout (an editable install
+  maps them there) or subpackages of an installed `stablejax/` (a wheel). A `stablejax` put on
+  `sys.path` by hand from one checkout would otherwise run with another checkout's installed
+  lowering and passes, silently. Only paths are looked at: nothing is imported.
+  """
+  package_dir = os.path.dirname(os.path.realpath(__file__))
+  for sub in ("lowering", "passes"):
+    spec = importlib.util.find_spec(f"{__name__}.{sub}")
+    if spec is None or spec.origin is None:
+      raise ImportError(f"{__name__}.{sub} not found for the stablejax package in {package_dir}: "
+                        f"install that checkout (pip install -e .)")
+    found = os.path.dirname(os.path.realpath(spec.origin))
+    expected = (os.path.join(package_dir, sub),                       # a wheel
+                os.path.join(os.path.dirname(package_dir), sub))      # a checkout
+    if found not in expected:
+      raise ImportError(f"mixed stablejax trees: the package is imported from {package_dir} but "
+                        f"{__name__}.{sub} from {found} (another checkout's install); run this "
+                        f"checkout's own environment, or pip install -e . in it")
+
+
+_refuse_mixed_checkouts()
+
 from stablejax.config import config
 from stablejax import core, lax, tree_util
 from stablejax import tree  # noqa: F401
