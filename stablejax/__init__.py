@@ -1,6 +1,6 @@
 """stablejax: trace Python into jaxprs, transform them, lower them to StableHLO and run them."""
-import importlib.util
-import os
+import importlib.util as _importlib_util
+import os as _os
 
 
 def _refuse_mixed_checkouts() -> None:
@@ -11,22 +11,22 @@ def _refuse_mixed_checkouts() -> None:
   `sys.path` by hand from one checkout would otherwise run with another checkout's installed
   lowering and passes, silently. Only paths are looked at: nothing is imported.
   """
-  package_dir = os.path.dirname(os.path.realpath(__file__))
+  package_dir = _os.path.dirname(_os.path.realpath(__file__))
   for sub in ("lowering", "passes"):
-    spec = importlib.util.find_spec(f"{__name__}.{sub}")
+    spec = _importlib_util.find_spec(f"{__name__}.{sub}")
     if spec is None or spec.origin is None:
       raise ImportError(f"{__name__}.{sub} not found for the stablejax package in {package_dir}: "
                         f"install that checkout (pip install -e .)")
-    found = os.path.dirname(os.path.realpath(spec.origin))
-    expected = (os.path.join(package_dir, sub),                       # a wheel
-                os.path.join(os.path.dirname(package_dir), sub))      # a checkout
+    found = _os.path.dirname(_os.path.realpath(spec.origin))
+    expected = (_os.path.join(package_dir, sub),                   # a wheel
+                _os.path.join(_os.path.dirname(package_dir), sub))  # a checkout
     if found not in expected:
       raise ImportError(f"mixed stablejax trees: the package is imported from {package_dir} but "
                         f"{__name__}.{sub} from {found} (another checkout's install); run this "
                         f"checkout's own environment, or pip install -e . in it")
 
 
-_refuse_mixed_checkouts()
+_refuse_mixed_checkouts()  # before anything below imports them
 
 from stablejax.config import config
 from stablejax import core, lax, tree_util
