@@ -5,8 +5,8 @@ user-facing `sj.jit` wrapper is in stablejax/jit.py."""
 from __future__ import annotations
 
 from stablejax import core
-from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, register_call_primitive
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, register_call_primitive
 
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
@@ -79,3 +79,12 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 
 
 register_call_primitive(jit_p)
+
+
+def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
+  """The callee's unused outputs, and the arguments only they need."""
+  callee, used_inputs = dce.prune_jaxpr(eqn.params["jaxpr"], used_outputs, False)
+  return used_inputs, dce.rebuild_eqn(eqn, used_inputs, used_outputs, jaxpr=callee)
+
+
+dce.dce_rules[jit_p] = _jit_dce

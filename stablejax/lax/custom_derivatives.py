@@ -16,10 +16,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
 from stablejax.lax.standard import def_reference, standard_primitive
-from stablejax.passes import dce_jaxpr
 from stablejax.tree_util import tree_map
 
 
@@ -278,7 +277,7 @@ def _restrict_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
   """`closed` computing only the outputs marked in `keep` (dead equations removed)."""
   jaxpr = closed.jaxpr
   outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
-  return ClosedJaxpr(dce_jaxpr(jaxpr.replace(outvars=outvars)), closed.consts)
+  return ClosedJaxpr(dce.dce_jaxpr(jaxpr.replace(outvars=outvars)), closed.consts)
 
 
 def _remat_partial_eval(trace: pe.PartialEvalTrace, args, params):
