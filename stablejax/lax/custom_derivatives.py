@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, batching, dce, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
+from stablejax.lax.call_rules import CallRules, Change, register_call_rules
 from stablejax.lax.standard import def_reference, standard_primitive
 from stablejax.tree_util import tree_map
 
@@ -248,78 +249,37 @@ def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, prevent_cse: bool, differen
 remat_p.def_abstract_eval(_remat_abstract_eval)
 
 
-def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse: bool,
-               differentiated: bool, policy: Any):
-  nonzeros = [type(t) is not ad.Zero for t in tangents]
-  jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
-  outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
-                      jaxpr=jvp_jaxpr, prevent_cse=prevent_cse, differentiated=True,
-                      policy=policy)
-  n = len(jaxpr.out_avals)
-  primals_out, nz_tangents_out = outs[:n], iter(outs[n:])
-  return primals_out, [next(nz_tangents_out) if nz else ad.Zero.from_primal_value(p)
-                       for p, nz in zip(primals_out, out_nonzeros)]
+class _RematRules(CallRules):
+  """A differentiated `remat2` is marked so; under partial evaluation only its inputs are saved
+  (unless the policy saves everything) and the rest is recomputed."""
 
+  def update(self, params: dict, change: Change) -> dict:
+    if change.transform in ("jvp", "unknown"):
+      return {**params, "differentiated": True}
+    return params
 
-ad.primitive_jvps[remat_p] = _remat_jvp
-
-
-def _remat_batch(args, dims, *, jaxpr: ClosedJaxpr, **params):
-  size = batching.axis_size_of(args, dims)
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
-  return remat_p.bind(*args, jaxpr=batched, **params), out_dims
-
-
-batching.primitive_batchers[remat_p] = _remat_batch
-
-
-def _restrict_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
-  """`closed` computing only the outputs marked in `keep` (dead equations removed)."""
-  jaxpr = closed.jaxpr
-  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
-  return ClosedJaxpr(dce.dce_jaxpr(jaxpr.replace(outvars=outvars)), closed.consts)
-
-
-def _remat_partial_eval(trace: pe.PartialEvalTrace, args, params):
-  """Compute the known outputs now and stage the unknown ones as a `remat2` of the whole
-  computation: the residuals are the known inputs only, and everything else is recomputed
-  when the unknown part runs (in reverse mode: in the backward pass). With the policy
-  `everything_saveable` the body is split as `jit` splits it, saving every residual."""
-  jaxpr = params["jaxpr"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
-  known_args = [x for x, u in zip(args, unknowns) if not u]
-  save_all = params["policy"] is everything_saveable
-  keep = [True] * len(known.out_avals) if save_all else (
-      [True] * (len(known.out_avals) - num_res) + [False] * num_res)
-  known = _restrict_outputs(known, keep)
-  with core.set_current_trace(trace.parent):
-    known_outs = eval_jaxpr(known.jaxpr, known.consts, *known_args)
-  if save_all:
-    n_known = len(known_outs) - num_res
-    unknown_outs = trace.stage(remat_p, known_outs[n_known:] + [x for x, u in zip(args, unknowns)
-                                                                if u],
-                               dict(params, jaxpr=unknown, differentiated=True))
-  else:
-    n_known = len(known_outs)
+  def partial_eval(self, trace: pe.PartialEvalTrace, args: Sequence, params: dict) -> list:
+    """Compute the known outputs now and stage the unknown ones as a `remat2` of the whole
+    computation: the residuals are the known inputs only, and everything else is recomputed
+    when the unknown part runs (in reverse mode: in the backward pass). With the policy
+    `everything_saveable` the body is split as `jit` splits it, saving every residual."""
+    if params["policy"] is everything_saveable:
+      return super().partial_eval(trace, args, params)
+    jaxpr = params["jaxpr"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, _, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
+    known = dce.prune_jaxpr(known, [True] * (len(known.out_avals) - num_res) + [False] * num_res,
+                            True)[0]
+    with core.set_current_trace(trace.parent):
+      known_outs = eval_jaxpr(known.jaxpr, known.consts, *[x for x, u in zip(args, unknowns)
+                                                             if not u])
     unknown_outs = trace.stage(remat_p, list(args), dict(
-        params, jaxpr=_restrict_outputs(jaxpr, out_unknowns), differentiated=True))
-  known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
-  return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+        params, jaxpr=dce.prune_jaxpr(jaxpr, out_unknowns, True)[0], differentiated=True))
+    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-pe.partial_eval_rules[remat_p] = _remat_partial_eval
-
-
-def _remat_transpose(cts, *args, jaxpr: ClosedJaxpr, **params):
-  linear = [ad.is_undefined_primal(x) for x in args]
-  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear)
-  outs = iter(remat_p.bind(*[x for x, lin in zip(args, linear) if not lin],
-                           *[ad.instantiate_zeros(ct) for ct in cts], jaxpr=ct_jaxpr, **params))
-  return [next(outs) if lin else None for lin in linear]
-
-
-ad.primitive_transposes[remat_p] = _remat_transpose
+register_call_rules(_RematRules(remat_p))
 
 
 # ----------------------------------------------------------------------------------------------

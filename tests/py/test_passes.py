@@ -182,6 +182,16 @@ def test_dce_cleans_custom_derivative_bodies():
   assert "exp" not in str(out) and "sin" in str(out)
 
 
+def test_dce_prunes_unused_checkpoint_outputs():
+  def f(x):
+    a, _ = sj.checkpoint(lambda x: (jnp.sin(x), jnp.exp(x)))(x)
+    return a
+  out = _run(sj.make_jaxpr(f)(_X), ["dce"], _X)
+  remat = next(e for e in out.eqns if e.primitive.name == "remat2")
+  assert len(remat.outvars) == 1 and "exp" not in str(out)
+  check_close(sj.jit(sj.grad(lambda x: f(x).sum()))(_X), np.cos(_X))
+
+
 def test_dce_keeps_effects_inside_loops(capfd):
   def f(x):
     def body(c, xi):
