@@ -57,18 +57,30 @@ def _check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: Close
   return jaxpr.out_avals
 
 
-def _all_batched_at_front(args: Sequence, dims: Sequence) -> tuple[int, list]:
-  """The batch size, and every argument with its batch axis at 0 (unbatched ones broadcast):
-  the user's rules are then mapped uniformly, and cotangents of broadcast inputs are summed by
-  the broadcast's transpose."""
-  size = batching.axis_size_of(args, dims)
-  return size, [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+class _CustomCallRules(CallRules):
+  """The call rules a custom-derivative call shares with `jit` (batching and DCE); each rule
+  the user gave follows its jaxpr: mapped over the batch (all operands and results at axis 0,
+  so the rules are mapped uniformly), and pruned of unused outputs (keeping every operand,
+  which the rules may read). Under partial evaluation the call is staged whole: its derivative
+  rules apply to the primal call, which differentiation already replaced."""
+  jaxpr_param = "call_jaxpr"
+  batch_uniformly = True
+  dce_keeps_inputs = True
+  rule_params: tuple[str, ...] = ()
 
+  def update(self, params: dict, change: Change) -> dict:
+    if change.transform == "vmap":
+      return {**params, **{k: params[k].batched(change.axis_size) for k in self.rule_params}}
+    if change.transform == "dce":
+      used = [False] * len(params["call_jaxpr"].out_avals)
+      for slot in change.outs:
+        used[slot.index] = True
+      return {**params, **self.pruned_rules(params, used)}
+    return params
 
-def _stage_whole(prim: core.Primitive) -> Callable:
-  """The partial-evaluation rule of a custom call: with an unknown input it is staged whole
-  (its derivative rules apply to the primal call, which differentiation already replaced)."""
-  return lambda trace, args, params: trace.stage(prim, args, params)
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    """The rules of the call computing only its `used` outputs."""
+    raise NotImplementedError
 
 
 def _print_custom_call(**rules: str) -> Callable[[dict], list[tuple[str, Any]]]:
@@ -110,18 +122,19 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, jvp_jaxp
 ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 
-def _custom_jvp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
-                           num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
-  outs = custom_jvp_call_p.bind(*args, call_jaxpr=batched,
-                                jvp_jaxpr_fun=jvp_jaxpr_fun.batched(size),
-                                num_consts=num_consts, symbolic_zeros=symbolic_zeros)
-  return outs, out_dims
+class _CustomJvpCallRules(_CustomCallRules):
+  rule_params = ("jvp_jaxpr_fun",)
+
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    rule, n = params["jvp_jaxpr_fun"], len(used)
+
+    def jvp(*args):
+      outs = rule(*args)
+      return dce.keep(outs[:n], used) + dce.keep(outs[n:], used)
+    return {"jvp_jaxpr_fun": Rule(jvp, rule.name, rule.fun_name)}
 
 
-batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
-pe.partial_eval_rules[custom_jvp_call_p] = _stage_whole(custom_jvp_call_p)
+register_call_rules(_CustomJvpCallRules(custom_jvp_call_p), "batching", "stage_whole", "dce")
 param_printers[custom_jvp_call_p] = _print_custom_call(jvp="jvp_jaxpr_fun")
 
 
@@ -161,19 +174,28 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, fwd_jaxp
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
-def _custom_vjp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thunk: Rule,
-                           bwd: Rule, num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
-  outs = custom_vjp_call_p.bind(*args, call_jaxpr=batched,
-                                fwd_jaxpr_thunk=fwd_jaxpr_thunk.batched(size),
-                                bwd=bwd.batched(size), num_consts=num_consts,
-                                symbolic_zeros=symbolic_zeros)
-  return outs, out_dims
+class _CustomVjpCallRules(_CustomCallRules):
+  rule_params = ("fwd_jaxpr_thunk", "bwd")
+
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    """The forward rule gives only the used outputs (and every residual); the backward rule
+    takes their cotangents only (the others are zeros)."""
+    fwd, bwd, n = params["fwd_jaxpr_thunk"], params["bwd"], len(used)
+    zeros = [ad.zeros_like_aval(ad.tangent_aval(a)) for a in params["call_jaxpr"].out_avals]
+
+    def pruned_fwd(*args):
+      outs = fwd(*args)
+      return dce.keep(outs[:n], used) + list(outs[n:])
+
+    def pruned_bwd(*args):
+      num_res = len(args) - sum(used)
+      cts = iter(args[num_res:])
+      return bwd(*args[:num_res], *[next(cts) if u else z for u, z in zip(used, zeros)])
+    return {"fwd_jaxpr_thunk": Rule(pruned_fwd, fwd.name, fwd.fun_name),
+            "bwd": Rule(pruned_bwd, bwd.name, bwd.fun_name)}
 
 
-batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
-pe.partial_eval_rules[custom_vjp_call_p] = _stage_whole(custom_vjp_call_p)
+register_call_rules(_CustomVjpCallRules(custom_vjp_call_p), "batching", "stage_whole", "dce")
 param_printers[custom_vjp_call_p] = _print_custom_call(bwd="bwd", fwd="fwd_jaxpr_thunk")
 
 # custom_lin: residuals, then tangents -> output tangents. Linear in the tangents, it is only
