@@ -7,18 +7,14 @@ from __future__ import annotations
 
 from stablejax import core
 from stablejax.jaxpr import ClosedJaxpr, register_call_primitive
-from stablejax.lax.call_rules import CallRules, Change, register_call_rules
+from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
 
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
 
 
 def _jit_abstract_eval(*avals: core.ShapedArray, jaxpr: ClosedJaxpr, name: str):
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
-    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but its jaxpr "
-                    f"takes {[a.str_short() for a in expected]}")
-  return jaxpr.out_avals
+  return check_call_types(f"jit of {name}", avals, jaxpr)
 
 
 jit_p.def_abstract_eval(_jit_abstract_eval)

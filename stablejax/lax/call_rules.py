@@ -20,16 +20,26 @@ differs between call-likes:
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-from typing import Any, ContextManager, Sequence
+from typing import Any, ContextManager, NamedTuple, Sequence
 
 from stablejax import core
 from stablejax.interpreters import ad, batching, dce, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, JaxprEqn
+from stablejax.util import merge_lists
 
 
-@dataclasses.dataclass(frozen=True)
-class Slot:
+def check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: ClosedJaxpr
+                     ) -> Sequence[core.ShapedArray]:
+  """The result types of calling `jaxpr` on operands of types `avals` (the abstract evaluation
+  of a call); a TypeError naming `what` when those are not the types `jaxpr` takes."""
+  expected = jaxpr.in_avals
+  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
+    raise TypeError(f"{what}: called with {[a.str_short() for a in avals]} but its jaxpr takes "
+                    f"{[a.str_short() for a in expected]}")
+  return jaxpr.out_avals
+
+
+class Slot(NamedTuple):
   """Where an operand or result of a transformed call comes from: operand `index` of the
   original call (`side="in"`), its result `index` (`"out"`), or a residual of partial evaluation
   (`"res"`); `batch_dim` is the batch axis a batched value gained."""
@@ -49,8 +59,7 @@ def _outs(flags: Sequence[bool]) -> list[Slot]:
   return [Slot("out", i) for i, f in enumerate(flags) if f]
 
 
-@dataclasses.dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
   """A transformation of a call: its name (`jvp`, `vmap`, `transpose`, `known`, `unknown`,
   `dce`), the new jaxpr, where the new call's operands and results come from, and the batch
   size under `vmap`."""
@@ -59,11 +68,6 @@ class Change:
   ins: Sequence[Slot]
   outs: Sequence[Slot]
   axis_size: int | None = None
-
-
-def _merge(unknowns: Sequence[bool], known: Sequence, unknown: Sequence) -> list:
-  known_it, unknown_it = iter(known), iter(unknown)
-  return [next(unknown_it) if u else next(known_it) for u in unknowns]
 
 
 class CallRules:
@@ -119,16 +123,19 @@ class CallRules:
     return self.primitive.bind(*args, **self.new_params(params, change))
 
   def new_params(self, params: dict, change: Change) -> dict:
+    """The params of the call `change` makes of a call with `params`."""
     new = {**self.update(params, change), self.jaxpr_param: change.jaxpr}
-    for in_param, out_param in self.per_value:
-      def entry(slot: Slot, in_param=in_param, out_param=out_param) -> Any:
-        if slot.side == "res":
-          return self.residual_entry(params, in_param)
-        e = params[in_param if slot.side == "in" else out_param][slot.index]
-        return e if slot.batch_dim is None else self.batched_entry(e, slot.batch_dim)
-      new[in_param] = tuple(map(entry, change.ins))
-      new[out_param] = tuple(map(entry, change.outs))
+    for pair in self.per_value:
+      new[pair[0]] = tuple(self._entry(params, pair, slot) for slot in change.ins)
+      new[pair[1]] = tuple(self._entry(params, pair, slot) for slot in change.outs)
     return new
+
+  def _entry(self, params: dict, pair: tuple[str, str], slot: Slot) -> Any:
+    """The entry for the value at `slot` of the `per_value` params `pair`."""
+    if slot.side == "res":
+      return self.residual_entry(params, pair[0])
+    entry = params[pair[0] if slot.side == "in" else pair[1]][slot.index]
+    return entry if slot.batch_dim is None else self.batched_entry(entry, slot.batch_dim)
 
   # --------------------------------------------------------------------------------------------
   # The rules
@@ -192,7 +199,7 @@ class CallRules:
     unknown_outs = trace.stage(self.primitive, known_outs[n_known:] +
                                [x for x, u in zip(args, unknowns) if u],
                                self.new_params(params, unknown_change))
-    return _merge(out_unknowns, known_outs[:n_known], unknown_outs)
+    return merge_lists(out_unknowns, known_outs[:n_known], unknown_outs)
 
   def stage_whole(self, trace: pe.PartialEvalTrace, args: Sequence, params: dict) -> list:
     """Partial evaluation that stages the whole call once an operand is unknown."""

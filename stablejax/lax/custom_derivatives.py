@@ -18,9 +18,10 @@ from typing import Any, Callable, Sequence
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, batching, dce, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
-from stablejax.lax.call_rules import CallRules, Change, register_call_rules
+from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
 from stablejax.lax.standard import def_reference, standard_primitive
 from stablejax.tree_util import tree_map
+from stablejax.util import merge_lists
 
 
 class Rule:
@@ -46,15 +47,6 @@ class Rule:
     return Rule(lambda *args: batching.vmap_flat(self.fn, size, [0] * len(args),
                                                  lambda n: [0] * n, args),
                 self.name, self.fun_name)
-
-
-def _check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: ClosedJaxpr
-                      ) -> list[core.ShapedArray]:
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
-    raise TypeError(f"{what}: called with {[a.str_short() for a in avals]} but its jaxpr takes "
-                    f"{[a.str_short() for a in expected]}")
-  return jaxpr.out_avals
 
 
 class _CustomCallRules(CallRules):
@@ -103,7 +95,7 @@ custom_jvp_call_p.multiple_results = True
 
 def _custom_jvp_call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
                                    num_consts: int, symbolic_zeros: bool):
-  return _check_call_types(f"custom_jvp function {jvp_jaxpr_fun.fun_name}", avals, call_jaxpr)
+  return check_call_types(f"custom_jvp function {jvp_jaxpr_fun.fun_name}", avals, call_jaxpr)
 
 
 custom_jvp_call_p.def_abstract_eval(_custom_jvp_call_abstract_eval)
@@ -147,7 +139,7 @@ custom_vjp_call_p.multiple_results = True
 
 def _custom_vjp_call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thunk: Rule,
                                    bwd: Rule, num_consts: int, symbolic_zeros: bool):
-  return _check_call_types(f"custom_vjp function {bwd.fun_name}", avals, call_jaxpr)
+  return check_call_types(f"custom_vjp function {bwd.fun_name}", avals, call_jaxpr)
 
 
 custom_vjp_call_p.def_abstract_eval(_custom_vjp_call_abstract_eval)
@@ -265,7 +257,7 @@ remat_p.multiple_results = True
 
 def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, prevent_cse: bool, differentiated: bool,
                          policy: Any):
-  return _check_call_types("checkpoint", avals, jaxpr)
+  return check_call_types("checkpoint", avals, jaxpr)
 
 
 remat_p.def_abstract_eval(_remat_abstract_eval)
@@ -297,8 +289,7 @@ class _RematRules(CallRules):
                                                              if not u])
     unknown_outs = trace.stage(remat_p, list(args), dict(
         params, jaxpr=dce.prune_jaxpr(jaxpr, out_unknowns, True)[0], differentiated=True))
-    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
-    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+    return merge_lists(out_unknowns, known_outs, unknown_outs)
 
 
 register_call_rules(_RematRules(remat_p))
