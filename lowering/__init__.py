@@ -34,6 +34,7 @@ from stablejax.lowering.rules import linalg  # noqa: E402,F401
 from stablejax.lowering.rules import fft  # noqa: E402,F401
 from stablejax.lowering.rules import exported_call  # noqa: E402,F401
 from stablejax.lowering.rules import sharding  # noqa: E402,F401
+from stablejax.lowering.rules import shard_map  # noqa: E402,F401
 from stablejax.lowering.rules import parallel  # noqa: E402,F401
 from stablejax.lowering.registry import seal_builtin_rules  # noqa: E402
 

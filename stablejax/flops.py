@@ -244,6 +244,11 @@ def _fft(avals_in, avals_out, *, fft_type, fft_lengths, **_) -> float:
   return transforms * 5 * points * math.log2(max(points, 1)) / (2 if real else 1)
 
 
+def _shard_map(avals_in, avals_out, *, jaxpr: ClosedJaxpr, mesh, **params) -> float:
+  """The body's count on every device of the mesh."""
+  return jaxpr_flops(jaxpr) * mesh.size
+
+
 def _call(param: str) -> FlopsRule:
   """The rule of a call-like primitive: its body's count."""
   def rule(avals_in, avals_out, **params) -> float:
@@ -370,6 +375,7 @@ flops_rules.update({
     lax.custom_jvp_call_p: _call("call_jaxpr"),
     lax.custom_vjp_call_p: _call("call_jaxpr"),
     lax.remat_p: _call("jaxpr"),
+    lax.shard_map_p: _shard_map,
     lax.cond_p: _cond,
     lax.scan_p: _scan,
     lax.while_p: _while,

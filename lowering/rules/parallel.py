@@ -1,43 +1,23 @@
-"""Lowering of the collectives (`stablejax.lax.parallel`) and of `shard_map`
-(`stablejax.shard_map`), as JAX 0.10.2 emits them: the body of a shard_map is the region of a
-Shardy `sdy.manual_computation` over a module-level `sdy.mesh`, and a collective inside it is a
-StableHLO collective over the partitions (devices) of the mesh: `replica_groups` of partition
-ids, `channel_handle` 1 of type 1 (device to device) and `use_global_device_ids`."""
+"""Lowering of the collectives (`stablejax.lax.parallel`), as JAX 0.10.2 emits them: inside the
+body of a shard_map (lowering/rules/shard_map.py), a collective is a StableHLO collective over the
+partitions (devices) of its mesh: `replica_groups` of partition ids, `channel_handle` 1 of type 1
+(device to device) and `use_global_device_ids`."""
 from __future__ import annotations
 
-import threading
 from typing import Hashable, Sequence
 
 import numpy as np
 
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
-from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lowering.context import aval_to_ir_type, dtype_to_ir_type, ir_constant
-from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import LoweringError, register_lowering
-from stablejax.lowering.rules import sharding as sharding_rules
-from stablejax.sharding import Mesh, PartitionSpec
-from stablejax.shard_map import shard_aval, shard_map_p
+from stablejax.lowering.rules.shard_map import manual_mesh
+from stablejax.sharding import Mesh
 from stablejax.util import prod
-
-
-class _ManualMesh(threading.local):
-  """The mesh of the shard_map body being lowered on this thread (None outside one)."""
-  mesh: Mesh | None = None
-
-
-_manual = _ManualMesh()
-
-
-def _mesh(prim_name: str) -> Mesh:
-  if _manual.mesh is None:
-    raise LoweringError(f"{prim_name} over a named axis can only be lowered inside shard_map "
-                        "(under vmap with an axis_name it is batched away)")
-  return _manual.mesh
 
 
 def _names(axis_name) -> tuple:
@@ -80,7 +60,7 @@ _COMBINERS = {lax.psum_p: hlo.add, lax.pmax_p: hlo.maximum, lax.pmin_p: hlo.mini
 def _allreduce_rule(ctx: LoweringRuleContext, x: ir.Value, *, axes, axis_index_groups
                     ) -> list[ir.Value]:
   aval = ctx.avals_in[0]
-  groups = axis_groups(_mesh(ctx.primitive.name), axes)
+  groups = axis_groups(manual_mesh(ctx.primitive.name), axes)
   op = hlo.AllReduceOp([x.type], [x], _groups_attr(groups), channel_handle=_channel(),
                        use_global_device_ids=True)
   combine = _COMBINERS[ctx.primitive]
@@ -96,7 +76,7 @@ for _p in _COMBINERS:
 
 def _all_gather_rule(ctx: LoweringRuleContext, x: ir.Value, *, all_gather_dimension, axis_name,
                      axis_size, axis_index_groups, tiled) -> list[ir.Value]:
-  groups = axis_groups(_mesh("all_gather"), axis_name)
+  groups = axis_groups(manual_mesh("all_gather"), axis_name)
   aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
   if not tiled:  # gather blocks of one along the new axis (as JAX)
     shape = list(aval_in.shape)
@@ -114,7 +94,7 @@ register_lowering(lax.all_gather_p, _all_gather_rule)
 
 def _reduce_scatter_rule(ctx: LoweringRuleContext, x: ir.Value, *, scatter_dimension, axis_name,
                          axis_size, axis_index_groups, tiled) -> list[ir.Value]:
-  groups = axis_groups(_mesh("psum_scatter"), axis_name)
+  groups = axis_groups(manual_mesh("psum_scatter"), axis_name)
   aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
   shape = list(aval_in.shape)
   shape[scatter_dimension] //= axis_size
@@ -131,7 +111,7 @@ register_lowering(lax.reduce_scatter_p, _reduce_scatter_rule)
 
 def _ppermute_rule(ctx: LoweringRuleContext, x: ir.Value, *, axis_name, perm
                    ) -> list[ir.Value]:
-  groups = axis_groups(_mesh("ppermute"), axis_name)
+  groups = axis_groups(manual_mesh("ppermute"), axis_name)
   pairs = np.array([[g[s], g[d]] for g in groups for s, d in perm], dtype=np.int64)
   pairs = pairs.reshape(-1, 2)
   op = hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(pairs), channel_handle=_channel())
@@ -143,7 +123,7 @@ register_lowering(lax.ppermute_p, _ppermute_rule)
 
 def _all_to_all_rule(ctx: LoweringRuleContext, x: ir.Value, *, axis_name, split_axis,
                      concat_axis, axis_size, axis_index_groups, tiled) -> list[ir.Value]:
-  groups = axis_groups(_mesh("all_to_all"), _names(axis_name))
+  groups = axis_groups(manual_mesh("all_to_all"), _names(axis_name))
   if groups.shape[1] == 1:
     return [x]
   op = hlo.AllToAllOp([x], split_axis, concat_axis, groups.shape[1], _groups_attr(groups),
@@ -156,7 +136,7 @@ register_lowering(lax.all_to_all_p, _all_to_all_rule)
 
 def _axis_index_rule(ctx: LoweringRuleContext, *, axis_name) -> list[ir.Value]:
   """partition_id / (the sizes of the mesh axes after it) % its size, row-major over names."""
-  mesh = _mesh("axis_index")
+  mesh = manual_mesh("axis_index")
   names = list(mesh.axis_names)
   sizes = list(mesh.shape.values())
   u32 = np.dtype(np.uint32)
@@ -178,48 +158,3 @@ def _axis_index_rule(ctx: LoweringRuleContext, *, axis_name) -> list[ir.Value]:
 
 
 register_lowering(lax.axis_index_p, _axis_index_rule)
-
-
-# ----------------------------------------------------------------------------------------------
-# shard_map: an sdy.manual_computation over all the mesh axes (of the module's one `sdy.mesh`)
-
-def _tensor_sharding(mesh_name: str, spec: PartitionSpec, ndim: int) -> ir.Attribute:
-  dims = []
-  for d in range(ndim):
-    entry = spec[d] if d < len(spec) else None
-    names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
-    dims.append(sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(str(n)) for n in names],
-                                              is_closed=True))
-  return sdy.TensorShardingAttr.get(mesh_name, dims)
-
-
-def _shardings(mesh_name: str, specs: Sequence[PartitionSpec], avals) -> ir.Attribute:
-  return sdy.TensorShardingPerValueAttr.get(
-      [_tensor_sharding(mesh_name, s, a.ndim) for s, a in zip(specs, avals)])
-
-
-def _shard_map_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr, mesh: Mesh,
-                    in_specs, out_specs, check_vma) -> list[ir.Value]:
-  module_ctx = ctx.module_context
-  if _manual.mesh is not None:
-    raise LoweringError("a shard_map nested inside another shard_map is not supported")
-  sharding_rules.ensure_mesh(module_ctx.module, mesh)
-  mesh_name = sharding_rules.MESH_NAME
-  manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(str(n)) for n in mesh.axis_names])
-  op = sdy.ManualComputationOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
-                               _shardings(mesh_name, in_specs, ctx.avals_in),
-                               _shardings(mesh_name, out_specs, ctx.avals_out), manual)
-  blocks = [shard_aval(mesh, s, a) for s, a in zip(in_specs, ctx.avals_in)]
-  block = op.body.blocks.append(*[aval_to_ir_type(a) for a in blocks])
-  _manual.mesh = mesh
-  try:
-    with ir.InsertionPoint(block):
-      outs = jaxpr_subcomp(module_ctx, jaxpr.jaxpr, jaxpr.consts, list(block.arguments),
-                           ctx.name_stack)
-      sdy.ReturnOp(outs)
-  finally:
-    _manual.mesh = None
-  return list(op.results)
-
-
-register_lowering(shard_map_p, _shard_map_rule)

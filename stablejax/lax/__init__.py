@@ -62,3 +62,4 @@ from stablejax.lax.parallel import (  # noqa: F401
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, psum, psum_p, psum_scatter,
     reduce_scatter_p)
 from stablejax.lax.sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401
+from stablejax.lax.shard_map import shard_map_p  # noqa: F401

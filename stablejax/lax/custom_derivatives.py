@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
+from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
 from stablejax.lax.standard import def_reference, standard_primitive
-from stablejax.passes import dce_jaxpr
 from stablejax.tree_util import tree_map
+from stablejax.util import merge_lists
 
 
 class Rule:
@@ -48,27 +49,30 @@ class Rule:
                 self.name, self.fun_name)
 
 
-def _check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: ClosedJaxpr
-                      ) -> list[core.ShapedArray]:
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or not all(map(core.typematch, avals, expected)):
-    raise TypeError(f"{what}: called with {[a.str_short() for a in avals]} but its jaxpr takes "
-                    f"{[a.str_short() for a in expected]}")
-  return jaxpr.out_avals
+class _CustomCallRules(CallRules):
+  """The call rules a custom-derivative call shares with `jit` (batching and DCE); each rule
+  the user gave follows its jaxpr: mapped over the batch (all operands and results at axis 0,
+  so the rules are mapped uniformly), and pruned of unused outputs (keeping every operand,
+  which the rules may read). Under partial evaluation the call is staged whole: its derivative
+  rules apply to the primal call, which differentiation already replaced."""
+  jaxpr_param = "call_jaxpr"
+  batch_uniformly = True
+  dce_keeps_inputs = True
+  rule_params: tuple[str, ...] = ()
 
+  def update(self, params: dict, change: Change) -> dict:
+    if change.transform == "vmap":
+      return {**params, **{k: params[k].batched(change.axis_size) for k in self.rule_params}}
+    if change.transform == "dce":
+      used = [False] * len(params["call_jaxpr"].out_avals)
+      for slot in change.outs:
+        used[slot.index] = True
+      return {**params, **self.pruned_rules(params, used)}
+    return params
 
-def _all_batched_at_front(args: Sequence, dims: Sequence) -> tuple[int, list]:
-  """The batch size, and every argument with its batch axis at 0 (unbatched ones broadcast):
-  the user's rules are then mapped uniformly, and cotangents of broadcast inputs are summed by
-  the broadcast's transpose."""
-  size = batching.axis_size_of(args, dims)
-  return size, [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
-
-
-def _stage_whole(prim: core.Primitive) -> Callable:
-  """The partial-evaluation rule of a custom call: with an unknown input it is staged whole
-  (its derivative rules apply to the primal call, which differentiation already replaced)."""
-  return lambda trace, args, params: trace.stage(prim, args, params)
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    """The rules of the call computing only its `used` outputs."""
+    raise NotImplementedError
 
 
 def _print_custom_call(**rules: str) -> Callable[[dict], list[tuple[str, Any]]]:
@@ -91,7 +95,7 @@ custom_jvp_call_p.multiple_results = True
 
 def _custom_jvp_call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
                                    num_consts: int, symbolic_zeros: bool):
-  return _check_call_types(f"custom_jvp function {jvp_jaxpr_fun.fun_name}", avals, call_jaxpr)
+  return check_call_types(f"custom_jvp function {jvp_jaxpr_fun.fun_name}", avals, call_jaxpr)
 
 
 custom_jvp_call_p.def_abstract_eval(_custom_jvp_call_abstract_eval)
@@ -110,18 +114,19 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, jvp_jaxp
 ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 
-def _custom_jvp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
-                           num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
-  outs = custom_jvp_call_p.bind(*args, call_jaxpr=batched,
-                                jvp_jaxpr_fun=jvp_jaxpr_fun.batched(size),
-                                num_consts=num_consts, symbolic_zeros=symbolic_zeros)
-  return outs, out_dims
+class _CustomJvpCallRules(_CustomCallRules):
+  rule_params = ("jvp_jaxpr_fun",)
+
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    rule, n = params["jvp_jaxpr_fun"], len(used)
+
+    def jvp(*args):
+      outs = rule(*args)
+      return dce.keep(outs[:n], used) + dce.keep(outs[n:], used)
+    return {"jvp_jaxpr_fun": Rule(jvp, rule.name, rule.fun_name)}
 
 
-batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
-pe.partial_eval_rules[custom_jvp_call_p] = _stage_whole(custom_jvp_call_p)
+register_call_rules(_CustomJvpCallRules(custom_jvp_call_p), "batching", "stage_whole", "dce")
 param_printers[custom_jvp_call_p] = _print_custom_call(jvp="jvp_jaxpr_fun")
 
 
@@ -134,7 +139,7 @@ custom_vjp_call_p.multiple_results = True
 
 def _custom_vjp_call_abstract_eval(*avals, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thunk: Rule,
                                    bwd: Rule, num_consts: int, symbolic_zeros: bool):
-  return _check_call_types(f"custom_vjp function {bwd.fun_name}", avals, call_jaxpr)
+  return check_call_types(f"custom_vjp function {bwd.fun_name}", avals, call_jaxpr)
 
 
 custom_vjp_call_p.def_abstract_eval(_custom_vjp_call_abstract_eval)
@@ -161,19 +166,28 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, fwd_jaxp
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
-def _custom_vjp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thunk: Rule,
-                           bwd: Rule, num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
-  outs = custom_vjp_call_p.bind(*args, call_jaxpr=batched,
-                                fwd_jaxpr_thunk=fwd_jaxpr_thunk.batched(size),
-                                bwd=bwd.batched(size), num_consts=num_consts,
-                                symbolic_zeros=symbolic_zeros)
-  return outs, out_dims
+class _CustomVjpCallRules(_CustomCallRules):
+  rule_params = ("fwd_jaxpr_thunk", "bwd")
+
+  def pruned_rules(self, params: dict, used: list[bool]) -> dict:
+    """The forward rule gives only the used outputs (and every residual); the backward rule
+    takes their cotangents only (the others are zeros)."""
+    fwd, bwd, n = params["fwd_jaxpr_thunk"], params["bwd"], len(used)
+    zeros = [ad.zeros_like_aval(ad.tangent_aval(a)) for a in params["call_jaxpr"].out_avals]
+
+    def pruned_fwd(*args):
+      outs = fwd(*args)
+      return dce.keep(outs[:n], used) + list(outs[n:])
+
+    def pruned_bwd(*args):
+      num_res = len(args) - sum(used)
+      cts = iter(args[num_res:])
+      return bwd(*args[:num_res], *[next(cts) if u else z for u, z in zip(used, zeros)])
+    return {"fwd_jaxpr_thunk": Rule(pruned_fwd, fwd.name, fwd.fun_name),
+            "bwd": Rule(pruned_bwd, bwd.name, bwd.fun_name)}
 
 
-batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
-pe.partial_eval_rules[custom_vjp_call_p] = _stage_whole(custom_vjp_call_p)
+register_call_rules(_CustomVjpCallRules(custom_vjp_call_p), "batching", "stage_whole", "dce")
 param_printers[custom_vjp_call_p] = _print_custom_call(bwd="bwd", fwd="fwd_jaxpr_thunk")
 
 # custom_lin: residuals, then tangents -> output tangents. Linear in the tangents, it is only
@@ -243,84 +257,42 @@ remat_p.multiple_results = True
 
 def _remat_abstract_eval(*avals, jaxpr: ClosedJaxpr, prevent_cse: bool, differentiated: bool,
                          policy: Any):
-  return _check_call_types("checkpoint", avals, jaxpr)
+  return check_call_types("checkpoint", avals, jaxpr)
 
 
 remat_p.def_abstract_eval(_remat_abstract_eval)
 
 
-def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse: bool,
-               differentiated: bool, policy: Any):
-  nonzeros = [type(t) is not ad.Zero for t in tangents]
-  jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
-  outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not ad.Zero],
-                      jaxpr=jvp_jaxpr, prevent_cse=prevent_cse, differentiated=True,
-                      policy=policy)
-  n = len(jaxpr.out_avals)
-  primals_out, nz_tangents_out = outs[:n], iter(outs[n:])
-  return primals_out, [next(nz_tangents_out) if nz else ad.Zero.from_primal_value(p)
-                       for p, nz in zip(primals_out, out_nonzeros)]
+class _RematRules(CallRules):
+  """A differentiated `remat2` is marked so; under partial evaluation only its inputs are saved
+  (unless the policy saves everything) and the rest is recomputed."""
 
+  def update(self, params: dict, change: Change) -> dict:
+    if change.transform in ("jvp", "unknown"):
+      return {**params, "differentiated": True}
+    return params
 
-ad.primitive_jvps[remat_p] = _remat_jvp
-
-
-def _remat_batch(args, dims, *, jaxpr: ClosedJaxpr, **params):
-  size = batching.axis_size_of(args, dims)
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
-  return remat_p.bind(*args, jaxpr=batched, **params), out_dims
-
-
-batching.primitive_batchers[remat_p] = _remat_batch
-
-
-def _restrict_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
-  """`closed` computing only the outputs marked in `keep` (dead equations removed)."""
-  jaxpr = closed.jaxpr
-  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
-  return ClosedJaxpr(dce_jaxpr(jaxpr.replace(outvars=outvars)), closed.consts)
-
-
-def _remat_partial_eval(trace: pe.PartialEvalTrace, args, params):
-  """Compute the known outputs now and stage the unknown ones as a `remat2` of the whole
-  computation: the residuals are the known inputs only, and everything else is recomputed
-  when the unknown part runs (in reverse mode: in the backward pass). With the policy
-  `everything_saveable` the body is split as `jit` splits it, saving every residual."""
-  jaxpr = params["jaxpr"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
-  known_args = [x for x, u in zip(args, unknowns) if not u]
-  save_all = params["policy"] is everything_saveable
-  keep = [True] * len(known.out_avals) if save_all else (
-      [True] * (len(known.out_avals) - num_res) + [False] * num_res)
-  known = _restrict_outputs(known, keep)
-  with core.set_current_trace(trace.parent):
-    known_outs = eval_jaxpr(known.jaxpr, known.consts, *known_args)
-  if save_all:
-    n_known = len(known_outs) - num_res
-    unknown_outs = trace.stage(remat_p, known_outs[n_known:] + [x for x, u in zip(args, unknowns)
-                                                                if u],
-                               dict(params, jaxpr=unknown, differentiated=True))
-  else:
-    n_known = len(known_outs)
+  def partial_eval(self, trace: pe.PartialEvalTrace, args: Sequence, params: dict) -> list:
+    """Compute the known outputs now and stage the unknown ones as a `remat2` of the whole
+    computation: the residuals are the known inputs only, and everything else is recomputed
+    when the unknown part runs (in reverse mode: in the backward pass). With the policy
+    `everything_saveable` the body is split as `jit` splits it, saving every residual."""
+    if params["policy"] is everything_saveable:
+      return super().partial_eval(trace, args, params)
+    jaxpr = params["jaxpr"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, _, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
+    known = dce.prune_jaxpr(known, [True] * (len(known.out_avals) - num_res) + [False] * num_res,
+                            True)[0]
+    with core.set_current_trace(trace.parent):
+      known_outs = eval_jaxpr(known.jaxpr, known.consts, *[x for x, u in zip(args, unknowns)
+                                                             if not u])
     unknown_outs = trace.stage(remat_p, list(args), dict(
-        params, jaxpr=_restrict_outputs(jaxpr, out_unknowns), differentiated=True))
-  known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
-  return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+        params, jaxpr=dce.prune_jaxpr(jaxpr, out_unknowns, True)[0], differentiated=True))
+    return merge_lists(out_unknowns, known_outs, unknown_outs)
 
 
-pe.partial_eval_rules[remat_p] = _remat_partial_eval
-
-
-def _remat_transpose(cts, *args, jaxpr: ClosedJaxpr, **params):
-  linear = [ad.is_undefined_primal(x) for x in args]
-  ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear)
-  outs = iter(remat_p.bind(*[x for x, lin in zip(args, linear) if not lin],
-                           *[ad.instantiate_zeros(ct) for ct in cts], jaxpr=ct_jaxpr, **params))
-  return [next(outs) if lin else None for lin in linear]
-
-
-ad.primitive_transposes[remat_p] = _remat_transpose
+register_call_rules(_RematRules(remat_p))
 
 
 # ----------------------------------------------------------------------------------------------

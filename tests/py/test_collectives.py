@@ -11,7 +11,8 @@ import pytest
 from jax import lax as jlax
 
 import stablejax as sj
-from stablejax import lax
+import stablejax.numpy as jnp
+from stablejax import lax, passes
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3)).astype(np.float32)
@@ -158,6 +159,15 @@ PROGRAMS = textwrap.dedent('''
   results["vmap_shard_map"] = np.asarray(J.jit(J.vmap(J.shard_map(
       lambda u: L.psum(u, "i"), mesh=mesh, in_specs=P("i"), out_specs=P(),
       check_vma=False)))(np.stack([x, 2 * x])))
+  results["vmap_axis1_shard_map"] = np.asarray(J.jit(J.vmap(J.shard_map(
+      lambda u, c: L.psum(u * c, "i"), mesh=mesh, in_specs=(P("i"), P()), out_specs=P(),
+      check_vma=False), in_axes=(1, None)))(np.stack([x, 2 * x], axis=1), w[:, :1].T))
+  results["jvp_shard_map"] = np.asarray(J.jit(lambda v, t: J.jvp(J.shard_map(
+      lambda u: L.psum(J.numpy.sin(u), "i"), mesh=mesh, in_specs=P("i"), out_specs=P(),
+      check_vma=False), (v,), (t,))[1])(x, 2 * x))
+  results["dce_shard_map"] = np.asarray(J.jit(lambda v: J.shard_map(
+      lambda u: (L.psum(u, "i"), u * 2), mesh=mesh, in_specs=P("i"), out_specs=(P(), P("i")),
+      check_vma=False)(v)[1])(x))
   np.savez(sys.argv[2], **results)
 ''')
 
@@ -190,6 +200,17 @@ def test_experimental_shard_map_is_the_positional_spelling():
   f = shard_map(lambda v: lax.psum(v, "i"), mesh, P("i"), P())
   text = str(sj.make_jaxpr(f)(X))
   assert "shard_map[" in text and "psum[axes=('i',) axis_index_groups=None]" in text
+
+
+def test_dce_prunes_unused_shard_map_outputs_with_their_specs():
+  from stablejax.sharding import Mesh, PartitionSpec as P
+  mesh = Mesh(np.array(sj.devices()[:1]), ("i",))
+  f = sj.shard_map(lambda u, c: (lax.psum(u * c, "i"), jnp.exp(u)), mesh=mesh,
+                   in_specs=(P("i"), P()), out_specs=(P(), P("i")))
+  out = passes.dce_closed_jaxpr(sj.make_jaxpr(lambda v, c: f(v, c)[1])(X, X))
+  (eqn,) = [e for e in out.eqns if e.primitive.name == "shard_map"]
+  assert (eqn.params["in_specs"], eqn.params["out_specs"]) == ((P("i"),), (P("i"),))
+  assert "psum" not in str(out) and len(eqn.invars) == 1
 
 
 def test_shard_map_outside_jit_is_a_clear_error():

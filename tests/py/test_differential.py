@@ -26,7 +26,8 @@ C64, U8 = np.dtype(np.complex64), np.dtype(np.uint8)
 # Primitives that are not in this table on purpose: the control-flow, call, custom-derivative and
 # rematerialization primitives, which other test files cover (they take jaxprs, not arrays).
 # test_grads.py uses this set too.
-HIGHER_ORDER = {"cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "remat2"}
+HIGHER_ORDER = {"cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "remat2",
+                "shard_map"}
 # The primitives running code compiled elsewhere: a user's kernels (tests/py/test_ffi.py builds
 # them with g++) and exported modules (tests/py/test_export.py).
 USER_CODE = {"ffi_call", "call_exported"}

@@ -182,6 +182,40 @@ def test_dce_cleans_custom_derivative_bodies():
   assert "exp" not in str(out) and "sin" in str(out)
 
 
+def test_dce_prunes_unused_checkpoint_outputs():
+  def f(x):
+    a, _ = sj.checkpoint(lambda x: (jnp.sin(x), jnp.exp(x)))(x)
+    return a
+  out = _run(sj.make_jaxpr(f)(_X), ["dce"], _X)
+  remat = next(e for e in out.eqns if e.primitive.name == "remat2")
+  assert len(remat.outvars) == 1 and "exp" not in str(out)
+  check_close(sj.jit(sj.grad(lambda x: f(x).sum()))(_X), np.cos(_X))
+
+
+def test_dce_prunes_unused_custom_jvp_outputs_and_its_rule():
+  @sj.custom_jvp
+  def g(x):
+    return jnp.sin(x), jnp.exp(x)
+  g.defjvp(lambda p, t: (g(p[0]), (jnp.cos(p[0]) * t[0], jnp.exp(p[0]) * t[0])))
+  out = _run(sj.make_jaxpr(lambda x: g(x)[0])(_X), ["dce"], _X)
+  call = next(e for e in out.eqns if e.primitive.name == "custom_jvp_call")
+  assert len(call.outvars) == 1 and "exp" not in str(call.params["call_jaxpr"])
+  primal, tangent = sj.jvp(jaxpr_as_fun(out), (_X,), (np.ones_like(_X),))
+  check_close(primal[0], np.sin(_X))
+  check_close(tangent[0], np.cos(_X))
+
+
+def test_dce_prunes_unused_custom_vjp_outputs_and_its_rules():
+  @sj.custom_vjp
+  def g(x):
+    return jnp.sin(x), jnp.exp(x)
+  g.defvjp(lambda x: (g(x), x), lambda x, cts: (jnp.cos(x) * cts[0] + jnp.exp(x) * cts[1],))
+  out = _run(sj.make_jaxpr(lambda x: g(x)[1])(_X), ["dce"], _X)
+  call = next(e for e in out.eqns if e.primitive.name == "custom_vjp_call")
+  assert len(call.outvars) == 1 and "sin" not in str(call.params["call_jaxpr"])
+  check_close(sj.grad(lambda x: jaxpr_as_fun(out)(x)[0].sum())(_X), np.exp(_X))
+
+
 def test_dce_keeps_effects_inside_loops(capfd):
   def f(x):
     def body(c, xi):

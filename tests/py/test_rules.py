@@ -14,7 +14,7 @@ BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
 # The primitives whose params hold jaxprs: partial evaluation needs a rule for them, and they
 # have no numpy reference (they are evaluated by evaluating their jaxprs).
 HIGHER_ORDER = {lax.cond_p, lax.while_p, lax.scan_p, lax.jit_p,
-                lax.custom_jvp_call_p, lax.custom_vjp_call_p, lax.remat_p}
+                lax.custom_jvp_call_p, lax.custom_vjp_call_p, lax.remat_p, lax.shard_map_p}
 
 # The primitives that call the user's compiled code: no numpy reference is possible.
 NO_REFERENCE = {lax.ffi_call_p}
@@ -31,7 +31,7 @@ LINEAR = {
     lax.slice_p, lax.pad_p, lax.dynamic_slice_p, lax.dynamic_update_slice_p, lax.select_n_p,
     ad.add_jaxvals_p, lax.cond_p, lax.scan_p, lax.jit_p,
     lax.while_p,  # (its rule raises JAX's error: a loop of unknown trip count is not reversible)
-    lax.remat_p,
+    lax.remat_p, lax.shard_map_p,
     lax.real_p, lax.imag_p, lax.conj_p, lax.complex_p,
     lax.reduce_precision_p, lax.optimization_barrier_p, lax.sharding_constraint_p,
     lax.rev_p, lax.gather_p, lax.scatter_add_p,

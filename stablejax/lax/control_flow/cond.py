@@ -9,8 +9,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -244,3 +244,21 @@ def _cond_transpose(cts, index, *operands, branches: tuple[ClosedJaxpr, ...]):
 
 
 ad.primitive_transposes[cond_p] = _cond_transpose
+
+
+# ----------------------------------------------------------------------------------------------
+# Dead-code elimination: the unused outputs of all branches, and the operands no branch needs
+
+def _cond_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
+  branches = eqn.params["branches"]
+  used_ops = [False] * (len(eqn.invars) - 1)
+  for b in branches:
+    used_ops = [a or u for a, u in zip(used_ops, dce.prune_jaxpr(b, used_outputs, False)[1])]
+  new_branches = tuple(dce.prune_jaxpr(b, used_outputs, used_ops)[0] for b in branches)
+  if all(a is b for a, b in zip(new_branches, branches)):
+    new_branches = branches
+  used_inputs = [True] + used_ops
+  return used_inputs, dce.rebuild_eqn(eqn, used_inputs, used_outputs, branches=new_branches)
+
+
+dce.dce_rules[cond_p] = _cond_dce

@@ -8,8 +8,8 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core, runtime
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, hide_params
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, hide_params
 from stablejax.lax.control_flow.common import (
     carry_fixpoint, promote_weak, trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
@@ -431,3 +431,30 @@ def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, ct_ys_z
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
+
+
+# ----------------------------------------------------------------------------------------------
+# Dead-code elimination: unused stacked outputs, and the carries only they need (to a fixpoint,
+# as JAX does)
+
+def _scan_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
+  params = eqn.params
+  body, n_consts, n_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
+  used_ys = used_outputs[n_carry:]
+  n_xs = len(eqn.invars) - n_consts - n_carry
+
+  def needs(carry: list[bool]) -> list[bool]:
+    return dce.prune_jaxpr(body, carry + used_ys, False)[1][n_consts:n_consts + n_carry]
+
+  used_carry = dce.used_fixpoint(used_outputs[:n_carry], needs)
+  new_body, used_inputs = dce.prune_jaxpr(body, used_carry + used_ys,
+                                          [False] * n_consts + used_carry + [False] * n_xs)
+  if all(used_inputs) and all(used_ys):
+    return used_inputs, dce.rebuild_eqn(eqn, used_inputs, used_carry + used_ys, jaxpr=new_body)
+  return used_inputs, dce.rebuild_eqn(
+      eqn, used_inputs, used_carry + used_ys, jaxpr=new_body,
+      num_consts=sum(used_inputs[:n_consts]), num_carry=sum(used_carry),
+      linear=tuple(dce.keep(params["linear"], used_inputs)))
+
+
+dce.dce_rules[scan_p] = _scan_dce

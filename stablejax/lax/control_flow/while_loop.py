@@ -9,8 +9,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, lax
-from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, Var, jaxpr_as_fun
+from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, Var, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     avals_str, broadcast_per_example, carry_fixpoint, check_types, promote_weak,
     trace_to_jaxpr_with_consts, tree_args, with_binders)
@@ -247,3 +247,28 @@ def _while_transpose(cts, *args, **params):
 
 ad.primitive_transposes[while_p] = _while_transpose
 pe.partial_eval_rules[while_p] = _while_partial_eval
+
+
+# ----------------------------------------------------------------------------------------------
+# Dead-code elimination: the carries neither the loop's users, the predicate nor another live
+# carry need
+
+def _while_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
+  params = eqn.params
+  cond, body = params["cond_jaxpr"], params["body_jaxpr"]
+  n_cond, n_body = params["cond_nconsts"], params["body_nconsts"]
+  pred_needs = dce.prune_jaxpr(cond, [True], False)[1][n_cond:]
+  used_carry = dce.used_fixpoint([a or b for a, b in zip(used_outputs, pred_needs)],
+                                 lambda carry: dce.prune_jaxpr(body, carry, False)[1][n_body:])
+  new_cond, cond_used = dce.prune_jaxpr(cond, [True], [False] * n_cond + used_carry)
+  new_body, body_used = dce.prune_jaxpr(body, used_carry, [False] * n_body + used_carry)
+  used_inputs = cond_used[:n_cond] + body_used[:n_body] + used_carry
+  if all(used_inputs):
+    return used_inputs, dce.rebuild_eqn(eqn, used_inputs, used_carry, cond_jaxpr=new_cond,
+                                        body_jaxpr=new_body)
+  return used_inputs, dce.rebuild_eqn(
+      eqn, used_inputs, used_carry, cond_jaxpr=new_cond, body_jaxpr=new_body,
+      cond_nconsts=sum(cond_used[:n_cond]), body_nconsts=sum(body_used[:n_body]))
+
+
+dce.dce_rules[while_p] = _while_dce
