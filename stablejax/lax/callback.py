@@ -17,7 +17,7 @@ import numpy as np
 
 from stablejax import core
 from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference
+from stablejax.lax.primitive_kit import def_reference
 
 
 class HostCallback:

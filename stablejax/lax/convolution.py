@@ -17,7 +17,8 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.dot import _result_dtype, canonicalize_precision
-from stablejax.lax.standard import check_dtype, def_reference, numeric_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, numeric_dtypes,
+                                         standard_primitive)
 from stablejax.lax.windowed_reductions import (
     _np_pad, _np_slice, _window_views, padtype_to_pads, window_output_shape)
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.passes import dce_jaxpr
 from stablejax.tree_util import tree_map
 

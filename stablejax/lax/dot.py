@@ -13,7 +13,7 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import param_printers
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.lax.structural import aval_of
 
 __all__ = ["Precision", "batch_matmul", "dot", "dot_general"]

@@ -15,7 +15,7 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.dot import Precision, batch_matmul
-from stablejax.lax.standard import check_dtype, def_reference, float_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
 
 __all__ = ["cholesky", "triangular_solve", "eigh", "svd", "EighImplementation", "SvdAlgorithm",
            "lu", "lu_pivots_to_permutation", "householder_product", "qr"]

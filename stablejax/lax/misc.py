@@ -13,8 +13,8 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax import elementwise, reductions
 from stablejax.lax.bitwise import bitwise_xor
-from stablejax.lax.standard import (check_dtype, def_reference, real_float_dtypes,
-                                    standard_primitive)
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
+                                         standard_primitive)
 from stablejax.lax.structural import broadcast_in_dim, reshape
 from stablejax.tree_util import tree_flatten, tree_unflatten
 from stablejax.util import canonicalize_axis

@@ -13,8 +13,8 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
-from stablejax.lax.standard import (check_dtype, numeric_dtypes, ordered_dtypes,
-                                    standard_primitive)
+from stablejax.lax.primitive_kit import (check_dtype, numeric_dtypes, ordered_dtypes,
+                                         standard_primitive)
 from stablejax.tree_util import tree_map
 from stablejax.util import canonicalize_axis, prod
 

@@ -11,8 +11,8 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.control_flow.loops import associative_scan
-from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
-                                    float_dtypes, numeric_dtypes, standard_primitive)
+from stablejax.lax.primitive_kit import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
+                                         float_dtypes, numeric_dtypes, standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from stablejax import core, sharding as sharding_lib
 from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["with_sharding_constraint"]

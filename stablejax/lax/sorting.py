@@ -13,7 +13,8 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.slicing import GatherDimensionNumbers, gather
-from stablejax.lax.standard import check_dtype, def_reference, ordered_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, ordered_dtypes,
+                                         standard_primitive)
 from stablejax.lax.structural import check_axes
 from stablejax.util import canonicalize_axis
 

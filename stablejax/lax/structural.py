@@ -1,11 +1,12 @@
 """Structural primitives: broadcasting, reshaping, transposition, slicing, padding,
 concatenation and iota, with the array-building helpers built on them (`full`, `broadcast`, ...).
 
-Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+Each primitive sits with its rules: abstract eval and numpy reference (through `primitive_kit`),
 JVP, transpose and batching. Lowering rules live in `stablejax.lowering.rules.structural`.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,8 +16,8 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import hide_params
-from stablejax.lax.standard import (check_dtype, def_reference, numeric_dtypes,
-                                    standard_primitive)
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
+                                         numeric_dtypes, standard_primitive)
 from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
@@ -225,15 +226,8 @@ ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argso
 batching.primitive_batchers[transpose_p] = _transpose_batcher
 
 
-def _zeros_like_aval(aval: ShapedArray) -> Any:
-  """A zero of type `aval` (weak type included): a scalar, broadcast when `aval` has a shape."""
-  zero = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype,
-                                  weak_type=aval.weak_type)
-  return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-
-
 # The transformations instantiate zeros and move batch axes with these (see ad and batching).
-ad.aval_zeros_likers[ShapedArray] = _zeros_like_aval
+ad.aval_zeros_likers[ShapedArray] = functools.partial(full_like, fill_value=0)
 batching.register_axis_ops(transpose, broadcast_in_dim)
 
 
@@ -832,47 +826,6 @@ def _iota_reference(*, dtype, shape, dimension) -> np.ndarray:
 
 iota_p = standard_primitive("iota", _iota_abstract_eval)
 def_reference(iota_p, _iota_reference)
-
-
-_python_types = {"i": int, "f": float, "c": complex}  # (a Python bool is not weakly typed)
-
-
-def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
-  """`fill_value` as a scalar of `dtype`: a weakly typed Python scalar if `weak_type` and
-  `dtype` is the default dtype of its kind (a weak bool, as a comparison's, converted), else a
-  numpy scalar."""
-  if dtypes.is_python_scalar(fill_value):
-    py = _python_types.get(dtypes.kind(dtype))
-    if weak_type and py is not None and dtypes.python_scalar_dtype(py(fill_value)) == dtype:
-      return py(fill_value)
-    if weak_type and dtypes.kind(dtype) == "b":
-      return lax.convert_element_type(_scalar(fill_value, dtype), dtype, weak_type=True)
-    return _scalar(fill_value, dtype)
-  if core.is_concrete(fill_value):
-    return _scalar(np.asarray(fill_value), dtype)
-  if core.get_aval(fill_value).dtype != dtype:
-    return lax.convert_element_type(fill_value, dtype)
-  return fill_value
-
-
-def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
-  """An array of `shape` filled with the scalar `fill_value` (weakly typed if it is a Python
-  scalar and no dtype is given)."""
-  if core.get_aval(fill_value).ndim:
-    raise TypeError(f"full must be called with a scalar fill_value, got one of type "
-                    f"{core.get_aval(fill_value).str_short()}")
-  weak = dtype is None and core.get_aval(fill_value).weak_type
-  dtype = dtypes.dtype_of(fill_value) if dtype is None else dtypes.canonicalize(dtype)
-  return broadcast(_fill_scalar(fill_value, dtype, weak), shape)
-
-
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
-              ) -> Any:
-  """An array like `x` (its shape and dtype unless given) filled with `fill_value`."""
-  aval = core.get_aval(x)
-  weak = dtype is None and aval.weak_type
-  dtype = aval.dtype if dtype is None else dtypes.canonicalize(dtype)
-  return broadcast(_fill_scalar(fill_value, dtype, weak), aval.shape if shape is None else shape)
 
 
 def zeros_like_array(x: Any) -> Any:

@@ -16,8 +16,8 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import any_dtype, check_dtype, def_reference, numeric_dtypes
-from stablejax.lax.standard import standard_primitive
+from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
+from stablejax.lax.primitive_kit import standard_primitive
 
 __all__ = ["padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
            "reduce_window_sum"]

@@ -1,5 +1,5 @@
 """Differential tests of every built-in primitive: its numpy reference
-(`standard.evaluate_reference`), eager execution on the device (one primitive compiled and run),
+(`primitive_kit.evaluate_reference`), eager execution on the device (one primitive compiled and run),
 and `jit` of the same function must agree. A hypothesis property test does the same for small random elementwise programs,
 against a numpy evaluation of the program."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import core, lax, test_util
 from stablejax.jaxpr import Literal
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32, I32, BOOL = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)
 C64, U8 = np.dtype(np.complex64), np.dtype(np.uint8)
@@ -502,7 +502,7 @@ def reference_eval(fn: Callable, args: Sequence[Any]) -> list[np.ndarray]:
   env.update(zip(closed.jaxpr.invars, args))
   read = lambda v: v.val if isinstance(v, Literal) else env[v]  # noqa: E731
   for eqn in closed.eqns:
-    out = standard.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+    out = primitive_kit.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
     env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
   return [np.asarray(read(v)) for v in closed.jaxpr.outvars]
 

@@ -6,7 +6,7 @@ import pytest
 
 from stablejax import core, lax, test_util
 from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 from stablejax.lowering import LoweringError, registry
 
 BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
@@ -65,8 +65,8 @@ def _missing_rules(prim: core.Primitive) -> list[str]:
       "transpose (ad.primitive_transposes)": prim not in LINEAR or prim in ad.primitive_transposes,
       "partial evaluation (pe.partial_eval_rules)":
           prim not in HIGHER_ORDER or prim in pe.partial_eval_rules,
-      "numpy reference (standard.def_reference)":
-          prim in HIGHER_ORDER or prim in NO_REFERENCE or prim in standard.reference_impls,
+      "numpy reference (primitive_kit.def_reference)":
+          prim in HIGHER_ORDER or prim in NO_REFERENCE or prim in primitive_kit.reference_impls,
   }
   return [rule for rule, present in needs.items() if not present]
 
