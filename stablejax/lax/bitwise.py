@@ -22,8 +22,10 @@ Array = Any
 DTypeLike = Any
 
 __all__ = [
-    "bitcast_convert_type", "bitwise_xor", "clz", "mulhi", "population_count", "shift_left",
-    "shift_right_arithmetic", "shift_right_logical",
+    "bitcast_convert_type", "bitcast_convert_type_p", "bitwise_xor", "clz", "clz_p", "mulhi",
+    "mulhi_p", "population_count", "population_count_p", "shift_left", "shift_left_p",
+    "shift_right_arithmetic", "shift_right_arithmetic_p", "shift_right_logical",
+    "shift_right_logical_p", "xor_p",
 ]
 
 

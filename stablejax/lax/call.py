@@ -8,6 +8,8 @@ from stablejax import core
 from stablejax.interpreters import ad, batching, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, register_call_primitive
 
+__all__ = ["jit_p"]
+
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
 

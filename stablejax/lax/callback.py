@@ -19,6 +19,8 @@ from stablejax import core
 from stablejax.interpreters import ad, batching
 from stablejax.lax.primitive_kit import def_reference
 
+__all__ = ["debug_callback_p", "pure_callback_p"]
+
 
 class HostCallback:
   """A Python function over flat numpy arrays returning the arrays `result_avals` describe

@@ -22,9 +22,11 @@ from stablejax.lax.primitive_kit import (check_dtype, def_reference, numeric_dty
 from stablejax.lax.windowed_reductions import (
     _np_pad, _np_slice, _window_views, padtype_to_pads, window_output_shape)
 
-__all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
-           "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
-           "conv_with_general_padding"]
+__all__ = [
+    "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_p",
+    "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
+    "conv_with_general_padding", "ConvDimensionNumbers",
+]
 
 
 class ConvDimensionNumbers(NamedTuple):

@@ -22,6 +22,8 @@ from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.passes import dce_jaxpr
 from stablejax.tree_util import tree_map
 
+__all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "remat_p", "stop_gradient", "stop_gradient_p"]
+
 
 class Rule:
   """A user rule over flat values, `fn(*flat_args) -> flat list`, printed as `name`;

@@ -16,7 +16,7 @@ from stablejax.jaxpr import param_printers
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.lax.structural import aval_of
 
-__all__ = ["Precision", "batch_matmul", "dot", "dot_general"]
+__all__ = ["batch_matmul", "dot", "dot_general", "dot_general_p", "Precision"]
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]

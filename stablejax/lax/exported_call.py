@@ -15,6 +15,8 @@ from stablejax.lax.control_flow.scan import scan
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import keystr, tree_flatten_with_path
 
+__all__ = ["call_exported_p"]
+
 
 def argument_names(exported: Any) -> list[str]:
   """The names of the exported function's flat arguments, e.g. `args[0]`, `kwargs['y']`."""

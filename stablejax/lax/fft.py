@@ -16,7 +16,7 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 
-__all__ = ["FftType", "fft"]
+__all__ = ["fft", "fft_p", "FftType"]
 
 
 class FftType(enum.IntEnum):

@@ -17,8 +17,12 @@ from stablejax.interpreters import ad, batching
 from stablejax.lax.dot import Precision, batch_matmul
 from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
 
-__all__ = ["cholesky", "triangular_solve", "eigh", "svd", "EighImplementation", "SvdAlgorithm",
-           "lu", "lu_pivots_to_permutation", "householder_product", "qr"]
+__all__ = [
+    "cholesky", "cholesky_p", "eigh", "eigh_p", "EighImplementation", "geqrf_p",
+    "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
+    "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
+    "triangular_solve_p",
+]
 
 
 # ----------------------------------------------------------------------------------------------

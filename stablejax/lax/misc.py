@@ -20,8 +20,10 @@ from stablejax.tree_util import tree_flatten, tree_unflatten
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
-__all__ = ["broadcast_to_rank", "collapse", "optimization_barrier", "reduce",
-           "reduce_precision"]
+__all__ = [
+    "broadcast_to_rank", "collapse", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "reduce_precision", "reduce_precision_p",
+]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -18,6 +18,12 @@ from stablejax.lax.primitive_kit import (check_dtype, numeric_dtypes, ordered_dt
 from stablejax.tree_util import tree_map
 from stablejax.util import canonicalize_axis, prod
 
+__all__ = [
+    "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
+    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p", "psum",
+    "psum_p", "psum_scatter", "reduce_scatter_p",
+]
+
 AxisName = Hashable
 
 

@@ -16,9 +16,13 @@ from stablejax.lax.primitive_kit import (any_dtype, bool_or_int_dtypes, check_dt
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum",
-           "reduce_and", "reduce_max", "reduce_min", "reduce_or",
-           "reduce_prod", "reduce_sum", "reduce_xor"]
+__all__ = [
+    "argmax", "argmax_p", "argmin", "argmin_p", "cumlogsumexp", "cumlogsumexp_p", "cummax",
+    "cummax_p", "cummin", "cummin_p", "cumprod", "cumprod_p", "cumsum", "cumsum_p", "reduce_and",
+    "reduce_and_p", "reduce_max", "reduce_max_p", "reduce_min", "reduce_min_p", "reduce_or",
+    "reduce_or_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p", "reduce_xor",
+    "reduce_xor_p",
+]
 
 
 def _reduction_abstract_eval(name: str, accepted):

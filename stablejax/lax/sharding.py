@@ -9,7 +9,7 @@ from stablejax.interpreters import ad, batching
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["with_sharding_constraint"]
+__all__ = ["sharding_constraint_p", "with_sharding_constraint"]
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:

@@ -21,10 +21,11 @@ from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, check_dtype, def
 from stablejax.util import canonicalize_axis
 
 __all__ = [
-    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
     "dynamic_index_in_dim", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
-    "dynamic_update_slice_in_dim", "gather", "index_in_dim", "index_take", "scatter",
-    "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
+    "dynamic_update_slice_in_dim", "gather", "gather_p", "GatherDimensionNumbers",
+    "GatherScatterMode", "index_in_dim", "index_take", "scatter", "scatter_add", "scatter_add_p",
+    "scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul", "scatter_mul_p",
+    "scatter_p", "ScatterDimensionNumbers",
 ]
 
 

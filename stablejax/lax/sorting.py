@@ -18,7 +18,7 @@ from stablejax.lax.primitive_kit import (check_dtype, def_reference, ordered_dty
 from stablejax.lax.structural import check_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
 
 INDEX_DTYPE = np.dtype(np.int32)
 

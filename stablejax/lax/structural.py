@@ -21,9 +21,11 @@ from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_
 from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
-    "broadcast", "broadcast_in_dim", "broadcasted_iota", "concatenate", "dynamic_slice",
-    "dynamic_update_slice", "expand_dims", "full", "full_like", "iota", "pad", "reshape", "rev",
-    "slice", "slice_in_dim", "squeeze", "transpose", "zeros_like_array",
+    "broadcast", "broadcast_in_dim", "broadcast_in_dim_p", "broadcasted_iota", "concatenate",
+    "concatenate_p", "dynamic_slice", "dynamic_slice_p", "dynamic_update_slice",
+    "dynamic_update_slice_p", "expand_dims", "expand_dims_p", "full", "full_like", "iota", "iota_p",
+    "pad", "pad_p", "reshape", "reshape_p", "rev", "rev_p", "slice", "slice_in_dim", "slice_p",
+    "squeeze", "squeeze_p", "transpose", "transpose_p", "zeros_like_array",
 ]
 
 _builtin_slice = slice

@@ -19,8 +19,10 @@ from stablejax.interpreters import ad, batching
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
 from stablejax.lax.primitive_kit import standard_primitive
 
-__all__ = ["padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
-           "reduce_window_sum"]
+__all__ = [
+    "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_max_p",
+    "reduce_window_min", "reduce_window_min_p", "reduce_window_sum", "reduce_window_sum_p",
+]
 
 Pads = tuple[tuple[int, int], ...]
 

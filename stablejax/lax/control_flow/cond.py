@@ -16,6 +16,8 @@ from stablejax.lax.control_flow.common import (
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, partition_list
 
+__all__ = ["cond", "cond_p", "switch"]
+
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
 

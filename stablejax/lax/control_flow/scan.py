@@ -15,6 +15,8 @@ from stablejax.lax.control_flow.common import (
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 from stablejax.util import merge_lists, partition_list, split_list
 
+__all__ = ["scan", "scan_p"]
+
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True
 

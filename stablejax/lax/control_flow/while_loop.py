@@ -17,6 +17,8 @@ from stablejax.lax.control_flow.common import (
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, split_list
 
+__all__ = ["while_loop", "while_p"]
+
 while_p = core.Primitive("while")
 while_p.multiple_results = True
 
