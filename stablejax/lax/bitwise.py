@@ -12,7 +12,7 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import (binop, bool_or_int_dtypes, def_reference, int_dtypes,
                                          standard_primitive, unop)
 from stablejax.lax.structural import transpose
@@ -190,3 +190,8 @@ for _prim in (xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic
               population_count_p, clz_p, mulhi_p, bitcast_convert_type_p):
   ad.defjvp_zero(_prim)
 del _prim
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[bitcast_convert_type_p] = flops.free

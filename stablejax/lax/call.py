@@ -5,7 +5,7 @@ user-facing `sj.jit` wrapper is in stablejax/jit.py."""
 from __future__ import annotations
 
 from stablejax import core
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, register_call_primitive
 
 __all__ = ["jit_p"]
@@ -81,3 +81,4 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 
 
 register_call_primitive(jit_p)
+flops.flops_rules[jit_p] = flops.call_rule("jaxpr")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.passes import dce_jaxpr
@@ -341,3 +341,11 @@ def stop_gradient(x: Any) -> Any:
       return stop_gradient_p.bind(leaf)
     return leaf
   return tree_map(stop, x)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[stop_gradient_p] = flops.free
+flops.flops_rules[custom_jvp_call_p] = flops.call_rule("call_jaxpr")
+flops.flops_rules[custom_vjp_call_p] = flops.call_rule("call_jaxpr")
+flops.flops_rules[remat_p] = flops.call_rule("jaxpr")

@@ -21,7 +21,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.ad import Zero
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, binop, bool_or_int_dtypes,
                                          broadcast_elementwise, broadcasting_shape, check_dtype,
@@ -914,3 +914,25 @@ def_reference(convert_element_type_p,
 ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
 batching.defvectorized(convert_element_type_p)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _convert_flops(avals_in, avals_out, **_) -> float:
+  return 0 if avals_in[0].dtype == avals_out[0].dtype else avals_out[0].size
+
+
+def _integer_pow_flops(avals_in, avals_out, *, y: int) -> float:
+  """Square-and-multiply: floor(log2 |y|) squarings and popcount(|y|) - 1 multiplies, and a
+  division for negative `y`."""
+  n = -y if y < 0 else y  # (`abs` here is lax.abs)
+  muls = 0 if n == 0 else n.bit_length() - 1 + bin(n).count("1") - 1
+  return avals_out[0].size * (muls + (y < 0))
+
+
+# (the primitives built with `unop`/`binop` count 1 per output element already)
+flops.flops_rules[clamp_p] = flops.out_size
+flops.flops_rules[select_n_p] = flops.out_size
+flops.flops_rules[ad.add_jaxvals_p] = flops.out_size
+flops.flops_rules[convert_element_type_p] = _convert_flops
+flops.flops_rules[integer_pow_p] = _integer_pow_flops

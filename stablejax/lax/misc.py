@@ -10,7 +10,7 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax import elementwise, reductions
 from stablejax.lax.bitwise import bitwise_xor
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
@@ -184,3 +184,9 @@ def _is_value(x: Any, value: Any) -> bool:
   if isinstance(x, core.Tracer) or np.ndim(x):
     return False
   return bool(np.asarray(x) == value)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[reduce_precision_p] = flops.out_size
+flops.flops_rules[optimization_barrier_p] = flops.free

@@ -17,7 +17,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.util import join_sizes
 
 __all__ = [
@@ -169,8 +169,9 @@ def naryop(name: str, accepted: Sequence[DTypeClass], reference: Callable, *jvps
            ) -> core.Primitive:
   """An elementwise primitive of `len(accepted)` operands of one dtype, broadcasting rank-0 and
   size-1 operands: its abstract eval (`naryop_abstract_eval` unless given), numpy reference,
-  batching, and, when given, one JVP rule per operand `rule(g, ans, *operands, **params)`
-  (`defjvp2`). Its lowering is registered in its family's rules file."""
+  batching, a FLOPS count of 1 per output element, and, when given, one JVP rule per operand
+  `rule(g, ans, *operands, **params)` (`defjvp2`). Its lowering is registered in its family's
+  rules file."""
   if abstract_eval is None:
     abstract_eval = naryop_abstract_eval(name, accepted, result_dtype)
   prim = standard_primitive(name, abstract_eval)
@@ -179,6 +180,7 @@ def naryop(name: str, accepted: Sequence[DTypeClass], reference: Callable, *jvps
     batching.defvectorized(prim)
   else:
     batching.defbroadcasting(prim)
+  flops.flops_rules[prim] = flops.out_size
   if jvps:
     defjvp2(prim, *jvps)
   return prim

@@ -14,7 +14,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, check_dtype, def_reference,
                                          full_like, numeric_dtypes, standard_primitive)
@@ -633,3 +633,17 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
   dnums = GatherDimensionNumbers(offset, tuple(sorted(axes)), axes)
   return gather(src, indices, dnums, slice_sizes)
 
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _scatter_combine_flops(avals_in, avals_out, **_) -> float:
+  """1 per update element."""
+  return avals_in[2].size
+
+
+flops.flops_rules[gather_p] = flops.free
+flops.flops_rules[scatter_p] = flops.free
+flops.flops_rules[scatter_add_p] = _scatter_combine_flops
+flops.flops_rules[scatter_mul_p] = _scatter_combine_flops
+flops.flops_rules[scatter_min_p] = _scatter_combine_flops
+flops.flops_rules[scatter_max_p] = _scatter_combine_flops

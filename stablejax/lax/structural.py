@@ -13,7 +13,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import hide_params
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
@@ -570,7 +570,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i + start[b], ...] (zeros past the end): one select between
   `x` and `x` shifted by 2^k per bit of the starts, so O(size * log(max_shift)) work."""
   aval = core.get_aval(x)
-  zero = _zeros_like_aval(aval.update(shape=()))  # (x's weak type: pad keeps it only then)
+  zero = full_like(aval, 0, shape=())  # (x's weak type: pad keeps it only then)
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (-shift, shift, 0)
@@ -581,7 +581,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
 def _shift_right_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i - start[b], ...] (zeros before the start)."""
   aval = core.get_aval(x)
-  zero = _zeros_like_aval(aval.update(shape=()))
+  zero = full_like(aval, 0, shape=())
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (shift, -shift, 0)
@@ -836,3 +836,11 @@ def zeros_like_array(x: Any) -> Any:
 
 
 hide_params(broadcast_in_dim_p, "shape", if_empty=("broadcast_dimensions",))
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+for _prim in (broadcast_in_dim_p, concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
+              expand_dims_p, iota_p, pad_p, reshape_p, rev_p, slice_p, squeeze_p, transpose_p):
+  flops.flops_rules[_prim] = flops.free
+del _prim

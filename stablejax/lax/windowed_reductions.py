@@ -9,13 +9,14 @@ small windows of pooling)."""
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
 from stablejax.lax.primitive_kit import standard_primitive
 
@@ -272,3 +273,14 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
                                                                                  dtype)):
     return out
   return computation(out, init)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _reduce_window_flops(avals_in, avals_out, *, window_dimensions, **_) -> float:
+  return avals_out[0].size * math.prod(window_dimensions)
+
+
+flops.flops_rules[reduce_window_sum_p] = _reduce_window_flops
+flops.flops_rules[reduce_window_max_p] = _reduce_window_flops
+flops.flops_rules[reduce_window_min_p] = _reduce_window_flops

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Var, eval_jaxpr, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_binders)
@@ -246,3 +246,12 @@ def _cond_transpose(cts, index, *operands, branches: tuple[ClosedJaxpr, ...]):
 
 
 ad.primitive_transposes[cond_p] = _cond_transpose
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _cond_flops(avals_in, avals_out, *, branches, **_) -> float:
+  return max(map(flops.jaxpr_flops, branches))
+
+
+flops.flops_rules[cond_p] = _cond_flops

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core, runtime
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching, partial_eval as pe
+from stablejax.interpreters import ad, batching, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, hide_params
 from stablejax.lax.control_flow.common import (
     carry_fixpoint, promote_weak, trace_to_jaxpr_with_consts, tree_args, with_binders)
@@ -433,3 +433,12 @@ def _transpose_body(jaxpr: ClosedJaxpr, const_lin: tuple, xs_lin: tuple, ct_ys_z
 
 
 ad.primitive_transposes[scan_p] = _scan_transpose
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _scan_flops(avals_in, avals_out, *, jaxpr, length, **_) -> float:
+  return length * flops.jaxpr_flops(jaxpr)
+
+
+flops.flops_rules[scan_p] = _scan_flops
