@@ -20,9 +20,11 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax import simplify_rules as simplify
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.ad import Zero
+from stablejax.jaxpr import Atom, JaxprEqn, Literal
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, binop, bool_or_int_dtypes,
                                          broadcast_elementwise, broadcasting_shape, check_dtype,
                                          const_like, def_reference, defjvp2, float_dtypes,
@@ -936,3 +938,30 @@ flops.flops_rules[select_n_p] = flops.out_size
 flops.flops_rules[ad.add_jaxvals_p] = flops.out_size
 flops.flops_rules[convert_element_type_p] = _convert_flops
 flops.flops_rules[integer_pow_p] = _integer_pow_flops
+
+# ----------------------------------------------------------------------------------------------
+# Algebraic simplification (applied by stablejax.passes.simplify)
+
+def _neg_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | None:
+  inner = producer(eqn.invars[0])
+  if inner is not None and inner.primitive is neg_p and simplify.same_type(inner.invars[0], eqn):
+    return inner.invars[0]
+  return None
+
+
+def _select_n_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | None:
+  which, *cases = eqn.invars
+  if type(which) is not Literal or np.shape(which.val) != ():
+    return None
+  i = int(np.asarray(which.val))
+  if 0 <= i < len(cases) and simplify.same_type(cases[i], eqn):
+    return cases[i]
+  return None
+
+
+simplify.simplify_rules[mul_p] = simplify.identity_element(1, commutes=True)
+simplify.simplify_rules[add_p] = simplify.identity_element(0, commutes=True)
+simplify.simplify_rules[sub_p] = simplify.identity_element(0, commutes=False)
+simplify.simplify_rules[neg_p] = _neg_simplify
+simplify.simplify_rules[convert_element_type_p] = simplify.same_type_rule
+simplify.simplify_rules[select_n_p] = _select_n_simplify

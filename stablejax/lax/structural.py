@@ -12,10 +12,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax import simplify_rules as simplify
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
-from stablejax.jaxpr import hide_params
+from stablejax.jaxpr import Atom, JaxprEqn, hide_params
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
                                          numeric_dtypes, standard_primitive)
 from stablejax.util import canonicalize_axis, prod
@@ -844,3 +845,34 @@ for _prim in (broadcast_in_dim_p, concatenate_p, dynamic_slice_p, dynamic_update
               expand_dims_p, iota_p, pad_p, reshape_p, rev_p, slice_p, squeeze_p, transpose_p):
   flops.flops_rules[_prim] = flops.free
 del _prim
+
+# ----------------------------------------------------------------------------------------------
+# Algebraic simplification (applied by stablejax.passes.simplify)
+
+def _transpose_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | JaxprEqn | None:
+  x, perm = eqn.invars[0], tuple(eqn.params["permutation"])
+  inner = producer(x)
+  if inner is not None and inner.primitive is transpose_p:
+    x, perm = inner.invars[0], tuple(inner.params["permutation"][p] for p in perm)
+  if perm == tuple(range(len(perm))):
+    return x if simplify.same_type(x, eqn) else None
+  if x is eqn.invars[0]:
+    return None
+  return eqn.replace(invars=[x], params={**eqn.params, "permutation": perm})
+
+
+def _reshape_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | JaxprEqn | None:
+  x = eqn.invars[0]
+  inner = producer(x)
+  if inner is not None and inner.primitive is reshape_p and inner.params["dimensions"] is None:
+    x = inner.invars[0]
+  if eqn.params["dimensions"] is not None:
+    return None
+  if simplify.same_type(x, eqn):
+    return x
+  return None if x is eqn.invars[0] else eqn.replace(invars=[x])
+
+
+simplify.simplify_rules[transpose_p] = _transpose_simplify
+simplify.simplify_rules[reshape_p] = _reshape_simplify
+simplify.simplify_rules[broadcast_in_dim_p] = simplify.same_type_rule
