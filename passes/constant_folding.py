@@ -1,6 +1,6 @@
 """Constant folding of jaxprs: an equation whose inputs are all known (literals, consts of the
 closed jaxpr, results folded before) is evaluated now with its primitive's numpy reference
-(`stablejax.lax.standard.evaluate_reference`). A scalar result becomes a literal; a larger one a
+(`stablejax.lax.primitive_kit.evaluate_reference`). A scalar result becomes a literal; a larger one a
 new const of the top-level jaxpr (if something reads it). Only results of at most `max_size`
 elements are made (default `sj.config.constant_folding_max_size`, 1024), so no large constant
 is materialized; effectful equations and those holding jaxprs (control flow, calls) are never
@@ -18,7 +18,7 @@ from stablejax import core
 from stablejax.config import config
 from stablejax.jaxpr import (Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects,
                              subjaxprs)
-from stablejax.lax.standard import evaluate_reference, reference_impls
+from stablejax.lax.primitive_kit import evaluate_reference, reference_impls
 from stablejax.passes.traversal import JaxprMap, rebuild
 
 

@@ -12,6 +12,7 @@ from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
+from stablejax.lax.primitive_kit import const_like
 from stablejax.runtime import Array, device_put, pjrt
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
                                  tree_map, tree_structure, tree_unflatten)
@@ -322,15 +323,6 @@ def _check_scalar_output(y: Any, name: str) -> None:
                     f"of np.floating), but got {aval.dtype.name}")
 
 
-def _one_like(aval: core.ShapedArray) -> Any:
-  """The cotangent seeding reverse mode: 1 of the output's type, weak type included (a Python
-  scalar is what is weakly typed), as JAX seeds it."""
-  one = complex(1) if dtypes.is_complex(aval.dtype) else 1.0
-  if aval.weak_type and dtypes.python_scalar_dtype(one) == aval.dtype:
-    return one
-  return np.ones((), aval.dtype)
-
-
 def _as_array(x: Any) -> Any:
   """A gradient or tangent that is a host value (passed through unchanged, or an instantiated
   zero) as an Array; float0 zeros (of integer inputs) stay numpy arrays, as in JAX."""
@@ -366,7 +358,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     else:
       out, f_vjp = vjp(f_of_dyn, *dyn)
     _check_scalar_output(out, "grad")
-    grads = tree_map(_as_array, f_vjp(_one_like(core.get_aval(out))))
+    grads = tree_map(_as_array, f_vjp(const_like(core.get_aval(out), 1)))
     grads = grads[0] if int_argnums else grads
     return ((out, aux), grads) if has_aux else (out, grads)
 

@@ -19,6 +19,7 @@ from stablejax import core, dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.jit import jit
 from stablejax.lax import random as lax_random
+from stablejax.lax.primitive_kit import const_like
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact
 
 ArrayLike = Any
@@ -226,10 +227,6 @@ def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
   return _truncated_normal(key, lower, upper, shape, dtype)
 
 
-def _const(x: Array, value: Any) -> np.ndarray:
-  return np.array(value, core.get_aval(x).dtype)
-
-
 def _sampler(name: str, transform: Callable[[Array], Array],
              minval: Callable[[np.finfo], float] = lambda finfo: 0., doc: str = "") -> Callable:
   """A sampler `name(key, shape=(), dtype=None)` applying `transform` to uniform values in
@@ -256,7 +253,7 @@ logistic = _sampler(
     "logistic", lambda u: lax.sub(lax.log(u), lax.log1p(lax.neg(u))),
     minval=lambda finfo: finfo.tiny, doc="Logistic random values: log(u / (1 - u)).")
 cauchy = _sampler(
-    "cauchy", lambda u: lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5)))),
+    "cauchy", lambda u: lax.tan(lax.mul(const_like(u, np.pi), lax.sub(u, const_like(u, 0.5)))),
     minval=lambda finfo: finfo.eps, doc="Standard Cauchy random values: tan(pi (u - 1/2)).")
 
 

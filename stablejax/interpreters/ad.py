@@ -118,19 +118,39 @@ batching.primitive_batchers[add_jaxvals_p] = _add_any_batcher
 # Rule helpers, as in JAX
 
 def defjvp(primitive: core.Primitive, *jvp_rules: Callable | None) -> None:
-  """Define the JVP of `primitive` by one rule per argument: `rule(tangent, *primals, **params)`
-  gives that argument's contribution to the output tangent; None marks a non-differentiable
-  argument."""
+  """Define the JVP of `primitive` by one rule per operand: `rule(tangent, *primals, **params)`
+  gives that operand's contribution to the output tangent (broadcast to the output's shape, as
+  an elementwise primitive broadcasts its operands); None marks a non-differentiable operand."""
   primitive_jvps[primitive] = lambda primals, tangents, **params: _standard_jvp(
-      jvp_rules, primitive, primals, tangents, **params)
+      jvp_rules, False, primitive, primals, tangents, **params)
 
 
-def _standard_jvp(jvp_rules, primitive, primals, tangents, **params):
+def defjvp2(primitive: core.Primitive, *jvp_rules: Callable | None) -> None:
+  """`defjvp` with rules `rule(tangent, primal_out, *primals, **params)` that also see the
+  primal output."""
+  primitive_jvps[primitive] = lambda primals, tangents, **params: _standard_jvp(
+      jvp_rules, True, primitive, primals, tangents, **params)
+
+
+def broadcast_elementwise(x: Any, shape: tuple[int, ...]) -> Any:
+  """Broadcast `x` (rank 0, or `shape`'s rank with size-1 axes) to `shape`, as an elementwise
+  primitive broadcasts its operands."""
+  x_shape = core.get_aval(x).shape
+  if x_shape == shape:
+    return x
+  dims = tuple(range(len(shape))) if x_shape else ()
+  return batching.axis_ops.broadcast_in_dim(x, shape, dims)
+
+
+def _standard_jvp(jvp_rules, with_ans, primitive, primals, tangents, **params):
   primal_out = primitive.bind(*primals, **params)
+  shape = core.get_aval(primal_out).shape
   tangent_out = None
   for rule, t in zip(jvp_rules, tangents):
     if rule is not None and type(t) is not Zero:
-      contribution = rule(t, *primals, **params)
+      contribution = (rule(t, primal_out, *primals, **params) if with_ans
+                      else rule(t, *primals, **params))
+      contribution = broadcast_elementwise(contribution, shape)
       tangent_out = contribution if tangent_out is None else add_tangents(tangent_out,
                                                                           contribution)
   if tangent_out is None:

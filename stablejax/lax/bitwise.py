@@ -12,10 +12,9 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
-from stablejax.lax.elementwise import _binop, _unop
-from stablejax.lax.standard import (bool_or_int_dtypes, def_reference, int_dtypes,
-                                    standard_primitive)
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import (binop, bool_or_int_dtypes, def_reference, int_dtypes,
+                                         standard_primitive, unop)
 from stablejax.lax.structural import transpose
 
 ArrayLike = Any
@@ -23,8 +22,10 @@ Array = Any
 DTypeLike = Any
 
 __all__ = [
-    "bitcast_convert_type", "bitwise_xor", "clz", "mulhi", "population_count", "shift_left",
-    "shift_right_arithmetic", "shift_right_logical",
+    "bitcast_convert_type", "bitcast_convert_type_p", "bitwise_xor", "clz", "clz_p", "mulhi",
+    "mulhi_p", "population_count", "population_count_p", "shift_left", "shift_left_p",
+    "shift_right_arithmetic", "shift_right_arithmetic_p", "shift_right_logical",
+    "shift_right_logical_p", "xor_p",
 ]
 
 
@@ -137,16 +138,16 @@ def _bitcast_reference(x: np.ndarray, *, new_dtype: np.dtype) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 # The primitives (zero tangents: none is differentiable)
 
-xor_p = _binop("xor", bool_or_int_dtypes, np.bitwise_xor)
-shift_left_p = _binop("shift_left", int_dtypes, _shift_reference(np.left_shift))
-shift_right_logical_p = _binop("shift_right_logical", int_dtypes,
+xor_p = binop("xor", bool_or_int_dtypes, np.bitwise_xor)
+shift_left_p = binop("shift_left", int_dtypes, _shift_reference(np.left_shift))
+shift_right_logical_p = binop("shift_right_logical", int_dtypes,
                                _shift_reference(_with_bits_as("u", np.right_shift)))
-shift_right_arithmetic_p = _binop(
+shift_right_arithmetic_p = binop(
     "shift_right_arithmetic", int_dtypes,
     _shift_reference(_with_bits_as("i", np.right_shift), arithmetic=True))
-population_count_p = _unop("population_count", int_dtypes, _popcount_reference)
-clz_p = _unop("clz", int_dtypes, _clz_reference)
-mulhi_p = _binop("mulhi", int_dtypes, _mulhi_reference)
+population_count_p = unop("population_count", int_dtypes, _popcount_reference)
+clz_p = unop("clz", int_dtypes, _clz_reference)
+mulhi_p = binop("mulhi", int_dtypes, _mulhi_reference)
 
 
 def _bitcast_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype) -> ShapedArray:
@@ -189,3 +190,8 @@ for _prim in (xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic
               population_count_p, clz_p, mulhi_p, bitcast_convert_type_p):
   ad.defjvp_zero(_prim)
 del _prim
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[bitcast_convert_type_p] = flops.free

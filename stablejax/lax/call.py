@@ -6,8 +6,11 @@ stablejax/jit.py."""
 from __future__ import annotations
 
 from stablejax import core
+from stablejax.interpreters import flops
 from stablejax.jaxpr import ClosedJaxpr, register_call_primitive
 from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
+
+__all__ = ["jit_p"]
 
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
@@ -31,3 +34,4 @@ class _JitRules(CallRules):
 
 register_call_rules(_JitRules(jit_p))
 register_call_primitive(jit_p)
+flops.flops_rules[jit_p] = flops.call_rule("jaxpr")

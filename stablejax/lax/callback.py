@@ -16,8 +16,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core
-from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import def_reference
+
+__all__ = ["debug_callback_p", "pure_callback_p"]
 
 
 class HostCallback:
@@ -171,3 +173,9 @@ debug_callback_p.def_impl(_debug_callback_impl)
 ad.primitive_jvps[debug_callback_p] = _debug_callback_jvp
 batching.primitive_batchers[debug_callback_p] = _debug_callback_batch
 def_reference(debug_callback_p, _debug_callback_impl)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[pure_callback_p] = flops.free
+flops.flops_rules[debug_callback_p] = flops.free

@@ -7,6 +7,7 @@ Dimension numbers give, per operand, the axes in the canonical order (batch, fea
 of the lhs and output and (output feature, input feature, spatial...) of the kernel."""
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, NamedTuple, Sequence
 
@@ -14,16 +15,19 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.dot import _result_dtype, canonicalize_precision
-from stablejax.lax.standard import check_dtype, def_reference, numeric_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, numeric_dtypes,
+                                         standard_primitive)
 from stablejax.lax.windowed_reductions import (
     _np_pad, _np_slice, _window_views, padtype_to_pads, window_output_shape)
 
-__all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
-           "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
-           "conv_with_general_padding"]
+__all__ = [
+    "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_p",
+    "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
+    "conv_with_general_padding", "ConvDimensionNumbers",
+]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -473,3 +477,33 @@ def _conv_batcher(args, dims, **params):
 
 
 batching.primitive_batchers[conv_general_dilated_p] = _conv_batcher
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _conv_flops(avals_in, avals_out, *, dimension_numbers, window_strides, padding, lhs_dilation,
+                rhs_dilation, **_) -> float:
+  """2 x (output batch x features) x input features per group x the (output position, kernel
+  tap) pairs of each spatial dimension whose tap reads an input element rather than padding or a
+  dilation hole: 2 x output elements x kernel size x input features per group without padding
+  or lhs dilation (XLA's count)."""
+  lhs, rhs, out = avals_in[0], avals_in[1], avals_out[0]
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  taps = 1
+  for i, (stride, (pad_lo, _), lhs_dil, rhs_dil) in enumerate(
+      zip(window_strides, padding, lhs_dilation, rhs_dilation)):
+    taps *= _conv_taps(lhs.shape[lhs_spec[2 + i]], rhs.shape[rhs_spec[2 + i]],
+                       out.shape[out_spec[2 + i]], stride, pad_lo, lhs_dil, rhs_dil)
+  batch_features = out.shape[out_spec[0]] * out.shape[out_spec[1]]
+  return 2 * batch_features * rhs.shape[rhs_spec[1]] * taps
+
+
+def _conv_taps(size: int, window: int, out_size: int, stride: int, pad_lo: int, lhs_dil: int,
+               rhs_dil: int) -> int:
+  """The (output, kernel tap) pairs of one spatial dimension that read an input element."""
+  pos = (np.arange(out_size)[:, None] * stride + np.arange(window)[None, :] * rhs_dil - pad_lo)
+  dilated = 0 if size == 0 else (size - 1) * lhs_dil + 1
+  return int(np.count_nonzero((pos >= 0) & (pos < dilated) & (pos % lhs_dil == 0)))
+
+
+flops.flops_rules[conv_general_dilated_p] = _conv_flops

@@ -16,12 +16,14 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
-from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.interpreters import ad, batching, dce, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
 from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import tree_map
 from stablejax.util import merge_lists
+
+__all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "remat_p", "stop_gradient", "stop_gradient_p"]
 
 
 class Rule:
@@ -311,3 +313,11 @@ def stop_gradient(x: Any) -> Any:
       return stop_gradient_p.bind(leaf)
     return leaf
   return tree_map(stop, x)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[stop_gradient_p] = flops.free
+flops.flops_rules[custom_jvp_call_p] = flops.call_rule("call_jaxpr")
+flops.flops_rules[custom_vjp_call_p] = flops.call_rule("call_jaxpr")
+flops.flops_rules[remat_p] = flops.call_rule("jaxpr")

@@ -3,6 +3,7 @@ The lowering rule lives in `stablejax.lowering.rules.dot`."""
 from __future__ import annotations
 
 import enum
+import math
 import string
 from typing import Any, Sequence
 
@@ -10,13 +11,13 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import param_printers
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.lax.structural import aval_of
 
-__all__ = ["Precision", "batch_matmul", "dot", "dot_general"]
+__all__ = ["batch_matmul", "dot", "dot_general", "dot_general_p", "Precision"]
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]
@@ -296,3 +297,14 @@ def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
 
 
 param_printers[dot_general_p] = _pp_dot_general_params
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _dot_general_flops(avals_in, avals_out, *, dimension_numbers, **_) -> float:
+  (lhs_contract, _), _ = dimension_numbers
+  contracted = math.prod(avals_in[0].shape[d] for d in lhs_contract)
+  return 2 * avals_out[0].size * contracted
+
+
+flops.flops_rules[dot_general_p] = _dot_general_flops

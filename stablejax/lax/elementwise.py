@@ -1,13 +1,13 @@
 """Elementwise primitives: arithmetic, math functions, comparisons, logic, select and casts.
 
-Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+Each primitive sits with its rules: abstract eval and numpy reference (through `primitive_kit`),
 JVP, batching and transpose. Lowering rules live in `stablejax.lowering.rules.elementwise`.
 The references follow XLA where numpy differs (truncating integer division, saturating
 float-to-int casts, NaN-propagating max/min).
 
 The JVP rules in the tables take `(g, ans, *primals, **params)`: the tangent of one operand, the
 primal output and the primal operands; each gives that operand's contribution to the output
-tangent, which `_defjvp2` broadcasts to the output's shape (as JAX's `ad.defjvp2`).
+tangent, which the kit's `defjvp2` broadcasts to the output's shape (as JAX's `ad.defjvp2`).
 """
 from __future__ import annotations
 
@@ -20,26 +20,36 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax import simplify_rules as simplify
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.ad import Zero
-from stablejax.lax.standard import (DTypeClass, any_dtype, bool_or_int_dtypes,
-                                    broadcasting_shape, check_dtype, def_reference, float_dtypes,
-                                    naryop_abstract_eval, numeric_dtypes, ordered_dtypes,
-                                    real_float_dtypes, real_numeric_dtypes,
-                                    signed_numeric_dtypes, standard_primitive)
+from stablejax.jaxpr import Atom, JaxprEqn, Literal
+from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, binop, bool_or_int_dtypes,
+                                         broadcast_elementwise, broadcasting_shape, check_dtype,
+                                         const_like, def_reference, defjvp2, float_dtypes,
+                                         full_like, linear_ct, naryop_abstract_eval,
+                                         numeric_dtypes, ordered_dtypes, real_float_dtypes,
+                                         real_numeric_dtypes, signed_numeric_dtypes,
+                                         standard_primitive, unop)
 
 ArrayLike = Any  # a tracer, a numpy array or scalar, or a Python scalar
 Array = Any      # what a primitive returns: a tracer, or a concrete array when evaluated eagerly
 DTypeLike = Any  # anything np.dtype() accepts
 
 __all__ = [
-    "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
-    "bitwise_and", "bitwise_not", "bitwise_or", "cbrt", "ceil", "clamp", "complex", "conj",
-    "convert_element_type", "cos", "cosh", "div", "eq", "exp", "exp2", "expm1", "floor", "ge",
-    "gt", "imag", "integer_pow", "is_finite", "le", "log", "log1p", "logistic", "lt", "max",
-    "min", "mul", "ne", "neg", "nextafter", "pow", "real", "reciprocal", "rem", "round", "rsqrt",
-    "select_n", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan", "tanh",
+    "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p", "add", "add_p", "and_p", "asin", "asin_p",
+    "asinh", "asinh_p", "atan", "atan2", "atan2_p", "atan_p", "atanh", "atanh_p", "bitwise_and",
+    "bitwise_not", "bitwise_or", "cbrt", "cbrt_p", "ceil", "ceil_p", "clamp", "clamp_p", "complex",
+    "complex_p", "conj", "conj_p", "convert_element_type", "convert_element_type_p", "cos", "cos_p",
+    "cosh", "cosh_p", "div", "div_p", "eq", "eq_p", "exp", "exp2", "exp2_p", "exp_p", "expm1",
+    "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag", "imag_p", "integer_pow",
+    "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p", "log", "log1p", "log1p_p", "log_p",
+    "logistic", "logistic_p", "lt", "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne",
+    "ne_p", "neg", "neg_p", "nextafter", "nextafter_p", "not_p", "or_p", "pow", "pow_p", "real",
+    "real_p", "reciprocal", "rem", "rem_p", "round", "round_p", "RoundingMethod", "rsqrt",
+    "rsqrt_p", "select_n", "select_n_p", "sign", "sign_p", "sin", "sin_p", "sinh", "sinh_p", "sqrt",
+    "sqrt_p", "square", "square_p", "sub", "sub_p", "tan", "tan_p", "tanh", "tanh_p",
 ]
 
 
@@ -376,111 +386,13 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
 # ----------------------------------------------------------------------------------------------
 # Helpers for the rules
 
-def _const(x: ArrayLike, value: Any) -> Any:
-  """A rank-0 constant of x's dtype (staged as a literal), weakly typed where `x` is a weakly
-  typed scalar, as JAX's `lax._const` (so derivatives keep a Python scalar's weak type)."""
-  aval = core.get_aval(x)
-  if aval.weak_type and not aval.ndim:
-    return convert_element_type(value, aval.dtype, weak_type=True)
-  return np.array(value, aval.dtype)
-
-
-def _one(x: ArrayLike) -> Array:
-  """A rank-0 1 of x's type, weakly typed where `x` is, whatever its rank (JAX's `lax._one`)."""
-  aval = core.get_aval(x)
-  return convert_element_type(1, aval.dtype, weak_type=aval.weak_type)
-
-
-def _full_like(x: ArrayLike, value: Any) -> Array:
-  """An array of x's type (its weak type included, as JAX's `full_like`) filled with `value`."""
-  aval = core.get_aval(x)
-  return _broadcast_to(convert_element_type(value, aval.dtype, weak_type=aval.weak_type),
-                       aval.shape)
-
-
-def _broadcast_to(x: ArrayLike, shape: tuple[int, ...]) -> Array:
-  """Broadcast `x` (rank 0, or `shape`'s rank with size-1 axes) to `shape`."""
-  x_shape = core.get_aval(x).shape
-  if x_shape == shape:
-    return x
-  return lax.broadcast_in_dim(x, shape, tuple(range(len(shape))) if x_shape else ())
-
-
 def _select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
   return select_n(pred, on_false, on_true)
 
 
 def _replace_zero(x: ArrayLike) -> Array:
   """x with its zeros replaced by ones (to keep a derivative's unused branch finite)."""
-  return _select(eq(x, _const(x, 0)), _full_like(x, 1), x)
-
-
-def _unbroadcast(aval: ShapedArray, ct: Array) -> Array:
-  """Sum the cotangent `ct` of a broadcast operand of type `aval` back to the operand's shape."""
-  ct_shape = core.get_aval(ct).shape
-  if ct_shape == aval.shape:
-    return ct
-  if not aval.shape:
-    return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
-  axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
-  return lax.reshape(lax.reduce_sum(ct, axes), aval.shape)
-
-
-def _linear_ct(arg: Any, ct: Any, fn: Callable[[Array], Array] | None = None) -> Any:
-  """The cotangent of operand `arg` of an elementwise op that is linear in it, from the output
-  cotangent `ct` mapped by `fn`: None for a constant operand, a symbolic zero for a zero `ct`."""
-  if not ad.is_undefined_primal(arg):
-    return None
-  if type(ct) is Zero:
-    return Zero(arg.aval)
-  return _unbroadcast(arg.aval, ct if fn is None else fn(ct))
-
-
-def _defjvp2(prim: core.Primitive, *rules: Callable) -> None:
-  """JVP of `prim` from per-operand rules `rule(g, ans, *primals, **params)`; the contributions
-  of the nonzero tangents are broadcast to the output's shape and summed."""
-  def jvp(primals, tangents, **params):
-    ans = prim.bind(*primals, **params)
-    shape = core.get_aval(ans).shape
-    out = Zero.from_primal_value(ans)
-    for rule, t in zip(rules, tangents):
-      if type(t) is not Zero:
-        out = ad.add_tangents(out, _broadcast_to(rule(t, ans, *primals, **params), shape))
-    return ans, out
-  ad.primitive_jvps[prim] = jvp
-
-
-def _with_params(abstract_eval: Callable) -> Callable:
-  """`abstract_eval` accepting (and ignoring) the primitive's params."""
-  return lambda *avals, **params: abstract_eval(*avals)
-
-
-def _unop(name: str, accepted: Callable, reference: Callable, jvp: Callable | None = None,
-          abstract_eval: Callable | None = None) -> core.Primitive:
-  """An elementwise unary primitive: its numpy reference, vectorized batching, and a JVP when
-  `jvp` is given."""
-  if abstract_eval is None:
-    abstract_eval = _with_params(naryop_abstract_eval(name, [accepted]))
-  prim = standard_primitive(name, abstract_eval)
-  def_reference(prim, reference)
-  batching.defvectorized(prim)
-  if jvp is not None:
-    _defjvp2(prim, jvp)
-  return prim
-
-
-def _binop(name: str, accepted: Callable, reference: Callable, *jvps: Callable,
-           result_dtype=None, abstract_eval: Callable | None = None) -> core.Primitive:
-  """An elementwise binary primitive: its numpy reference, broadcasting batching, and
-  per-operand JVP rules."""
-  if abstract_eval is None:
-    abstract_eval = naryop_abstract_eval(name, [accepted, accepted], result_dtype)
-  prim = standard_primitive(name, abstract_eval)
-  def_reference(prim, reference)
-  batching.defbroadcasting(prim)
-  if jvps:
-    _defjvp2(prim, *jvps)
-  return prim
+  return _select(eq(x, const_like(x, 0)), full_like(x, 1), x)
 
 
 def _to_bool(dtype: np.dtype) -> np.dtype:
@@ -501,35 +413,35 @@ def _linear_binop_jvp(op: Callable, y_tangent: Callable, primals, tangents):
   if type(xt) is Zero and type(yt) is Zero:
     return ans, Zero.from_primal_value(ans)
   if type(xt) is Zero:
-    return ans, _broadcast_to(y_tangent(yt), core.get_aval(ans).shape)
+    return ans, broadcast_elementwise(y_tangent(yt), core.get_aval(ans).shape)
   if type(yt) is Zero:
-    return ans, _broadcast_to(xt, core.get_aval(ans).shape)
+    return ans, broadcast_elementwise(xt, core.get_aval(ans).shape)
   return ans, op(xt, yt)
 
 
-add_p = _binop("add", numeric_dtypes, np.add)
+add_p = binop("add", numeric_dtypes, np.add)
 ad.primitive_jvps[add_p] = functools.partial(_linear_binop_jvp, add, lambda t: t)
-ad.primitive_transposes[add_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct)]
+ad.primitive_transposes[add_p] = lambda ct, x, y: [linear_ct(x, ct), linear_ct(y, ct)]
 def_reference(ad.add_jaxvals_p, np.add)  # the only primitive outside lax: the sum of tangents
 # Eagerly add_any is `add`, as JAX's (weak only where both operands are), where its abstract
 # eval keeps the first operand's weak type: eager and jitted gradients differ as in JAX.
 ad.add_jaxvals_p.def_impl(add)
 
-sub_p = _binop("sub", numeric_dtypes, np.subtract)
+sub_p = binop("sub", numeric_dtypes, np.subtract)
 ad.primitive_jvps[sub_p] = functools.partial(_linear_binop_jvp, sub, neg)
-ad.primitive_transposes[sub_p] = lambda ct, x, y: [_linear_ct(x, ct), _linear_ct(y, ct, neg)]
+ad.primitive_transposes[sub_p] = lambda ct, x, y: [linear_ct(x, ct), linear_ct(y, ct, neg)]
 
 
 def _mul_transpose(ct, x, y):
   if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
     raise ValueError("mul can only be transposed with respect to one operand; the other must "
                      f"be a constant (got {x} and {y})")
-  return [_linear_ct(x, ct, lambda c: mul(c, y)), _linear_ct(y, ct, lambda c: mul(x, c))]
+  return [linear_ct(x, ct, lambda c: mul(c, y)), linear_ct(y, ct, lambda c: mul(x, c))]
 
 
-mul_p = _binop("mul", numeric_dtypes, np.multiply,
-               lambda g, ans, x, y: mul(g, y),
-               lambda g, ans, x, y: mul(x, g))
+mul_p = binop("mul", numeric_dtypes, np.multiply,
+              lambda g, ans, x, y: mul(g, y),
+              lambda g, ans, x, y: mul(x, g))
 ad.primitive_transposes[mul_p] = _mul_transpose
 
 
@@ -537,7 +449,7 @@ def _div_transpose(ct, x, y):
   if ad.is_undefined_primal(y):
     raise ValueError(f"div is not linear in its divisor and cannot be transposed with respect "
                      f"to it (got {x} / {y})")
-  return [_linear_ct(x, ct, lambda c: div(c, y)), None]
+  return [linear_ct(x, ct, lambda c: div(c, y)), None]
 
 
 def _int_div_rem(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -562,29 +474,29 @@ def _rem_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
   return _int_div_rem(x, y)[1] if x.dtype.kind in "iu" else np.fmod(x, y)
 
 
-div_p = _binop("div", numeric_dtypes, _div_reference,
-               lambda g, ans, x, y: div(g, y),
-               lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+div_p = binop("div", numeric_dtypes, _div_reference,
+              lambda g, ans, x, y: div(g, y),
+              lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.primitive_transposes[div_p] = _div_transpose
 
-rem_p = _binop("rem", real_numeric_dtypes, _rem_reference,
-               lambda g, ans, x, y: g,
-               lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+rem_p = binop("rem", real_numeric_dtypes, _rem_reference,
+              lambda g, ans, x, y: g,
+              lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
 
 def _balanced_eq(x: Array, z: Array, y: Array) -> Array:
   """1 where x == z != y, 0.5 where x == z == y, else 0: max/min split the tangent at ties
   (the constants of z's type, weak type included, as JAX's)."""
-  full = lambda v: lax.full_like(z, v)
+  full = lambda v: full_like(z, v)
   return div(_select(eq(x, z), full(1), full(0)), _select(eq(y, z), full(2), full(1)))
 
 
-max_p = _binop("max", any_dtype, np.maximum,
-               lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-min_p = _binop("min", any_dtype, np.minimum,
-               lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+max_p = binop("max", any_dtype, np.maximum,
+              lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+              lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+min_p = binop("min", any_dtype, np.minimum,
+              lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+              lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
 
 def _pow_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
@@ -602,11 +514,11 @@ def _pow_jvp_x(g, ans, x, y):
   integer_y = not dtypes.is_inexact(core.get_aval(y).dtype)
   x, y = convert_element_type(x, ans.dtype), convert_element_type(y, ans.dtype)
   if not integer_y:
-    return mul(g, mul(y, pow(x, sub(y, _const(y, 1)))))
+    return mul(g, mul(y, pow(x, sub(y, const_like(y, 1)))))
   # An integer exponent: d/dx x**0 is 0 (not 0 * x**-1, which is NaN at x = 0).
-  y = _broadcast_to(y, core.get_aval(ans).shape)
-  jac = _select(eq(y, _const(y, 0)), _full_like(y, 0),
-                mul(_replace_zero(y), pow(x, sub(y, _const(y, 1)))))
+  y = broadcast_elementwise(y, core.get_aval(ans).shape)
+  jac = _select(eq(y, const_like(y, 0)), full_like(y, 0),
+                mul(_replace_zero(y), pow(x, sub(y, const_like(y, 1)))))
   return mul(g, jac)
 
 
@@ -618,15 +530,15 @@ def _pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
   return np.power(x, y.astype(x.dtype))  # an integer exponent is converted, as XLA's lowering does
 
 
-pow_p = _binop("pow", float_dtypes, _pow_reference, _pow_jvp_x, _pow_jvp_y,
-               abstract_eval=_pow_abstract_eval)
+pow_p = binop("pow", float_dtypes, _pow_reference, _pow_jvp_x, _pow_jvp_y,
+              abstract_eval=_pow_abstract_eval)
 
 
 def _neg_transpose(ct, x):
-  return [_linear_ct(x, ct, neg)]
+  return [linear_ct(x, ct, neg)]
 
 
-neg_p = _unop("neg", numeric_dtypes, np.negative)
+neg_p = unop("neg", numeric_dtypes, np.negative)
 ad.deflinear2(neg_p, _neg_transpose)
 
 
@@ -634,11 +546,10 @@ def _abs_jvp(g, ans, x):
   dtype = core.get_aval(x).dtype
   if dtypes.is_complex(dtype):  # d|x| = Re(conj(x) dx) / |x|
     return real(mul(g, div(conj(x), _replace_zero(convert_element_type(ans, dtype)))))
-  return _select(ge(x, _const(x, 0)), g, neg(g))
+  return _select(ge(x, const_like(x, 0)), g, neg(g))
 
 
-abs_p = _unop("abs", signed_numeric_dtypes, np.abs, _abs_jvp, abstract_eval=_with_params(
-    naryop_abstract_eval("abs", [signed_numeric_dtypes], _real_dtype)))
+abs_p = unop("abs", signed_numeric_dtypes, np.abs, _abs_jvp, result_dtype=_real_dtype)
 
 
 def _round_reference(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray:
@@ -649,10 +560,10 @@ def _round_reference(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.nd
 
 
 # sign keeps the sign of -0.0, as XLA does
-sign_p = _unop("sign", numeric_dtypes, lambda x: np.where(x == 0, x, np.sign(x)))
-floor_p = _unop("floor", real_float_dtypes, np.floor)
-ceil_p = _unop("ceil", real_float_dtypes, np.ceil)
-round_p = _unop("round", real_float_dtypes, _round_reference)
+sign_p = unop("sign", numeric_dtypes, lambda x: np.where(x == 0, x, np.sign(x)))
+floor_p = unop("floor", real_float_dtypes, np.floor)
+ceil_p = unop("ceil", real_float_dtypes, np.ceil)
+round_p = unop("round", real_float_dtypes, _round_reference)
 
 
 def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
@@ -664,60 +575,63 @@ def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
 
 def _integer_pow_jvp(g, ans, x, *, y):
   if y == 0:
-    return _full_like(g, 0)
+    return full_like(g, 0)
   if y == 1:
     return g
   if y == 2:
-    return mul(g, mul(_const(x, 2), x))
-  return mul(g, mul(_const(x, y), integer_pow(x, y - 1)))
+    return mul(g, mul(const_like(x, 2), x))
+  return mul(g, mul(const_like(x, y), integer_pow(x, y - 1)))
 
 
 _integer_pow_eval = naryop_abstract_eval("integer_pow", [numeric_dtypes])
-integer_pow_p = _unop("integer_pow", numeric_dtypes,
-                      lambda x, *, y: np.power(x, np.asarray(y, x.dtype)), _integer_pow_jvp,
-                      abstract_eval=_integer_pow_abstract_eval)
+integer_pow_p = unop("integer_pow", numeric_dtypes,
+                     lambda x, *, y: np.power(x, np.asarray(y, x.dtype)), _integer_pow_jvp,
+                     abstract_eval=_integer_pow_abstract_eval)
 
 
 # ----------------------------------------------------------------------------------------------
 # Transcendental functions (float and complex); each row: name, dtypes, numpy reference, JVP
 # rule (g, ans, x)
 
-exp_p = _unop("exp", float_dtypes, np.exp, lambda g, ans, x: mul(g, ans))
-log_p = _unop("log", float_dtypes, np.log, lambda g, ans, x: div(g, x))
-log1p_p = _unop("log1p", float_dtypes, np.log1p, lambda g, ans, x: div(g, add(x, _one(x))))
-expm1_p = _unop("expm1", float_dtypes, np.expm1,
-                lambda g, ans, x: mul(g, add(ans, _one(ans))))
-sin_p = _unop("sin", float_dtypes, np.sin, lambda g, ans, x: mul(g, cos(x)))
-cos_p = _unop("cos", float_dtypes, np.cos, lambda g, ans, x: neg(mul(g, sin(x))))
-tan_p = _unop("tan", float_dtypes, np.tan,
-              lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
-tanh_p = _unop("tanh", float_dtypes, np.tanh,
-               lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans)))
-logistic_p = _unop("logistic", float_dtypes, lambda x: 1 / (1 + np.exp(-x)),
-                   lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans))))
-sqrt_p = _unop("sqrt", float_dtypes, np.sqrt, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
-rsqrt_p = _unop("rsqrt", float_dtypes, lambda x: 1 / np.sqrt(x),
-                lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
-exp2_p = _unop("exp2", float_dtypes, np.exp2,
-               lambda g, ans, x: mul(_const(x, np.log(2)), mul(g, ans)))
-cbrt_p = _unop("cbrt", real_float_dtypes, np.cbrt,
-               lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
-square_p = _unop("square", numeric_dtypes, np.square,
-                 lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
-asin_p = _unop("asin", float_dtypes, np.arcsin,
-               lambda g, ans, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
-acos_p = _unop("acos", float_dtypes, np.arccos,
-               lambda g, ans, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
-atan_p = _unop("atan", float_dtypes, np.arctan,
-               lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
-sinh_p = _unop("sinh", float_dtypes, np.sinh, lambda g, ans, x: mul(g, cosh(x)))
-cosh_p = _unop("cosh", float_dtypes, np.cosh, lambda g, ans, x: mul(g, sinh(x)))
-asinh_p = _unop("asinh", float_dtypes, np.arcsinh,
-                lambda g, ans, x: mul(g, rsqrt(add(square(x), _one(x)))))
-acosh_p = _unop("acosh", float_dtypes, np.arccosh,
-                lambda g, ans, x: mul(g, rsqrt(sub(square(x), _one(x)))))
-atanh_p = _unop("atanh", float_dtypes, np.arctanh,
-                lambda g, ans, x: mul(reciprocal(add(_one(x), x)), div(g, sub(_one(x), x))))
+exp_p = unop("exp", float_dtypes, np.exp, lambda g, ans, x: mul(g, ans))
+log_p = unop("log", float_dtypes, np.log, lambda g, ans, x: div(g, x))
+log1p_p = unop("log1p", float_dtypes, np.log1p,
+               lambda g, ans, x: div(g, add(x, full_like(x, 1, shape=()))))
+expm1_p = unop("expm1", float_dtypes, np.expm1,
+               lambda g, ans, x: mul(g, add(ans, full_like(ans, 1, shape=()))))
+sin_p = unop("sin", float_dtypes, np.sin, lambda g, ans, x: mul(g, cos(x)))
+cos_p = unop("cos", float_dtypes, np.cos, lambda g, ans, x: neg(mul(g, sin(x))))
+tan_p = unop("tan", float_dtypes, np.tan,
+             lambda g, ans, x: mul(g, add(const_like(x, 1), mul(ans, ans))))
+tanh_p = unop("tanh", float_dtypes, np.tanh,
+              lambda g, ans, x: mul(add(g, mul(g, ans)),
+                                     sub(full_like(x, 1, shape=()), ans)))
+logistic_p = unop("logistic", float_dtypes, lambda x: 1 / (1 + np.exp(-x)),
+                  lambda g, ans, x: mul(g, mul(ans, sub(full_like(ans, 1, shape=()), ans))))
+sqrt_p = unop("sqrt", float_dtypes, np.sqrt, lambda g, ans, x: mul(g, div(const_like(x, 0.5), ans)))
+rsqrt_p = unop("rsqrt", float_dtypes, lambda x: 1 / np.sqrt(x),
+               lambda g, ans, x: mul(g, mul(const_like(x, -0.5), div(ans, x))))
+exp2_p = unop("exp2", float_dtypes, np.exp2,
+              lambda g, ans, x: mul(const_like(x, np.log(2)), mul(g, ans)))
+cbrt_p = unop("cbrt", real_float_dtypes, np.cbrt,
+              lambda g, ans, x: mul(g, mul(const_like(x, 1 / 3), integer_pow(ans, -2))))
+square_p = unop("square", numeric_dtypes, np.square,
+                lambda g, ans, x: mul(g, mul(const_like(x, 2), x)))
+asin_p = unop("asin", float_dtypes, np.arcsin,
+              lambda g, ans, x: mul(g, rsqrt(sub(const_like(x, 1), square(x)))))
+acos_p = unop("acos", float_dtypes, np.arccos,
+              lambda g, ans, x: mul(g, neg(rsqrt(sub(const_like(x, 1), square(x))))))
+atan_p = unop("atan", float_dtypes, np.arctan,
+              lambda g, ans, x: div(g, add(const_like(x, 1), square(x))))
+sinh_p = unop("sinh", float_dtypes, np.sinh, lambda g, ans, x: mul(g, cosh(x)))
+cosh_p = unop("cosh", float_dtypes, np.cosh, lambda g, ans, x: mul(g, sinh(x)))
+asinh_p = unop("asinh", float_dtypes, np.arcsinh,
+               lambda g, ans, x: mul(g, rsqrt(add(square(x), full_like(x, 1, shape=())))))
+acosh_p = unop("acosh", float_dtypes, np.arccosh,
+               lambda g, ans, x: mul(g, rsqrt(sub(square(x), full_like(x, 1, shape=())))))
+atanh_p = unop("atanh", float_dtypes, np.arctanh,
+               lambda g, ans, x: mul(reciprocal(add(full_like(x, 1, shape=()), x)),
+                                      div(g, sub(full_like(x, 1, shape=()), x))))
 
 
 def _atan2_jvp(numerator: Callable) -> Callable:
@@ -732,8 +646,8 @@ def _atan2_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
   return (-1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))).astype(x.dtype)
 
 
-atan2_p = _binop("atan2", float_dtypes, _atan2_reference, _atan2_jvp(lambda x, y: y),
-                 _atan2_jvp(lambda x, y: neg(x)))
+atan2_p = binop("atan2", float_dtypes, _atan2_reference, _atan2_jvp(lambda x, y: y),
+                _atan2_jvp(lambda x, y: neg(x)))
 
 
 def _jvp_not_implemented(name: str) -> Callable:
@@ -743,8 +657,8 @@ def _jvp_not_implemented(name: str) -> Callable:
   return rule
 
 
-nextafter_p = _binop("nextafter", real_float_dtypes, np.nextafter,
-                     _jvp_not_implemented("nextafter"), _jvp_not_implemented("nextafter"))
+nextafter_p = binop("nextafter", real_float_dtypes, np.nextafter,
+                    _jvp_not_implemented("nextafter"), _jvp_not_implemented("nextafter"))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -781,18 +695,16 @@ def _conj_transpose(ct, x, *, input_dtype):
 
 
 _complex_eval = naryop_abstract_eval("complex", [real_float_dtypes] * 2, _complex_dtype)
-real_p = _unop("real", complex_dtypes, np.real, abstract_eval=_with_params(
-    naryop_abstract_eval("real", [complex_dtypes], _real_dtype)))
-ad.deflinear2(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
-imag_p = _unop("imag", complex_dtypes, np.imag, abstract_eval=_with_params(
-    naryop_abstract_eval("imag", [complex_dtypes], _real_dtype)))
-ad.deflinear2(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
-complex_p = _binop("complex", real_float_dtypes, _complex_reference,
-                   abstract_eval=_complex_abstract_eval)
-ad.deflinear2(complex_p, lambda ct, x, y: [_linear_ct(x, ct, real),
-                                           _linear_ct(y, ct, lambda c: imag(neg(c)))])
-conj_p = _unop("conj", float_dtypes, lambda x, *, input_dtype: np.conj(x),
-               abstract_eval=_conj_abstract_eval)
+real_p = unop("real", complex_dtypes, np.real, result_dtype=_real_dtype)
+ad.deflinear2(real_p, lambda ct, x: [complex(ct, const_like(ct, 0))])
+imag_p = unop("imag", complex_dtypes, np.imag, result_dtype=_real_dtype)
+ad.deflinear2(imag_p, lambda ct, x: [complex(const_like(ct, 0), neg(ct))])
+complex_p = binop("complex", real_float_dtypes, _complex_reference,
+                  abstract_eval=_complex_abstract_eval)
+ad.deflinear2(complex_p, lambda ct, x, y: [linear_ct(x, ct, real),
+                                           linear_ct(y, ct, lambda c: imag(neg(c)))])
+conj_p = unop("conj", float_dtypes, lambda x, *, input_dtype: np.conj(x),
+              abstract_eval=_conj_abstract_eval)
 ad.deflinear2(conj_p, _conj_transpose)
 
 
@@ -800,17 +712,16 @@ ad.deflinear2(conj_p, _conj_transpose)
 # Comparisons and logic (zero tangents)
 
 
-eq_p = _binop("eq", any_dtype, np.equal, result_dtype=_to_bool)
-ne_p = _binop("ne", any_dtype, np.not_equal, result_dtype=_to_bool)
-lt_p = _binop("lt", ordered_dtypes, np.less, result_dtype=_to_bool)
-le_p = _binop("le", ordered_dtypes, np.less_equal, result_dtype=_to_bool)
-gt_p = _binop("gt", ordered_dtypes, np.greater, result_dtype=_to_bool)
-ge_p = _binop("ge", ordered_dtypes, np.greater_equal, result_dtype=_to_bool)
-and_p = _binop("and", bool_or_int_dtypes, np.bitwise_and)
-or_p = _binop("or", bool_or_int_dtypes, np.bitwise_or)
-not_p = _unop("not", bool_or_int_dtypes, np.invert)
-is_finite_p = _unop("is_finite", real_float_dtypes, np.isfinite, abstract_eval=_with_params(
-    naryop_abstract_eval("is_finite", [real_float_dtypes], _to_bool)))
+eq_p = binop("eq", any_dtype, np.equal, result_dtype=_to_bool)
+ne_p = binop("ne", any_dtype, np.not_equal, result_dtype=_to_bool)
+lt_p = binop("lt", ordered_dtypes, np.less, result_dtype=_to_bool)
+le_p = binop("le", ordered_dtypes, np.less_equal, result_dtype=_to_bool)
+gt_p = binop("gt", ordered_dtypes, np.greater, result_dtype=_to_bool)
+ge_p = binop("ge", ordered_dtypes, np.greater_equal, result_dtype=_to_bool)
+and_p = binop("and", bool_or_int_dtypes, np.bitwise_and)
+or_p = binop("or", bool_or_int_dtypes, np.bitwise_or)
+not_p = unop("not", bool_or_int_dtypes, np.invert)
+is_finite_p = unop("is_finite", real_float_dtypes, np.isfinite, result_dtype=_to_bool)
 
 for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p,
               not_p, is_finite_p):
@@ -848,7 +759,7 @@ def _select_n_jvp(primals, tangents):
   nonzero = [t for t in case_tangents if type(t) is not Zero]
   if not nonzero:
     return ans, Zero.from_primal_value(ans)
-  zeros = _full_like(nonzero[0], 0)  # made even when unused, as JAX does (so jaxprs match)
+  zeros = full_like(nonzero[0], 0)  # made even when unused, as JAX does (so jaxprs match)
   return ans, select_n(which, *(zeros if type(t) is Zero else t for t in case_tangents))
 
 
@@ -856,12 +767,12 @@ def _select_n_transpose(ct, which, *cases):
   if ad.is_undefined_primal(which):
     raise ValueError("select_n is not linear in `which` and cannot be transposed with respect "
                      "to it")
-  zeros = None if type(ct) is Zero else lax.full_like(ct, 0)  # (keeps a weak type, as JAX)
+  zeros = None if type(ct) is Zero else full_like(ct, 0)  # (keeps a weak type, as JAX)
 
   def one_hot(i: int) -> Callable[[Array], Array]:  # ct where case i was chosen, else 0
     return lambda c: select_n(which, *(c if j == i else zeros for j in range(len(cases))))
 
-  return [None] + [_linear_ct(case, ct, one_hot(i)) for i, case in enumerate(cases)]
+  return [None] + [linear_ct(case, ct, one_hot(i)) for i, case in enumerate(cases)]
 
 
 def _per_example_ndim(x: Any, d: int | None) -> int:
@@ -913,7 +824,7 @@ def _clamp_abstract_eval(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> Sh
 
 def _clamp_tangent(pred: Array, g: Array, x: Array) -> Array:
   """`g` (broadcast to x's shape) where `pred`, else 0."""
-  return _select(pred, _broadcast_to(g, core.get_aval(x).shape), _full_like(x, 0))
+  return _select(pred, broadcast_elementwise(g, core.get_aval(x).shape), full_like(x, 0))
 
 
 def _clamp_batcher(args, dims):
@@ -945,7 +856,7 @@ def _clamp_batcher(args, dims):
 _clamp_eval = naryop_abstract_eval("clamp", [any_dtype] * 3)
 clamp_p = standard_primitive("clamp", _clamp_abstract_eval)
 def_reference(clamp_p, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi))
-_defjvp2(clamp_p,
+defjvp2(clamp_p,
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
          lambda g, ans, lo, x, hi: _clamp_tangent(lt(hi, x), g, x))
@@ -971,7 +882,7 @@ def _convert_element_type_transpose(ct, x, *, new_dtype, weak_type):
   aval = x.aval
   if not dtypes.is_inexact(aval.dtype):
     return [Zero(ad.tangent_aval(aval))]
-  return [_linear_ct(x, ct, lambda c: convert_element_type_p.bind(
+  return [linear_ct(x, ct, lambda c: convert_element_type_p.bind(
       c, new_dtype=aval.dtype, weak_type=aval.weak_type))]
 
 
@@ -1005,3 +916,52 @@ def_reference(convert_element_type_p,
 ad.primitive_jvps[convert_element_type_p] = _convert_element_type_jvp
 ad.primitive_transposes[convert_element_type_p] = _convert_element_type_transpose
 batching.defvectorized(convert_element_type_p)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _convert_flops(avals_in, avals_out, **_) -> float:
+  return 0 if avals_in[0].dtype == avals_out[0].dtype else avals_out[0].size
+
+
+def _integer_pow_flops(avals_in, avals_out, *, y: int) -> float:
+  """Square-and-multiply: floor(log2 |y|) squarings and popcount(|y|) - 1 multiplies, and a
+  division for negative `y`."""
+  n = -y if y < 0 else y  # (`abs` here is lax.abs)
+  muls = 0 if n == 0 else n.bit_length() - 1 + bin(n).count("1") - 1
+  return avals_out[0].size * (muls + (y < 0))
+
+
+# (the primitives built with `unop`/`binop` count 1 per output element already)
+flops.flops_rules[clamp_p] = flops.out_size
+flops.flops_rules[select_n_p] = flops.out_size
+flops.flops_rules[ad.add_jaxvals_p] = flops.out_size
+flops.flops_rules[convert_element_type_p] = _convert_flops
+flops.flops_rules[integer_pow_p] = _integer_pow_flops
+
+# ----------------------------------------------------------------------------------------------
+# Algebraic simplification (applied by stablejax.passes.simplify)
+
+def _neg_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | None:
+  inner = producer(eqn.invars[0])
+  if inner is not None and inner.primitive is neg_p and simplify.same_type(inner.invars[0], eqn):
+    return inner.invars[0]
+  return None
+
+
+def _select_n_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | None:
+  which, *cases = eqn.invars
+  if type(which) is not Literal or np.shape(which.val) != ():
+    return None
+  i = int(np.asarray(which.val))
+  if 0 <= i < len(cases) and simplify.same_type(cases[i], eqn):
+    return cases[i]
+  return None
+
+
+simplify.simplify_rules[mul_p] = simplify.identity_element(1, commutes=True)
+simplify.simplify_rules[add_p] = simplify.identity_element(0, commutes=True)
+simplify.simplify_rules[sub_p] = simplify.identity_element(0, commutes=False)
+simplify.simplify_rules[neg_p] = _neg_simplify
+simplify.simplify_rules[convert_element_type_p] = simplify.same_type_rule
+simplify.simplify_rules[select_n_p] = _select_n_simplify

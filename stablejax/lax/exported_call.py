@@ -12,8 +12,10 @@ import numpy as np
 from stablejax import core, runtime
 from stablejax.interpreters import ad, batching
 from stablejax.lax.control_flow.scan import scan
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import keystr, tree_flatten_with_path
+
+__all__ = ["call_exported_p"]
 
 
 def argument_names(exported: Any) -> list[str]:

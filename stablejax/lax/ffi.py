@@ -17,6 +17,8 @@ from stablejax.interpreters import ad, batching
 from stablejax.lax.control_flow.scan import scan
 from stablejax.util import merge_lists, partition_list
 
+__all__ = ["ffi_call_p"]
+
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all")
 
 

@@ -13,10 +13,10 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 
-__all__ = ["FftType", "fft"]
+__all__ = ["fft", "fft_p", "FftType"]
 
 
 class FftType(enum.IntEnum):
@@ -165,3 +165,15 @@ fft_p = standard_primitive("fft", _fft_abstract_eval)
 def_reference(fft_p, _fft_reference)
 ad.deflinear2(fft_p, _fft_transpose)
 batching.primitive_batchers[fft_p] = _fft_batcher
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _fft_flops(avals_in, avals_out, *, fft_type, fft_lengths, **_) -> float:
+  points = math.prod(fft_lengths)
+  transforms = avals_in[0].size / max(math.prod(avals_in[0].shape[-len(fft_lengths):]), 1)
+  real = getattr(fft_type, "name", str(fft_type)) in ("RFFT", "IRFFT")
+  return transforms * 5 * points * math.log2(max(points, 1)) / (2 if real else 1)
+
+
+flops.flops_rules[fft_p] = _fft_flops

@@ -13,12 +13,16 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.dot import Precision, batch_matmul
-from stablejax.lax.standard import check_dtype, def_reference, float_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
 
-__all__ = ["cholesky", "triangular_solve", "eigh", "svd", "EighImplementation", "SvdAlgorithm",
-           "lu", "lu_pivots_to_permutation", "householder_product", "qr"]
+__all__ = [
+    "cholesky", "cholesky_p", "eigh", "eigh_p", "EighImplementation", "geqrf_p",
+    "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
+    "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
+    "triangular_solve_p",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -833,3 +837,51 @@ qr_p = standard_primitive("qr", _qr_abstract_eval, multiple_results=True)
 def_reference(qr_p, _qr_reference)
 ad.primitive_jvps[qr_p] = _qr_jvp
 batching.primitive_batchers[qr_p] = _batch_at_front(qr_p)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _cholesky_flops(avals_in, avals_out, **_) -> float:
+  return avals_in[0].size * avals_in[0].shape[-1] / 3
+
+
+def _triangular_solve_flops(avals_in, avals_out, **_) -> float:
+  return avals_in[0].shape[-1] * avals_in[1].size
+
+
+def _matrices(aval: core.ShapedArray) -> tuple[float, int, int, int]:
+  """(number of matrices, m, n, min(m, n)) of a batch of m x n matrices."""
+  m, n = aval.shape[-2:]
+  return aval.size / max(m * n, 1), m, n, min(m, n)
+
+
+def _lu_flops(avals_in, avals_out, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (m * n * k - k ** 3 / 3)
+
+
+def _householder_flops(avals_in, avals_out, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (2 * m * n * k - 2 * k ** 3 / 3)
+
+
+def _qr_flops(avals_in, avals_out, **_) -> float:
+  return 2 * _householder_flops(avals_in, avals_out)
+
+
+def _eigh_flops(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 9 * n ** 3
+
+
+def _svd_flops(avals_in, avals_out, *, compute_uv, **_) -> float:
+  b, m, n, k = _matrices(avals_in[0])
+  return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
+
+
+flops.flops_rules.update({
+    cholesky_p: _cholesky_flops, triangular_solve_p: _triangular_solve_flops, lu_p: _lu_flops,
+    lu_pivots_to_permutation_p: flops.free, geqrf_p: _householder_flops,
+    householder_product_p: _householder_flops, qr_p: _qr_flops, eigh_p: _eigh_flops,
+    svd_p: _svd_flops,
+})

@@ -10,18 +10,20 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax import elementwise, reductions
 from stablejax.lax.bitwise import bitwise_xor
-from stablejax.lax.standard import (check_dtype, def_reference, real_float_dtypes,
-                                    standard_primitive)
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
+                                         standard_primitive)
 from stablejax.lax.structural import broadcast_in_dim, reshape
 from stablejax.tree_util import tree_flatten, tree_unflatten
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
-__all__ = ["broadcast_to_rank", "collapse", "optimization_barrier", "reduce",
-           "reduce_precision"]
+__all__ = [
+    "broadcast_to_rank", "collapse", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "reduce_precision", "reduce_precision_p",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -182,3 +184,9 @@ def _is_value(x: Any, value: Any) -> bool:
   if isinstance(x, core.Tracer) or np.ndim(x):
     return False
   return bool(np.asarray(x) == value)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[reduce_precision_p] = flops.out_size
+flops.flops_rules[optimization_barrier_p] = flops.free

@@ -11,12 +11,18 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
-from stablejax.lax.standard import (check_dtype, numeric_dtypes, ordered_dtypes,
-                                    standard_primitive)
+from stablejax.lax.primitive_kit import (check_dtype, numeric_dtypes, ordered_dtypes,
+                                         standard_primitive)
 from stablejax.tree_util import tree_map
 from stablejax.util import canonicalize_axis, prod
+
+__all__ = [
+    "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
+    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p", "psum",
+    "psum_p", "psum_scatter", "reduce_scatter_p",
+]
 
 AxisName = Hashable
 
@@ -438,3 +444,16 @@ def _axis_index_named(size, vals, dims, /, *, axis_name):
 
 
 _named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+# one combine per element for the reductions; moving data is free
+flops.flops_rules[psum_p] = flops.in_size
+flops.flops_rules[pmax_p] = flops.in_size
+flops.flops_rules[pmin_p] = flops.in_size
+flops.flops_rules[reduce_scatter_p] = flops.in_size
+flops.flops_rules[all_gather_p] = flops.free
+flops.flops_rules[ppermute_p] = flops.free
+flops.flops_rules[all_to_all_p] = flops.free
+flops.flops_rules[axis_index_p] = flops.free

@@ -15,8 +15,8 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 
 Array = Any
 
@@ -296,3 +296,8 @@ random_gamma_p = standard_primitive("random_gamma", _random_gamma_abstract_eval)
 ad.primitive_jvps[random_gamma_p] = _random_gamma_jvp
 batching.primitive_batchers[random_gamma_p] = _random_gamma_batcher
 def_reference(random_gamma_p, _random_gamma_reference)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[random_gamma_p] = flops.out_size

@@ -9,16 +9,20 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.control_flow.loops import associative_scan
-from stablejax.lax.standard import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
-                                    float_dtypes, numeric_dtypes, standard_primitive)
+from stablejax.lax.primitive_kit import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
+                                         float_dtypes, numeric_dtypes, standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum",
-           "reduce_and", "reduce_max", "reduce_min", "reduce_or",
-           "reduce_prod", "reduce_sum", "reduce_xor"]
+__all__ = [
+    "argmax", "argmax_p", "argmin", "argmin_p", "cumlogsumexp", "cumlogsumexp_p", "cummax",
+    "cummax_p", "cummin", "cummin_p", "cumprod", "cumprod_p", "cumsum", "cumsum_p", "reduce_and",
+    "reduce_and_p", "reduce_max", "reduce_max_p", "reduce_min", "reduce_min_p", "reduce_or",
+    "reduce_or_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p", "reduce_xor",
+    "reduce_xor_p",
+]
 
 
 def _reduction_abstract_eval(name: str, accepted):
@@ -332,3 +336,12 @@ cummin_p = _cumulative("cummin", numeric_dtypes, np.minimum)
 ad.primitive_jvps[cummin_p] = _scan_jvp(lax.min)
 cumlogsumexp_p = _cumulative("cumlogsumexp", float_dtypes, np.logaddexp)
 ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+for _prim in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_and_p, reduce_or_p,
+              reduce_xor_p, argmax_p, argmin_p, cumsum_p, cumprod_p, cummax_p, cummin_p,
+              cumlogsumexp_p):
+  flops.flops_rules[_prim] = flops.in_size  # (XLA: input - output elements)
+del _prim

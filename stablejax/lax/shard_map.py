@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any, Callable, ContextManager, Hashable, Sequence
 
 from stablejax import core
-from stablejax.interpreters import batching, partial_eval as pe
+from stablejax.interpreters import batching, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.lax.call_rules import CallRules, register_call_rules
 from stablejax.lax.elementwise import div
 from stablejax.lax.parallel import psum
-from stablejax.lax.structural import expand_dims, full, squeeze
+from stablejax.lax.primitive_kit import full
+from stablejax.lax.structural import expand_dims, squeeze
 from stablejax.sharding import Mesh, PartitionSpec
 from stablejax.util import prod
 
@@ -176,3 +177,11 @@ def _sum_unmentioned(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
 
 
 register_call_rules(_ShardMapRules(shard_map_p))
+
+
+def _shard_map_flops(avals_in, avals_out, *, jaxpr: ClosedJaxpr, mesh: Mesh, **_) -> float:
+  """The body's count on every device of the mesh."""
+  return flops.jaxpr_flops(jaxpr) * mesh.size
+
+
+flops.flops_rules[shard_map_p] = _shard_map_flops

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from stablejax import core, sharding as sharding_lib
-from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import def_reference, standard_primitive
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["with_sharding_constraint"]
+__all__ = ["sharding_constraint_p", "with_sharding_constraint"]
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
@@ -58,3 +58,8 @@ ad.deflinear(sharding_constraint_p,
              lambda ct, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 batching.primitive_batchers[sharding_constraint_p] = _constraint_batcher
 def_reference(sharding_constraint_p, lambda x, *, sharding: x)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+flops.flops_rules[sharding_constraint_p] = flops.free

@@ -1,7 +1,7 @@
 """Gather and scatter: XLA's general indexed reads and writes, with JAX's dimension numbers and
 out-of-bounds modes, and the `*_in_dim` slicing helpers.
 
-Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+Each primitive sits with its rules: abstract eval and numpy reference (through `primitive_kit`),
 JVP, transpose (gather and scatter-add are linear) and batching (through batching dimensions).
 Lowering rules live in `stablejax.lowering.rules.slicing`.
 """
@@ -14,17 +14,18 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
-from stablejax.lax.standard import (DTypeClass, any_dtype, check_dtype, def_reference,
-                                    numeric_dtypes, standard_primitive)
+from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, check_dtype, def_reference,
+                                         full_like, numeric_dtypes, standard_primitive)
 from stablejax.util import canonicalize_axis
 
 __all__ = [
-    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
     "dynamic_index_in_dim", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
-    "dynamic_update_slice_in_dim", "gather", "index_in_dim", "index_take", "scatter",
-    "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
+    "dynamic_update_slice_in_dim", "gather", "gather_p", "GatherDimensionNumbers",
+    "GatherScatterMode", "index_in_dim", "index_take", "scatter", "scatter_add", "scatter_add_p",
+    "scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul", "scatter_mul_p",
+    "scatter_p", "ScatterDimensionNumbers",
 ]
 
 
@@ -425,11 +426,6 @@ def _gather_updates_like(x: Any, indices: Any, updates_aval: ShapedArray, *, dim
       mode=mode, fill_value=0 if mode is GatherScatterMode.FILL_OR_DROP else None)
 
 
-def _zeros(x: Any, dtype: Any = None) -> Any:
-  """Zeros like `x` (its weak type too, as JAX's, so masked tangents stay weak), or of `dtype`."""
-  return lax.full_like(x, 0, dtype)
-
-
 def _scatter_add_transpose(ct, operand, indices, updates, **params):
   if ad.is_undefined_primal(indices):
     raise TypeError("scatter-add is not linear in its indices")
@@ -460,12 +456,12 @@ def _scatter_jvp(primals, tangents, **params):
   scatter_axes = [d for d in range(u_aval.ndim) if d not in params["dimension_numbers"]
                   .update_window_dims]
   ids = lax.add(_update_ids(u_aval.shape, scatter_axes), np.int32(1))
-  won = scatter_p.bind(_zeros(operand, dtypes.int32), indices, ids, **params)
+  won = scatter_p.bind(full_like(operand, 0, dtypes.int32), indices, ids, **params)
   kept = lax.eq(won, np.int32(0))
   winners = lax.eq(_gather_updates_like(won, indices, u_aval, **params), ids)
   t_op, t_up = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_up)
-  t_op = lax.select_n(kept, _zeros(t_op), t_op)
-  t_up = lax.select_n(winners, _zeros(t_up), t_up)
+  t_op = lax.select_n(kept, full_like(t_op, 0), t_op)
+  t_up = lax.select_n(winners, full_like(t_up, 0), t_up)
   return out, scatter_add_p.bind(t_op, indices, t_up, **params)
 
 
@@ -489,14 +485,14 @@ def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
   t_op, _, t_up = tangents
   t_out = ad.Zero.from_primal_value(out)
   if type(t_op) is not ad.Zero:
-    factor = scatter_mul_p.bind(lax.full_like(operand, 1), indices, updates, **params)
+    factor = scatter_mul_p.bind(full_like(operand, 1), indices, updates, **params)
     t_out = lax.mul(t_op, factor)
   if type(t_up) is not ad.Zero:
     if not unique_indices:
       raise NotImplementedError("scatter_mul gradients are only implemented if "
                                 "`unique_indices=True`")
     t_out = ad.add_tangents(t_out, lax.mul(operand, scatter_add_p.bind(
-        _zeros(operand), indices, t_up, **params)))
+        full_like(operand, 0), indices, t_up, **params)))
   return out, t_out
 
 
@@ -512,18 +508,18 @@ def _scatter_extremum_jvp(prim: core.Primitive):
       return out, ad.Zero.from_primal_value(out)
     t_op, t_up = ad.instantiate_zeros(t_op), ad.instantiate_zeros(t_up)
     at_updates = lambda x: _gather_updates_like(x, indices, core.get_aval(updates), **params)
-    count = lambda x: at_updates(scatter_add_p.bind(_zeros(operand), indices, x, **params))
+    count = lambda x: at_updates(scatter_add_p.bind(full_like(operand, 0), indices, x, **params))
     target = at_updates(out)
     won, kept = lax.eq(updates, target), lax.eq(at_updates(operand), target)
-    num_updates = count(lax.select_n(won, _zeros(updates), lax.full_like(updates, 1)))
-    num_refs = count(lax.full_like(updates, 1))
+    num_updates = count(lax.select_n(won, full_like(updates, 0), full_like(updates, 1)))
+    num_refs = count(full_like(updates, 1))
     # weak constants, as the Python scalars of JAX's rule
     one, minus_one = (lax.convert_element_type(v, core.get_aval(num_updates).dtype,
                                                weak_type=True) for v in (1.0, -1.0))
     shared = lax.div(one, lax.add(num_updates, one))
-    up_coef = lax.select_n(won, _zeros(updates),
+    up_coef = lax.select_n(won, full_like(updates, 0),
                            lax.select_n(kept, lax.div(one, num_updates), shared))
-    op_coef = lax.div(lax.add(minus_one, lax.select_n(kept, _zeros(num_updates), shared)),
+    op_coef = lax.div(lax.add(minus_one, lax.select_n(kept, full_like(num_updates, 0), shared)),
                       num_refs)
     t_windows = lax.add(lax.mul(at_updates(t_op), op_coef), lax.mul(t_up, up_coef))
     return out, scatter_add_p.bind(t_op, indices, t_windows, **params)
@@ -637,3 +633,17 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
   dnums = GatherDimensionNumbers(offset, tuple(sorted(axes)), axes)
   return gather(src, indices, dnums, slice_sizes)
 
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _scatter_combine_flops(avals_in, avals_out, **_) -> float:
+  """1 per update element."""
+  return avals_in[2].size
+
+
+flops.flops_rules[gather_p] = flops.free
+flops.flops_rules[scatter_p] = flops.free
+flops.flops_rules[scatter_add_p] = _scatter_combine_flops
+flops.flops_rules[scatter_mul_p] = _scatter_combine_flops
+flops.flops_rules[scatter_min_p] = _scatter_combine_flops
+flops.flops_rules[scatter_max_p] = _scatter_combine_flops

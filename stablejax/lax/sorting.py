@@ -5,19 +5,21 @@ Floats sort in JAX's total order: -0.0 equals 0.0 and every NaN sorts last. The 
 both are the operands' tangents gathered by the permutation (an iota sorted with the keys)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.slicing import GatherDimensionNumbers, gather
-from stablejax.lax.standard import check_dtype, def_reference, ordered_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, ordered_dtypes,
+                                         standard_primitive)
 from stablejax.lax.structural import check_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
 
 INDEX_DTYPE = np.dtype(np.int32)
 
@@ -162,3 +164,21 @@ top_k_p = standard_primitive("top_k", _top_k_abstract_eval, multiple_results=Tru
 def_reference(top_k_p, _top_k_reference)
 ad.primitive_jvps[top_k_p] = _top_k_jvp
 batching.primitive_batchers[top_k_p] = _top_k_batcher
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _sort_cost(size: int, n: int) -> float:
+  return size * max(math.ceil(math.log2(n)), 1) if n > 1 else 0
+
+
+def _sort_flops(avals_in, avals_out, *, dimension, **_) -> float:
+  return _sort_cost(avals_in[0].size, avals_in[0].shape[dimension])
+
+
+def _top_k_flops(avals_in, avals_out, *, axis=-1, **_) -> float:
+  return _sort_cost(avals_in[0].size, avals_in[0].shape[axis])
+
+
+flops.flops_rules[sort_p] = _sort_flops
+flops.flops_rules[top_k_p] = _top_k_flops

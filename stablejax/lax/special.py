@@ -16,19 +16,21 @@ import importlib
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.lax.elementwise import (_binop, _broadcast_to, _const, _full_like, _unop, abs,
-                                       add, bitwise_and, bitwise_not, bitwise_or,
+from stablejax.lax.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or,
                                        convert_element_type, div, eq, exp, floor, ge, gt, le, log,
                                        log1p, lt, mul, ne, neg, rem, select_n, sign, sub)
-from stablejax.lax.standard import broadcasting_shape, naryop_abstract_eval, real_float_dtypes
+from stablejax.lax.primitive_kit import (binop, broadcast_elementwise, broadcasting_shape,
+                                         const_like, full_like, naryop, real_float_dtypes, unop)
 from stablejax.tree_util import tree_map
 
 ArrayLike = Any  # a tracer, a numpy array or scalar, or a Python scalar
 Array = Any      # what a primitive returns: a tracer, or a concrete array when evaluated eagerly
 
 __all__ = [
-    "bessel_i0e", "bessel_i1e", "betainc", "digamma", "erf", "erf_inv", "erfc", "igamma",
-    "igamma_grad_a", "igammac", "lgamma", "polygamma", "random_gamma_grad", "zeta",
+    "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc", "digamma", "digamma_p",
+    "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "igamma", "igamma_grad_a",
+    "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p", "lgamma", "lgamma_p", "polygamma",
+    "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p", "zeta", "zeta_p",
 ]
 
 
@@ -111,13 +113,13 @@ def _scipy(name: str) -> Callable[..., np.ndarray]:
 
 _TWO_OVER_SQRT_PI = 2. / np.sqrt(np.pi)
 
-erf_p = _unop("erf", real_float_dtypes, _scipy("erf"),
-              lambda g, ans, x: mul(_const(x, _TWO_OVER_SQRT_PI), mul(g, exp(neg(mul(x, x))))))
-erfc_p = _unop("erfc", real_float_dtypes, _scipy("erfc"),
-               lambda g, ans, x: mul(_const(x, -_TWO_OVER_SQRT_PI),
+erf_p = unop("erf", real_float_dtypes, _scipy("erf"),
+              lambda g, ans, x: mul(const_like(x, _TWO_OVER_SQRT_PI), mul(g, exp(neg(mul(x, x))))))
+erfc_p = unop("erfc", real_float_dtypes, _scipy("erfc"),
+               lambda g, ans, x: mul(const_like(x, -_TWO_OVER_SQRT_PI),
                                      mul(g, exp(neg(mul(x, x))))))
-erf_inv_p = _unop("erf_inv", real_float_dtypes, _scipy("erfinv"),
-                  lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2.),
+erf_inv_p = unop("erf_inv", real_float_dtypes, _scipy("erfinv"),
+                  lambda g, ans, x: mul(const_like(x, np.sqrt(np.pi) / 2.),
                                         mul(g, exp(mul(ans, ans)))))
 
 
@@ -131,16 +133,16 @@ def _no_derivative(name: str, operand: str) -> Callable:
   return rule
 
 
-lgamma_p = _unop("lgamma", real_float_dtypes, _scipy("gammaln"),
+lgamma_p = unop("lgamma", real_float_dtypes, _scipy("gammaln"),
                  lambda g, ans, x: mul(g, digamma(x)))
-digamma_p = _unop("digamma", real_float_dtypes, _scipy("digamma"),
-                  lambda g, ans, x: mul(g, polygamma(_const(x, 1), x)))
-polygamma_p = _binop("polygamma", real_float_dtypes,
+digamma_p = unop("digamma", real_float_dtypes, _scipy("digamma"),
+                  lambda g, ans, x: mul(g, polygamma(const_like(x, 1), x)))
+polygamma_p = binop("polygamma", real_float_dtypes,
                      _scipy("polygamma"),
                      _no_derivative("polygamma", "m"),
-                     lambda g, ans, m, x: mul(g, polygamma(add(m, _const(m, 1)), x)))
-zeta_p = _binop("zeta", real_float_dtypes, _scipy("zeta"), _no_derivative("zeta", "x"),
-                lambda g, ans, x, q: mul(g, neg(mul(x, zeta(add(x, _const(x, 1)), q)))))
+                     lambda g, ans, m, x: mul(g, polygamma(add(m, const_like(m, 1)), x)))
+zeta_p = binop("zeta", real_float_dtypes, _scipy("zeta"), _no_derivative("zeta", "x"),
+                lambda g, ans, x, q: mul(g, neg(mul(x, zeta(add(x, const_like(x, 1)), q)))))
 
 
 def _igamma_grad_a_reference(a: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -153,15 +155,15 @@ def _igamma_grad_a_reference(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def _igamma_jvp_x(g, ans, a, x):
   """d/dx P(a, x) = x ** (a - 1) exp(-x) / Gamma(a)."""
-  return mul(g, exp(sub(sub(mul(sub(a, _const(a, 1)), log(x)), x), lgamma(a))))
+  return mul(g, exp(sub(sub(mul(sub(a, const_like(a, 1)), log(x)), x), lgamma(a))))
 
 
-igamma_grad_a_p = _binop("igamma_grad_a", real_float_dtypes, _igamma_grad_a_reference,
+igamma_grad_a_p = binop("igamma_grad_a", real_float_dtypes, _igamma_grad_a_reference,
                          _no_derivative("igamma_grad_a", "a"),
                          _no_derivative("igamma_grad_a", "x"))
-igamma_p = _binop("igamma", real_float_dtypes, _scipy("gammainc"),
+igamma_p = binop("igamma", real_float_dtypes, _scipy("gammainc"),
                   lambda g, ans, a, x: mul(g, igamma_grad_a(a, x)), _igamma_jvp_x)
-igammac_p = _binop("igammac", real_float_dtypes, _scipy("gammaincc"),
+igammac_p = binop("igammac", real_float_dtypes, _scipy("gammaincc"),
                    lambda g, ans, a, x: neg(mul(g, igamma_grad_a(a, x))),
                    lambda g, ans, a, x: neg(_igamma_jvp_x(g, ans, a, x)))
 
@@ -169,7 +171,7 @@ igammac_p = _binop("igammac", real_float_dtypes, _scipy("gammaincc"),
 def _betainc_jvp_x(g, ans, a, b, x):
   """d/dx I_x(a, b) = x ** (a - 1) (1 - x) ** (b - 1) / B(a, b)."""
   log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
-  one = _const(x, 1)
+  one = const_like(x, 1)
   return mul(g, exp(sub(add(mul(sub(b, one), log1p(neg(x))), mul(sub(a, one), log(x))),
                         log_beta)))
 
@@ -178,10 +180,9 @@ def _no_betainc_derivative(g, ans, a, b, x):
   raise ValueError("Betainc gradient with respect to a and b not supported.")
 
 
-regularized_incomplete_beta_p = _binop(
-    "regularized_incomplete_beta", real_float_dtypes, _scipy("betainc"),
-    _no_betainc_derivative, _no_betainc_derivative, _betainc_jvp_x,
-    abstract_eval=naryop_abstract_eval("regularized_incomplete_beta", [real_float_dtypes] * 3))
+regularized_incomplete_beta_p = naryop(
+    "regularized_incomplete_beta", [real_float_dtypes] * 3, _scipy("betainc"),
+    _no_betainc_derivative, _no_betainc_derivative, _betainc_jvp_x)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -190,15 +191,15 @@ regularized_incomplete_beta_p = _binop(
 def _bessel_i1e_jvp(g, ans, x):
   """d/dx i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 at 0."""
   eps = dtypes.finfo(core.get_aval(x).dtype).eps
-  tiny = lt(abs(x), _const(x, eps))
-  safe_x = select_n(tiny, x, _full_like(x, eps))
-  dy = sub(bessel_i0e(safe_x), mul(ans, add(sign(safe_x), div(_const(x, 1), safe_x))))
-  return mul(g, select_n(tiny, dy, _full_like(x, 0.5)))
+  tiny = lt(abs(x), const_like(x, eps))
+  safe_x = select_n(tiny, x, full_like(x, eps))
+  dy = sub(bessel_i0e(safe_x), mul(ans, add(sign(safe_x), div(const_like(x, 1), safe_x))))
+  return mul(g, select_n(tiny, dy, full_like(x, 0.5)))
 
 
-bessel_i0e_p = _unop("bessel_i0e", real_float_dtypes, _scipy("i0e"),
+bessel_i0e_p = unop("bessel_i0e", real_float_dtypes, _scipy("i0e"),
                      lambda g, ans, x: mul(g, sub(bessel_i1e(x), mul(sign(x), ans))))
-bessel_i1e_p = _unop("bessel_i1e", real_float_dtypes, _scipy("i1e"), _bessel_i1e_jvp)
+bessel_i1e_p = unop("bessel_i1e", real_float_dtypes, _scipy("i1e"), _bessel_i1e_jvp)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -228,16 +229,16 @@ def _converged_test(mode: str, enabled: Array, value_err: Array, deriv_err: Arra
   """Whether an element keeps iterating: its relative change of the value (or, in the
   derivative modes, of the derivative) still exceeds machine epsilon."""
   err = value_err if mode == VALUE else deriv_err
-  return bitwise_and(enabled, gt(err, _const(err, dtypes.finfo(core.get_aval(err).dtype).eps)))
+  return bitwise_and(enabled, gt(err, const_like(err, dtypes.finfo(core.get_aval(err).dtype).eps)))
 
 
 def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, mode: str) -> Array:
   """P(a, x) = ax / a * sum_n x**n / ((a+1)...(a+n)), or its derivative (`mode`)."""
-  one, zero = _full_like(a, 1), _full_like(a, 0)
+  one, zero = full_like(a, 1), full_like(a, 0)
 
   def body(state):
     enabled, r, c, total, dc_da, dtotal_da = state
-    r = add(r, _const(r, 1))
+    r = add(r, const_like(r, 1))
     dc_da = sub(mul(dc_da, div(x, r)), div(mul(c, x), mul(r, r)))
     dtotal_da = add(dtotal_da, dc_da)
     c = mul(c, div(x, r))
@@ -249,7 +250,7 @@ def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, mode: str) -> 
                                                 (enabled, a, one, one, zero, zero))
   if mode == VALUE:
     return div(mul(total, ax), a)
-  dlogax_da = sub(log(x), digamma(add(a, _const(a, 1))))
+  dlogax_da = sub(log(x), digamma(add(a, const_like(a, 1))))
   dfactor = add(mul(total, dlogax_da), dtotal_da)
   if mode == DERIVATIVE:
     return div(mul(ax, dfactor), a)
@@ -259,32 +260,32 @@ def _igamma_series(ax: Array, x: Array, a: Array, enabled: Array, mode: str) -> 
 def _igammac_continued_fraction(ax: Array, x: Array, a: Array, enabled: Array,
                                 mode: str) -> Array:
   """Q(a, x) = ax * (the continued fraction), or its derivative (`mode`); at most 2000 steps."""
-  eps = _const(x, dtypes.finfo(core.get_aval(x).dtype).eps)
-  y = sub(_const(a, 1), a)
-  z = add(add(x, y), _const(x, 1))
-  p = (add(x, _const(x, 1)), _full_like(x, 1))   # p_{k-1}, p_{k-2}
+  eps = const_like(x, dtypes.finfo(core.get_aval(x).dtype).eps)
+  y = sub(const_like(a, 1), a)
+  z = add(add(x, y), const_like(x, 1))
+  p = (add(x, const_like(x, 1)), full_like(x, 1))   # p_{k-1}, p_{k-2}
   q = (mul(z, x), x)
-  dp = (_full_like(x, 0), _full_like(x, 0))      # their derivatives in a
-  dq = (neg(x), _full_like(x, 0))
+  dp = (full_like(x, 0), full_like(x, 0))      # their derivatives in a
+  dq = (neg(x), full_like(x, 0))
   frac = div(p[0], q[0])
   dfrac = div(sub(dp[0], mul(frac, dq[0])), q[0])
 
   def body(state):
     enabled, c, frac, y, z, p, q, dp, dq, dfrac = state
-    c = add(c, _const(c, 1))
-    y, z = add(y, _const(y, 1)), add(z, _const(z, 2))
+    c = add(c, const_like(c, 1))
+    y, z = add(y, const_like(y, 1)), add(z, const_like(z, 2))
     yc = mul(y, c)
     pk = sub(mul(p[0], z), mul(p[1], yc))
     qk = sub(mul(q[0], z), mul(q[1], yc))
     dpk = add(sub(sub(mul(dp[0], z), p[0]), mul(dp[1], yc)), mul(p[1], c))
     dqk = add(sub(sub(mul(dq[0], z), q[0]), mul(dq[1], yc)), mul(q[1], c))
-    nonzero = ne(qk, _const(qk, 0))
+    nonzero = ne(qk, const_like(qk, 0))
     ratio = div(pk, qk)
-    step = _where(nonzero, abs(div(sub(frac, ratio), ratio)), _full_like(ratio, 1))
+    step = _where(nonzero, abs(div(sub(frac, ratio), ratio)), full_like(ratio, 1))
     new_frac = _where(nonzero, ratio, frac)
     new_dfrac = _where(nonzero, div(sub(dpk, mul(new_frac, dqk)), qk), dfrac)
-    dstep = _where(nonzero, abs(sub(new_dfrac, dfrac)), _full_like(dfrac, 1))
-    rescale = gt(abs(pk), div(_const(pk, 1), eps))  # keep p and q in range
+    dstep = _where(nonzero, abs(sub(new_dfrac, dfrac)), full_like(dfrac, 1))
+    rescale = gt(abs(pk), div(const_like(pk, 1), eps))  # keep p and q in range
 
     def shift(new, prev):
       return tuple(_where(rescale, mul(v, eps), v) for v in (new, prev[0]))
@@ -296,9 +297,9 @@ def _igammac_continued_fraction(ax: Array, x: Array, a: Array, enabled: Array,
     return (keep, c, *_freeze(enabled, new, old))
 
   def cond(state):
-    return bitwise_and(lt(state[1], _const(state[1], 2000)), _any(state[0]))
+    return bitwise_and(lt(state[1], const_like(state[1], 2000)), _any(state[0]))
 
-  state = lax.while_loop(cond, body, (enabled, _const(x, 0), frac, y, z, p, q, dp, dq, dfrac))
+  state = lax.while_loop(cond, body, (enabled, const_like(x, 0), frac, y, z, p, q, dp, dq, dfrac))
   frac, dfrac = state[2], state[9]
   if mode == VALUE:
     return mul(frac, ax)
@@ -315,7 +316,7 @@ def _any_of(*preds: Array) -> Array:
 def _log_ax(a: Array, x: Array) -> tuple[Array, Array]:
   """exp(a log x - x - lgamma(a)), the factor of both expansions, and whether it underflows."""
   log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
-  underflow = lt(log_ax, _const(log_ax, -np.log(dtypes.finfo(core.get_aval(a).dtype).max)))
+  underflow = lt(log_ax, const_like(log_ax, -np.log(dtypes.finfo(core.get_aval(a).dtype).max)))
   return exp(log_ax), underflow
 
 
@@ -325,48 +326,48 @@ def _is_nan(x: Array) -> Array:
 
 def _igamma_value(a: Array, x: Array, complement: bool) -> Array:
   """P(a, x), or Q(a, x) if `complement`, for broadcast operands of one float dtype."""
-  a_is_zero, x_is_zero = eq(a, _const(a, 0)), eq(x, _const(x, 0))
-  x_is_inf = eq(x, _const(x, np.inf))
-  domain_error = _any_of(lt(x, _const(x, 0)), lt(a, _const(a, 0)),
+  a_is_zero, x_is_zero = eq(a, const_like(a, 0)), eq(x, const_like(x, 0))
+  x_is_inf = eq(x, const_like(x, np.inf))
+  domain_error = _any_of(lt(x, const_like(x, 0)), lt(a, const_like(a, 0)),
                          bitwise_and(a_is_zero, x_is_zero), _is_nan(a), _is_nan(x))
   ax, underflow = _log_ax(a, x)
-  one = _full_like(a, 1)
+  one = full_like(a, 1)
   if complement:
-    use_series = bitwise_or(lt(x, _const(x, 1)), lt(x, a))
+    use_series = bitwise_or(lt(x, const_like(x, 1)), lt(x, a))
     enabled = bitwise_not(_any_of(domain_error, underflow, x_is_inf, a_is_zero))
     out = _where(use_series,
                  sub(one, _igamma_series(ax, x, a, bitwise_and(enabled, use_series), VALUE)),
                  _igammac_continued_fraction(ax, x, a,
                                              bitwise_and(enabled, bitwise_not(use_series)),
                                              VALUE))
-    out = _where(bitwise_or(x_is_inf, a_is_zero), _full_like(a, 0), out)
+    out = _where(bitwise_or(x_is_inf, a_is_zero), full_like(a, 0), out)
   else:
-    use_fraction = bitwise_and(ge(x, _const(x, 1)), gt(x, a))
+    use_fraction = bitwise_and(ge(x, const_like(x, 1)), gt(x, a))
     enabled = bitwise_not(_any_of(x_is_zero, domain_error, underflow, x_is_inf))
     out = _where(use_fraction,
                  sub(one, _igammac_continued_fraction(ax, x, a,
                                                       bitwise_and(enabled, use_fraction), VALUE)),
                  _igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_fraction)),
                                 VALUE))
-    out = _where(x_is_zero, _full_like(a, 0), out)
+    out = _where(x_is_zero, full_like(a, 0), out)
     out = _where(x_is_inf, one, out)
-  return _where(domain_error, _full_like(a, np.nan), out)
+  return _where(domain_error, full_like(a, np.nan), out)
 
 
 def _igamma_derivative(a: Array, x: Array, mode: str) -> Array:
   """d/da P(a, x) (DERIVATIVE), or the derivative of a Gamma(a, 1) sample x in a
   (SAMPLE_DERIVATIVE), for broadcast operands of one float dtype."""
-  x_is_zero = eq(x, _const(x, 0))
-  domain_error = _any_of(lt(x, _const(x, 0)), le(a, _const(a, 0)), _is_nan(a), _is_nan(x))
-  use_fraction = bitwise_and(gt(x, _const(x, 1)), gt(x, a))
+  x_is_zero = eq(x, const_like(x, 0))
+  domain_error = _any_of(lt(x, const_like(x, 0)), le(a, const_like(a, 0)), _is_nan(a), _is_nan(x))
+  use_fraction = bitwise_and(gt(x, const_like(x, 1)), gt(x, a))
   ax, underflow = _log_ax(a, x)
   enabled = bitwise_not(_any_of(x_is_zero, domain_error, underflow))
   out = _where(use_fraction,
                neg(_igammac_continued_fraction(ax, x, a, bitwise_and(enabled, use_fraction),
                                                mode)),
                _igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_fraction)), mode))
-  out = _where(x_is_zero, _full_like(a, 0), out)
-  return _where(domain_error, _full_like(a, np.nan), out)
+  out = _where(x_is_zero, full_like(a, 0), out)
+  return _where(domain_error, full_like(a, np.nan), out)
 
 
 def _in_float32_at_least(name: str, fn: Callable[..., Array]) -> Callable[..., Array]:
@@ -374,7 +375,7 @@ def _in_float32_at_least(name: str, fn: Callable[..., Array]) -> Callable[..., A
   def wrapped(*args: Array) -> Array:
     avals = [core.get_aval(x) for x in args]
     shape = broadcasting_shape(name, *avals)
-    args = [_broadcast_to(x, shape) for x in args]
+    args = [broadcast_elementwise(x, shape) for x in args]
     dtype = avals[0].dtype
     if dtypes.finfo(dtype).bits >= 32:
       return fn(*args)
@@ -410,7 +411,7 @@ _I0E_ASYMPTOTIC = np.cumprod([1.] + [(2 * k - 1) ** 2 / (8 * k) for k in range(1
 
 def _i0e_series(x: Array) -> Array:
   """sum_k exp(-x) (x / 2) ** 2k / (k!) ** 2 for x >= 0."""
-  quarter_x2 = mul(_const(x, 0.25), mul(x, x))
+  quarter_x2 = mul(const_like(x, 0.25), mul(x, x))
 
   def body(k, state):
     term, total = state
@@ -424,18 +425,18 @@ def _i0e_series(x: Array) -> Array:
 
 def _i0e_asymptotic(x: Array) -> Array:
   """(2 pi x) ** -1/2 sum_k c_k x ** -k, c_k = ((2k - 1)!!) ** 2 / (k! 8 ** k), for large x."""
-  inv_x = div(_const(x, 1), x)
-  total = _full_like(x, _I0E_ASYMPTOTIC[-1])
+  inv_x = div(const_like(x, 1), x)
+  total = full_like(x, _I0E_ASYMPTOTIC[-1])
   for c in _I0E_ASYMPTOTIC[-2::-1]:
-    total = add(mul(total, inv_x), _const(x, c))
-  return mul(total, lax.rsqrt(mul(_const(x, 2 * np.pi), x)))
+    total = add(mul(total, inv_x), const_like(x, c))
+  return mul(total, lax.rsqrt(mul(const_like(x, 2 * np.pi), x)))
 
 
 def _bessel_i0e_value(x: Array) -> Array:
   x = abs(x)
-  large = gt(x, _const(x, _I0E_ASYMPTOTIC_FROM))
-  return _where(large, _i0e_asymptotic(_where(large, x, _full_like(x, 1))),
-                _i0e_series(_where(large, _full_like(x, 0), x)))
+  large = gt(x, const_like(x, _I0E_ASYMPTOTIC_FROM))
+  return _where(large, _i0e_asymptotic(_where(large, x, full_like(x, 1))),
+                _i0e_series(_where(large, full_like(x, 0), x)))
 
 
 bessel_i0e_impl = _in_float32_at_least("bessel_i0e", _bessel_i0e_value)
@@ -449,45 +450,45 @@ bessel_i0e_impl = _in_float32_at_least("bessel_i0e", _bessel_i0e_value)
 
 def _betainc_numerator(n: Array, a: Array, b: Array, x: Array) -> Array:
   """The n-th partial numerator d_n (n >= 1; d_1 = 1)."""
-  one, two = _const(a, 1), _const(a, 2)
+  one, two = const_like(a, 1), const_like(a, 2)
   m = floor(div(sub(n, one), two))
-  even = eq(rem(n, two), _const(n, 0))
+  even = eq(rem(n, two), const_like(n, 0))
   a2m = add(a, mul(two, m))
   zero_term = neg(div(mul(add(a, b), x), add(a, one)))
   even_term = neg(div(mul(mul(add(a, m), add(add(a, b), m)), x), mul(a2m, add(a2m, one))))
-  even_term = _where(eq(m, _const(m, 0)), zero_term, even_term)
+  even_term = _where(eq(m, const_like(m, 0)), zero_term, even_term)
   odd_term = div(mul(mul(m, sub(b, m)), x), mul(sub(a2m, one), a2m))
-  return _where(eq(n, one), _full_like(x, 1), _where(even, even_term, odd_term))
+  return _where(eq(n, one), full_like(x, 1), _where(even, even_term, odd_term))
 
 
 def _betainc_continued_fraction(a: Array, b: Array, x: Array) -> Array:
   dtype = core.get_aval(x).dtype
-  tiny = _const(x, dtypes.finfo(dtype).eps / 2)
+  tiny = const_like(x, dtypes.finfo(dtype).eps / 2)
   max_steps = 200 if dtype == np.float32 else 600
 
   def clamp(v):
-    return _where(lt(abs(v), tiny), _full_like(v, tiny), v)
+    return _where(lt(abs(v), tiny), full_like(v, tiny), v)
 
   def body(state):
     n, _, c, d, h = state
-    numerator = _betainc_numerator(_broadcast_to(n, core.get_aval(x).shape), a, b, x)
-    c = clamp(add(_const(x, 1), div(numerator, c)))
-    d = div(_const(x, 1), clamp(add(_const(x, 1), mul(numerator, d))))
+    numerator = _betainc_numerator(broadcast_elementwise(n, core.get_aval(x).shape), a, b, x)
+    c = clamp(add(const_like(x, 1), div(numerator, c)))
+    d = div(const_like(x, 1), clamp(add(const_like(x, 1), mul(numerator, d))))
     delta = mul(c, d)
-    unconverged = _any(ge(abs(sub(delta, _const(delta, 1))), tiny))
-    return add(n, _const(n, 1)), unconverged, c, d, mul(h, delta)
+    unconverged = _any(ge(abs(sub(delta, const_like(delta, 1))), tiny))
+    return add(n, const_like(n, 1)), unconverged, c, d, mul(h, delta)
 
   def cond(state):
-    return bitwise_and(lt(state[0], _const(state[0], max_steps)), state[1])
+    return bitwise_and(lt(state[0], const_like(state[0], max_steps)), state[1])
 
-  h = _full_like(x, tiny)
-  init = (np.asarray(1, dtype), np.asarray(True), h, _full_like(x, 0), h)
+  h = full_like(x, tiny)
+  init = (np.asarray(1, dtype), np.asarray(True), h, full_like(x, 0), h)
   return lax.while_loop(cond, body, init)[4]
 
 
 def _betainc_value(a: Array, b: Array, x: Array) -> Array:
   """I_x(a, b) for broadcast operands of one float dtype, with scipy's edge values."""
-  zero, one, inf = _const(a, 0), _const(a, 1), _const(a, np.inf)
+  zero, one, inf = const_like(a, 0), const_like(a, 1), const_like(a, np.inf)
   a_is_zero = bitwise_or(eq(a, zero), eq(b, inf))
   b_is_zero = bitwise_or(eq(b, zero), eq(a, inf))
   x_is_zero, x_is_one = eq(x, zero), eq(x, one)
@@ -497,20 +498,20 @@ def _betainc_value(a: Array, b: Array, x: Array) -> Array:
                              bitwise_and(b_is_zero, x_is_one))
   result_is_nan = _any_of(lt(a, zero), lt(b, zero), lt(x, zero), gt(x, one),
                           bitwise_and(a_is_zero, b_is_zero), _is_nan(a), _is_nan(b), _is_nan(x))
-  direct = lt(x, div(add(a, one), add(add(a, b), _const(a, 2))))
+  direct = lt(x, div(add(a, one), add(add(a, b), const_like(a, 2))))
   a, b = _where(direct, a, b), _where(direct, b, a)
   x = _where(direct, x, sub(one, x))
   fraction = _betainc_continued_fraction(a, b, x)
   log_beta_without_a = sub(lgamma(b), lgamma(add(a, b)))
-  small_a = lt(a, _const(a, dtypes.finfo(core.get_aval(a).dtype).tiny * 2))
+  small_a = lt(a, const_like(a, dtypes.finfo(core.get_aval(a).dtype).tiny * 2))
   factor = _where(small_a, exp(sub(mul(log1p(neg(x)), b), log_beta_without_a)),
                   div(exp(sub(add(mul(log(x), a), mul(log1p(neg(x)), b)),
                               add(lgamma(a), log_beta_without_a))), a))
   out = mul(fraction, factor)
   out = _where(direct, out, sub(one, out))
-  out = _where(result_is_zero, _full_like(out, 0), out)
-  out = _where(result_is_one, _full_like(out, 1), out)
-  return _where(result_is_nan, _full_like(out, np.nan), out)
+  out = _where(result_is_zero, full_like(out, 0), out)
+  out = _where(result_is_one, full_like(out, 1), out)
+  return _where(result_is_nan, full_like(out, np.nan), out)
 
 
 regularized_incomplete_beta_impl = _in_float32_at_least("regularized_incomplete_beta",

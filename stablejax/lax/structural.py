@@ -1,28 +1,32 @@
 """Structural primitives: broadcasting, reshaping, transposition, slicing, padding,
 concatenation and iota, with the array-building helpers built on them (`full`, `broadcast`, ...).
 
-Each primitive sits with its rules: abstract eval and numpy reference (through `standard`),
+Each primitive sits with its rules: abstract eval and numpy reference (through `primitive_kit`),
 JVP, transpose and batching. Lowering rules live in `stablejax.lowering.rules.structural`.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax import simplify_rules as simplify
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
+from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
-from stablejax.jaxpr import hide_params
-from stablejax.lax.standard import (check_dtype, def_reference, numeric_dtypes,
-                                    standard_primitive)
+from stablejax.jaxpr import Atom, JaxprEqn, hide_params
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
+                                         numeric_dtypes, standard_primitive)
 from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
-    "broadcast", "broadcast_in_dim", "broadcasted_iota", "concatenate", "dynamic_slice",
-    "dynamic_update_slice", "expand_dims", "full", "full_like", "iota", "pad", "reshape", "rev",
-    "slice", "slice_in_dim", "squeeze", "transpose", "zeros_like_array",
+    "broadcast", "broadcast_in_dim", "broadcast_in_dim_p", "broadcasted_iota", "concatenate",
+    "concatenate_p", "dynamic_slice", "dynamic_slice_p", "dynamic_update_slice",
+    "dynamic_update_slice_p", "expand_dims", "expand_dims_p", "full", "full_like", "iota", "iota_p",
+    "pad", "pad_p", "reshape", "reshape_p", "rev", "rev_p", "slice", "slice_in_dim", "slice_p",
+    "squeeze", "squeeze_p", "transpose", "transpose_p", "zeros_like_array",
 ]
 
 _builtin_slice = slice
@@ -225,15 +229,8 @@ ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argso
 batching.primitive_batchers[transpose_p] = _transpose_batcher
 
 
-def _zeros_like_aval(aval: ShapedArray) -> Any:
-  """A zero of type `aval` (weak type included): a scalar, broadcast when `aval` has a shape."""
-  zero = lax.convert_element_type(np.zeros((), aval.dtype), aval.dtype,
-                                  weak_type=aval.weak_type)
-  return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-
-
 # The transformations instantiate zeros and move batch axes with these (see ad and batching).
-ad.aval_zeros_likers[ShapedArray] = _zeros_like_aval
+ad.aval_zeros_likers[ShapedArray] = functools.partial(full_like, fill_value=0)
 batching.register_axis_ops(transpose, broadcast_in_dim)
 
 
@@ -574,7 +571,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i + start[b], ...] (zeros past the end): one select between
   `x` and `x` shifted by 2^k per bit of the starts, so O(size * log(max_shift)) work."""
   aval = core.get_aval(x)
-  zero = _zeros_like_aval(aval.update(shape=()))  # (x's weak type: pad keeps it only then)
+  zero = full_like(aval, 0, shape=())  # (x's weak type: pad keeps it only then)
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (-shift, shift, 0)
@@ -585,7 +582,7 @@ def _shift_left_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
 def _shift_right_by(x: Any, axis: int, start: Any, max_shift: int) -> Any:
   """y[b, ..., i, ...] = x[b, ..., i - start[b], ...] (zeros before the start)."""
   aval = core.get_aval(x)
-  zero = _zeros_like_aval(aval.update(shape=()))
+  zero = full_like(aval, 0, shape=())
   for shift, bit in _bit_masks(start, max_shift, aval.shape):
     config = [(0, 0, 0)] * aval.ndim
     config[axis] = (shift, -shift, 0)
@@ -834,50 +831,48 @@ iota_p = standard_primitive("iota", _iota_abstract_eval)
 def_reference(iota_p, _iota_reference)
 
 
-_python_types = {"i": int, "f": float, "c": complex}  # (a Python bool is not weakly typed)
-
-
-def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
-  """`fill_value` as a scalar of `dtype`: a weakly typed Python scalar if `weak_type` and
-  `dtype` is the default dtype of its kind (a weak bool, as a comparison's, converted), else a
-  numpy scalar."""
-  if dtypes.is_python_scalar(fill_value):
-    py = _python_types.get(dtypes.kind(dtype))
-    if weak_type and py is not None and dtypes.python_scalar_dtype(py(fill_value)) == dtype:
-      return py(fill_value)
-    if weak_type and dtypes.kind(dtype) == "b":
-      return lax.convert_element_type(_scalar(fill_value, dtype), dtype, weak_type=True)
-    return _scalar(fill_value, dtype)
-  if core.is_concrete(fill_value):
-    return _scalar(np.asarray(fill_value), dtype)
-  if core.get_aval(fill_value).dtype != dtype:
-    return lax.convert_element_type(fill_value, dtype)
-  return fill_value
-
-
-def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
-  """An array of `shape` filled with the scalar `fill_value` (weakly typed if it is a Python
-  scalar and no dtype is given)."""
-  if core.get_aval(fill_value).ndim:
-    raise TypeError(f"full must be called with a scalar fill_value, got one of type "
-                    f"{core.get_aval(fill_value).str_short()}")
-  weak = dtype is None and core.get_aval(fill_value).weak_type
-  dtype = dtypes.dtype_of(fill_value) if dtype is None else dtypes.canonicalize(dtype)
-  return broadcast(_fill_scalar(fill_value, dtype, weak), shape)
-
-
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
-              ) -> Any:
-  """An array like `x` (its shape and dtype unless given) filled with `fill_value`."""
-  aval = core.get_aval(x)
-  weak = dtype is None and aval.weak_type
-  dtype = aval.dtype if dtype is None else dtypes.canonicalize(dtype)
-  return broadcast(_fill_scalar(fill_value, dtype, weak), aval.shape if shape is None else shape)
-
-
 def zeros_like_array(x: Any) -> Any:
   """Zeros of the shape and dtype of `x`."""
   return full_like(x, 0)
 
 
 hide_params(broadcast_in_dim_p, "shape", if_empty=("broadcast_dimensions",))
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+for _prim in (broadcast_in_dim_p, concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
+              expand_dims_p, iota_p, pad_p, reshape_p, rev_p, slice_p, squeeze_p, transpose_p):
+  flops.flops_rules[_prim] = flops.free
+del _prim
+
+# ----------------------------------------------------------------------------------------------
+# Algebraic simplification (applied by stablejax.passes.simplify)
+
+def _transpose_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | JaxprEqn | None:
+  x, perm = eqn.invars[0], tuple(eqn.params["permutation"])
+  inner = producer(x)
+  if inner is not None and inner.primitive is transpose_p:
+    x, perm = inner.invars[0], tuple(inner.params["permutation"][p] for p in perm)
+  if perm == tuple(range(len(perm))):
+    return x if simplify.same_type(x, eqn) else None
+  if x is eqn.invars[0]:
+    return None
+  return eqn.replace(invars=[x], params={**eqn.params, "permutation": perm})
+
+
+def _reshape_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | JaxprEqn | None:
+  x = eqn.invars[0]
+  inner = producer(x)
+  if inner is not None and inner.primitive is reshape_p and inner.params["dimensions"] is None:
+    x = inner.invars[0]
+  if eqn.params["dimensions"] is not None:
+    return None
+  if simplify.same_type(x, eqn):
+    return x
+  return None if x is eqn.invars[0] else eqn.replace(invars=[x])
+
+
+simplify.simplify_rules[transpose_p] = _transpose_simplify
+simplify.simplify_rules[reshape_p] = _reshape_simplify
+simplify.simplify_rules[broadcast_in_dim_p] = simplify.same_type_rule

@@ -20,10 +20,10 @@ from stablejax.lax.windowed_reductions import padtype_to_pads, window_output_sha
 from stablejax.util import canonicalize_axis
 
 __all__ = [
-    "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers", "PrecisionLike",
     "broadcast_like", "broadcast_shapes", "conv_general_shape_tuple", "conv_shape_tuple",
-    "conv_transpose_shape_tuple", "dtype", "empty", "reduce_window_shape_tuple", "select",
-    "split", "stack", "tile", "unstack",
+    "conv_transpose_shape_tuple", "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers",
+    "dtype", "empty", "PrecisionLike", "reduce_window_shape_tuple", "select", "split", "stack",
+    "tile", "unstack",
 ]
 
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],

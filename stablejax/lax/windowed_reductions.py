@@ -9,18 +9,21 @@ small windows of pooling)."""
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching
-from stablejax.lax.standard import any_dtype, check_dtype, def_reference, numeric_dtypes
-from stablejax.lax.standard import standard_primitive
+from stablejax.interpreters import ad, batching, flops
+from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
+from stablejax.lax.primitive_kit import standard_primitive
 
-__all__ = ["padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
-           "reduce_window_sum"]
+__all__ = [
+    "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_max_p",
+    "reduce_window_min", "reduce_window_min_p", "reduce_window_sum", "reduce_window_sum_p",
+]
 
 Pads = tuple[tuple[int, int], ...]
 
@@ -270,3 +273,14 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
                                                                                  dtype)):
     return out
   return computation(out, init)
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _reduce_window_flops(avals_in, avals_out, *, window_dimensions, **_) -> float:
+  return avals_out[0].size * math.prod(window_dimensions)
+
+
+flops.flops_rules[reduce_window_sum_p] = _reduce_window_flops
+flops.flops_rules[reduce_window_max_p] = _reduce_window_flops
+flops.flops_rules[reduce_window_min_p] = _reduce_window_flops

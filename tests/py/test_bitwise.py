@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 import stablejax as sj  # noqa: E402
 import stablejax.numpy as jnp  # noqa: E402
 from stablejax import lax  # noqa: E402
-from stablejax.lax import standard  # noqa: E402
+from stablejax.lax import primitive_kit  # noqa: E402
 
 INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32]
 BINARY = ["bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic"]
@@ -50,7 +50,7 @@ def test_binary_against_jax_and_reference(name, dtype, rng):
   expected = getattr(jax.lax, name)(x, y)
   _check(getattr(lax, name)(x, y), expected)
   _check(sj.jit(getattr(lax, name))(x, y), expected)
-  _check(standard.evaluate_reference(PRIM[name], x, y), expected)
+  _check(primitive_kit.evaluate_reference(PRIM[name], x, y), expected)
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=lambda d: np.dtype(d).name)
@@ -60,7 +60,7 @@ def test_unary_against_jax_and_reference(name, dtype, rng):
                                                           np.iinfo(dtype).min], dtype)])
   expected = getattr(jax.lax, name)(x)
   _check(getattr(lax, name)(x), expected)
-  _check(standard.evaluate_reference(PRIM[name], x), expected)
+  _check(primitive_kit.evaluate_reference(PRIM[name], x), expected)
 
 
 def test_xor_of_booleans_and_scalar_broadcast():
@@ -80,7 +80,7 @@ def test_bitcast_convert_type(src, dst, shape, rng):
   expected = jax.lax.bitcast_convert_type(x, dst)
   _check(lax.bitcast_convert_type(x, dst), expected)
   _check(sj.jit(lambda x: lax.bitcast_convert_type(x, dst))(x), expected)
-  _check(standard.evaluate_reference(lax.bitcast_convert_type_p, x, new_dtype=np.dtype(dst)),
+  _check(primitive_kit.evaluate_reference(lax.bitcast_convert_type_p, x, new_dtype=np.dtype(dst)),
          expected)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32 = np.float32
 
@@ -52,7 +52,7 @@ def test_values(case, rng):
   test_util.check_close(out, expected)
   test_util.check_close(sj.jit(f)(x, w), expected)
   (eqn,) = sj.make_jaxpr(f)(x, w).jaxpr.eqns
-  test_util.check_close(standard.evaluate_reference(eqn.primitive, x, w, **eqn.params),
+  test_util.check_close(primitive_kit.evaluate_reference(eqn.primitive, x, w, **eqn.params),
                         expected)
 
 

@@ -1,5 +1,5 @@
 """Differential tests of every built-in primitive: its numpy reference
-(`standard.evaluate_reference`), eager execution on the device (one primitive compiled and run),
+(`primitive_kit.evaluate_reference`), eager execution on the device (one primitive compiled and run),
 and `jit` of the same function must agree. A hypothesis property test does the same for small random elementwise programs,
 against a numpy evaluation of the program."""
 from __future__ import annotations
@@ -17,17 +17,17 @@ from hypothesis import strategies as st
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import core, lax, test_util
+from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import Literal
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32, I32, BOOL = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)
 C64, U8 = np.dtype(np.complex64), np.dtype(np.uint8)
 
-# Primitives that are not in this table on purpose: the control-flow, call, custom-derivative and
-# rematerialization primitives, which other test files cover (they take jaxprs, not arrays).
-# test_grads.py uses this set too.
-HIGHER_ORDER = {"cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "remat2",
-                "shard_map"}
+# Primitives that are not in this table on purpose: the higher-order ones (control flow, calls,
+# custom derivatives, rematerialization: those with a partial-evaluation rule), which other test
+# files cover (they take jaxprs, not arrays). test_grads.py uses this set too.
+HIGHER_ORDER = {p.name for p in pe.partial_eval_rules}
 # The primitives running code compiled elsewhere: a user's kernels (tests/py/test_ffi.py builds
 # them with g++) and exported modules (tests/py/test_export.py).
 USER_CODE = {"ffi_call", "call_exported"}
@@ -503,7 +503,7 @@ def reference_eval(fn: Callable, args: Sequence[Any]) -> list[np.ndarray]:
   env.update(zip(closed.jaxpr.invars, args))
   read = lambda v: v.val if isinstance(v, Literal) else env[v]  # noqa: E731
   for eqn in closed.eqns:
-    out = standard.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+    out = primitive_kit.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
     env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
   return [np.asarray(read(v)) for v in closed.jaxpr.outvars]
 
@@ -521,6 +521,11 @@ def assert_same(got: Any, want: np.ndarray, what: str) -> None:
 
 @pytest.mark.parametrize("case,dtype", PARAMS)
 def test_reference_eager_and_jit_agree(case, dtype):
+  check_case(case, dtype)
+
+
+def check_case(case: Case, dtype: np.dtype) -> None:
+  """The numpy reference, eager execution and jit agree on `case` (reused by test_recipe.py)."""
   args = _make_args(case, dtype, seed=zlib.crc32(case.id.encode()))
   jaxpr = sj.make_jaxpr(case.fn)(*args)
   assert case.prim in [e.primitive for e in jaxpr.eqns], (

@@ -7,7 +7,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 GDN, SDN = lax.GatherDimensionNumbers, lax.ScatterDimensionNumbers
 
@@ -49,7 +49,7 @@ def test_gather_matches_jax(name, mode, rng):
     out = f(x, idx)
     assert out.shape == expected.shape and out.dtype == expected.dtype
     np.testing.assert_array_equal(np.asarray(out), np.asarray(expected))
-  ref = standard.evaluate_reference(lax.gather_p, x, idx, dimension_numbers=dn,
+  ref = primitive_kit.evaluate_reference(lax.gather_p, x, idx, dimension_numbers=dn,
                                     slice_sizes=sizes, indices_are_sorted=False,
                                     unique_indices=False,
                                     mode=lax.GatherScatterMode.from_any(mode),
@@ -130,7 +130,7 @@ def test_scatter_matches_jax(name, fn, mode, rng):
     assert out.shape == expected.shape and out.dtype == expected.dtype
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
   prim = getattr(lax, fn + "_p")
-  ref = standard.evaluate_reference(prim, x, idx, u, dimension_numbers=dn,
+  ref = primitive_kit.evaluate_reference(prim, x, idx, u, dimension_numbers=dn,
                                     indices_are_sorted=False, unique_indices=False,
                                     mode=lax.GatherScatterMode.from_any(mode))
   np.testing.assert_allclose(ref, expected, rtol=1e-6)

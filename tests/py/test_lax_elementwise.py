@@ -12,7 +12,7 @@ from stablejax import core, lax, test_util
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad
 from stablejax.jaxpr import check_jaxpr
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 # jax warns when it casts complex to real; stablejax takes the real part as JAX does.
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
@@ -25,7 +25,7 @@ class _ReferenceTrace(core.Trace):
   """Evaluates primitives with their numpy references, whatever eager impl is installed."""
 
   def process_primitive(self, prim, args, params):
-    return standard.evaluate_reference(prim, *args, **params)
+    return primitive_kit.evaluate_reference(prim, *args, **params)
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import core, lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 jax = pytest.importorskip("jax")
 jlax = pytest.importorskip("jax.lax")
@@ -38,7 +38,7 @@ def test_bitwise_reductions(name, dtype):
     check_like_jax(getattr(lax, name)(x, axes), want)
     check_like_jax(sj.jit(lambda v: getattr(lax, name)(v, axes))(x), want)
     np.testing.assert_array_equal(
-        standard.evaluate_reference(getattr(lax, name + "_p"), x, axes=axes), want)
+        primitive_kit.evaluate_reference(getattr(lax, name + "_p"), x, axes=axes), want)
   test_util.check_vmap(lambda v: getattr(lax, name)(v, (1,)), [x], [2])
 
 
@@ -66,7 +66,7 @@ def test_reduce_precision(bits, dtype):
   want = jlax.reduce_precision(x, *bits)
   check_like_jax(lax.reduce_precision(x, *bits), want)
   check_like_jax(sj.jit(lambda v: lax.reduce_precision(v, *bits))(x), want)
-  ref = standard.evaluate_reference(lax.reduce_precision_p, x, exponent_bits=bits[0],
+  ref = primitive_kit.evaluate_reference(lax.reduce_precision_p, x, exponent_bits=bits[0],
                                     mantissa_bits=bits[1])
   np.testing.assert_array_equal(ref, np.asarray(want))
 

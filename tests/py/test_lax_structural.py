@@ -13,7 +13,7 @@ import stablejax as sj
 from stablejax import core, lax, test_util
 from stablejax.interpreters import ad
 from stablejax.jaxpr import Literal, check_jaxpr
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32, I32 = np.float32, np.int32
 
@@ -101,7 +101,7 @@ def _eval_with_references(closed, args):
   env = dict(zip(closed.jaxpr.invars, args))
   read = lambda v: v.val if isinstance(v, Literal) else env[v]  # noqa: E731
   for eqn in closed.eqns:
-    out = standard.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+    out = primitive_kit.evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
     env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
   return [read(v) for v in closed.jaxpr.outvars]
 

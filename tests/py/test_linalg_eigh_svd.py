@@ -9,7 +9,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 check_close = test_util.check_close
 FLOATS = [np.float32, np.complex64]
@@ -124,7 +124,7 @@ def test_eigh_reference_and_jaxpr(rng):
   x = _hermitian(rng, (2, 3, 3), np.float32)
   out = lax.linalg.eigh_p.bind(x, lower=True, sort_eigenvalues=True, subset_by_index=None,
                                algorithm=None)
-  ref = standard.evaluate_reference(lax.linalg.eigh_p, x, lower=True, sort_eigenvalues=True,
+  ref = primitive_kit.evaluate_reference(lax.linalg.eigh_p, x, lower=True, sort_eigenvalues=True,
                                     subset_by_index=None, algorithm=None)
   check_close(out[1], ref[1], rtol=1e-5, atol=1e-5)
   _same_vectors(out[0], ref[0], 1e-4)
@@ -281,7 +281,7 @@ def test_svd_reference_and_jaxpr(rng):
   x = _well_conditioned(rng, (2, 4, 3), np.float32)
   params = dict(full_matrices=False, compute_uv=True, subset_by_index=None, algorithm=None)
   s, u, vh = lax.linalg.svd_p.bind(x, **params)
-  s_ref, u_ref, vh_ref = standard.evaluate_reference(lax.linalg.svd_p, x, **params)
+  s_ref, u_ref, vh_ref = primitive_kit.evaluate_reference(lax.linalg.svd_p, x, **params)
   check_close(s, s_ref, rtol=1e-5, atol=1e-5)
   _same_vectors(u, u_ref, 1e-4)
   _same_vectors(_adj(np.asarray(vh)), _adj(vh_ref), 1e-4)

@@ -8,7 +8,7 @@ from jax._src.lax import linalg as jax_linalg
 
 import stablejax as sj
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 check_close = test_util.check_close
 FLOATS = [np.float32, np.complex64]
@@ -54,7 +54,7 @@ def test_lu_matches_numpy_reference_and_jax(dtype, shape, rng):
   assert isinstance(out, tuple) and len(out) == 3
   expected = jax.lax.linalg.lu(a)
   _same_all(out, expected, rtol=1e-5, atol=1e-5)
-  _same_all(out, standard.evaluate_reference(lax.linalg.lu_p, a), rtol=1e-4, atol=1e-4)
+  _same_all(out, primitive_kit.evaluate_reference(lax.linalg.lu_p, a), rtol=1e-4, atol=1e-4)
   _same_all(sj.jit(lax.linalg.lu)(a), out)
   lu, _, perm = (np.asarray(o).reshape(-1, *np.shape(o)[-2:]) if i == 0 else
                  np.asarray(o).reshape(-1, np.shape(o)[-1]) for i, o in enumerate(out))
@@ -65,7 +65,7 @@ def test_lu_matches_numpy_reference_and_jax(dtype, shape, rng):
 def test_lu_float64_and_complex128(x64, rng):
   for dtype in (np.float64, np.complex128):
     a = test_util.rand(rng, (2, 5, 4), dtype)
-    _same_all(lax.linalg.lu(a), standard.evaluate_reference(lax.linalg.lu_p, a), rtol=1e-12,
+    _same_all(lax.linalg.lu(a), primitive_kit.evaluate_reference(lax.linalg.lu_p, a), rtol=1e-12,
               atol=1e-12)
 
 
@@ -156,7 +156,7 @@ def test_lu_pivots_to_permutation_matches_jax(batch, k, size, rng):
   out = lax.linalg.lu_pivots_to_permutation(pivots, size)
   expected = jax.lax.linalg.lu_pivots_to_permutation(pivots, size)
   _same(out, expected)
-  _same(out, standard.evaluate_reference(lax.linalg.lu_pivots_to_permutation_p, pivots,
+  _same(out, primitive_kit.evaluate_reference(lax.linalg.lu_pivots_to_permutation_p, pivots,
                                          permutation_size=size))
   _same(sj.jit(lax.linalg.lu_pivots_to_permutation, static_argnums=1)(pivots, size), expected)
 
@@ -185,12 +185,12 @@ def test_geqrf_and_householder_product_match_jax(dtype, shape, rng):
   a = test_util.rand(rng, shape, dtype)
   out = lax.linalg.geqrf(a)
   _same_all(out, jax_linalg.geqrf(a), rtol=1e-5, atol=1e-5)  # not public in jax.lax.linalg
-  _same_all(out, standard.evaluate_reference(lax.linalg.geqrf_p, a), rtol=1e-4, atol=1e-4)
+  _same_all(out, primitive_kit.evaluate_reference(lax.linalg.geqrf_p, a), rtol=1e-4, atol=1e-4)
   m, n = shape[-2:]
   reflectors, taus = np.asarray(out[0])[..., :, :min(m, n)], np.asarray(out[1])
   q = lax.linalg.householder_product(reflectors, taus)
   _same(q, jax.lax.linalg.householder_product(reflectors, taus), rtol=1e-5, atol=1e-5)
-  _same(q, standard.evaluate_reference(lax.linalg.householder_product_p, reflectors, taus),
+  _same(q, primitive_kit.evaluate_reference(lax.linalg.householder_product_p, reflectors, taus),
         rtol=1e-4, atol=1e-4)
   _same_all(sj.vmap(lax.linalg.geqrf)(a[None]), [o[None] for o in out])
 
@@ -225,7 +225,7 @@ def test_qr_matches_numpy_reference_and_jax(full_matrices, dtype, shape, rng):
   _same_all(out, jax.lax.linalg.qr(a, full_matrices=full_matrices), rtol=1e-5, atol=1e-5)
   mode = "complete" if full_matrices else "reduced"
   _same_all(out, np.linalg.qr(a, mode=mode), rtol=1e-4, atol=1e-4)
-  _same_all(out, standard.evaluate_reference(lax.linalg.qr_p, a, pivoting=False,
+  _same_all(out, primitive_kit.evaluate_reference(lax.linalg.qr_p, a, pivoting=False,
                                              full_matrices=full_matrices, use_magma=None),
             rtol=1e-4, atol=1e-4)
   _same_all(sj.jit(lambda x: lax.linalg.qr(x, full_matrices=full_matrices))(a), out)

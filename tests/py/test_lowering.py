@@ -13,7 +13,7 @@ import stablejax as sj
 from stablejax import core, dtypes, lax, runtime
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 from stablejax.lowering import (
     LoweringError, LoweringRuleContext, aval_to_ir_type, call_jaxpr, custom_call, hlo, ir,
     ir_constant, jaxpr_subcomp, lower_fun, lower_jaxpr, make_ir_context, register_lowering)
@@ -38,7 +38,7 @@ def prim_of(name: str) -> core.Primitive:
 def check_against_reference(prim, fn, args, params=None, rtol=1e-5):
   """Lower `fn`, run it, compare with the numpy reference of `prim` (with `params`)."""
   (got,) = run(lower(fn, *args), *args)
-  want = standard.evaluate_reference(prim, *args, **(params or {}))
+  want = primitive_kit.evaluate_reference(prim, *args, **(params or {}))
   np.testing.assert_allclose(got, np.asarray(want, got.dtype), rtol=rtol, atol=1e-6)
   return got
 
@@ -392,7 +392,7 @@ def test_structural(name, fn, op, params):
   assert f"stablehlo.{op}" in str(lower(fn, x))
   (got,) = run(lower(fn, x), x)
   args = [x, np.float32(-1)] if name == "pad" else [x]
-  np.testing.assert_allclose(got, standard.evaluate_reference(prim_of(name), *args, **params))
+  np.testing.assert_allclose(got, primitive_kit.evaluate_reference(prim_of(name), *args, **params))
 
 
 def test_squeeze():
@@ -407,7 +407,7 @@ def test_concatenate():
   fn = lambda a, b: lax.concatenate([a, b, a], 1)
   assert "stablehlo.concatenate %arg0, %arg1, %arg0, dim = 1" in str(lower(fn, a, b))
   (got,) = run(lower(fn, a, b), a, b)
-  np.testing.assert_allclose(got, standard.evaluate_reference(lax.concatenate_p, a, b, a,
+  np.testing.assert_allclose(got, primitive_kit.evaluate_reference(lax.concatenate_p, a, b, a,
                                                             dimension=1))
 
 

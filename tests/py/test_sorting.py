@@ -8,7 +8,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32, I32 = np.float32, np.int32
 
@@ -80,7 +80,7 @@ def test_references_match_lax(rng):
                        (lax.top_k_p, dict(k=2, axis=1)),
                        (lax.cummax_p, dict(axis=1, reverse=False))]:
     got = prim.bind(x, **params)
-    want = standard.evaluate_reference(prim, x, **params)
+    want = primitive_kit.evaluate_reference(prim, x, **params)
     for g, w in zip(got if prim.multiple_results else [got],
                     want if prim.multiple_results else [want]):
       np.testing.assert_array_equal(np.asarray(g), w)

@@ -6,7 +6,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import lax, test_util
-from stablejax.lax import standard
+from stablejax.lax import primitive_kit
 
 F32 = np.float32
 INIT = {"sum": 0., "max": -np.inf, "min": np.inf}
@@ -39,7 +39,7 @@ def test_values(kind, window, rng):
   test_util.check_close(sj.jit(f)(x), expected)
   test_util.check_close(sj.vmap(f)(x[None]), expected[None])
   (eqn,) = sj.make_jaxpr(f)(x).jaxpr.eqns
-  test_util.check_close(standard.evaluate_reference(eqn.primitive, x, **eqn.params), expected)
+  test_util.check_close(primitive_kit.evaluate_reference(eqn.primitive, x, **eqn.params), expected)
 
 
 @pytest.mark.parametrize("kind", ["sum", "max", "min"])

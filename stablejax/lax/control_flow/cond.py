@@ -9,12 +9,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.interpreters import ad, batching, dce, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     broadcast_per_example, check_types, trace_to_jaxpr_with_consts, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, partition_list
+
+__all__ = ["cond", "cond_p", "switch"]
 
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
@@ -262,3 +264,13 @@ def _cond_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], Jaxp
 
 
 dce.dce_rules[cond_p] = _cond_dce
+
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _cond_flops(avals_in, avals_out, *, branches, **_) -> float:
+  return max(map(flops.jaxpr_flops, branches))
+
+
+flops.flops_rules[cond_p] = _cond_flops

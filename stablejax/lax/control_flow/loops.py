@@ -16,6 +16,8 @@ from stablejax.lax.structural import concatenate, pad, reshape, rev, slice_in_di
 from stablejax.tree_util import tree_flatten, tree_map, tree_unflatten
 from stablejax.util import canonicalize_axis
 
+__all__ = ["associative_scan", "fori_loop", "map"]
+
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
               unroll: int | bool | None = None) -> Any:

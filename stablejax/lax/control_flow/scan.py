@@ -8,12 +8,14 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core, runtime
 from stablejax.core import ShapedArray
-from stablejax.interpreters import ad, batching, dce, partial_eval as pe
+from stablejax.interpreters import ad, batching, dce, flops, partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, hide_params
 from stablejax.lax.control_flow.common import (
     carry_fixpoint, promote_weak, trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_structure, tree_unflatten
 from stablejax.util import merge_lists, partition_list, split_list
+
+__all__ = ["scan", "scan_p"]
 
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True
@@ -458,3 +460,13 @@ def _scan_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], Jaxp
 
 
 dce.dce_rules[scan_p] = _scan_dce
+
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _scan_flops(avals_in, avals_out, *, jaxpr, length, **_) -> float:
+  return length * flops.jaxpr_flops(jaxpr)
+
+
+flops.flops_rules[scan_p] = _scan_flops

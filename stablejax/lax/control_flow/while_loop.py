@@ -9,13 +9,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, lax
-from stablejax.interpreters import ad, batching, dce, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, Var, jaxpr_as_fun
+from stablejax.interpreters import ad, batching, dce, flops, partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxpr_as_fun
 from stablejax.lax.control_flow.common import (
     avals_str, broadcast_per_example, carry_fixpoint, check_types, promote_weak,
     trace_to_jaxpr_with_consts, tree_args, with_binders)
 from stablejax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 from stablejax.util import merge_lists, split_list
+
+__all__ = ["while_loop", "while_p"]
 
 while_p = core.Primitive("while")
 while_p.multiple_results = True
@@ -272,3 +274,61 @@ def _while_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], Jax
 
 
 dce.dce_rules[while_p] = _while_dce
+
+
+# ----------------------------------------------------------------------------------------------
+# FLOPS (conventions: stablejax.flops)
+
+def _while_flops(avals_in, avals_out, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts,
+                 **_) -> float:
+  trips = _while_trip_count(avals_in, flops.open_jaxpr(cond_jaxpr),
+                            flops.open_jaxpr(body_jaxpr), cond_nconsts, body_nconsts)
+  if trips is None:
+    raise flops.UnknownFlopsError(
+        "flops: a while_loop with a dynamic trip count has no static FLOPS count (use fori_loop "
+        "with static bounds or scan, or register a rule for lax.while_p)")
+  cond = flops.jaxpr_flops(cond_jaxpr)
+  return trips * (flops.jaxpr_flops(body_jaxpr) + cond) + cond
+
+
+def _while_trip_count(avals_in: list, cond: Jaxpr, body: Jaxpr, cond_nconsts: int,
+                      body_nconsts: int) -> int | None:
+  """The trip count of the loop `fori_loop` stages (`i < n` in `cond`, `i + 1` in `body`, `n`
+  unchanged), when `i` and `n` start from literals; None for any other loop."""
+  carry = avals_in[cond_nconsts + body_nconsts:]
+  if len(cond.eqns) != 1 or cond.eqns[0].primitive is not lax.lt_p:
+    return None
+  index, bound = cond.eqns[0].invars
+  cond_carry = cond.invars[cond_nconsts:]
+  if index not in cond_carry:
+    return None
+  i = cond_carry.index(index)
+  if not _is_increment(body, body.invars[body_nconsts + i], body.outvars[i]):
+    return None
+  start = carry[i]
+  if type(bound) is Literal:
+    stop = bound.val
+  elif bound in cond_carry:
+    n = cond_carry.index(bound)
+    stop = carry[n].value if isinstance(carry[n], flops.LiteralAval) else None
+    if body.outvars[n] is not body.invars[body_nconsts + n]:
+      return None
+  else:
+    return None
+  if not isinstance(start, flops.LiteralAval) or stop is None:
+    return None
+  return max(int(stop) - int(start.value), 0)
+
+
+def _is_increment(body: Jaxpr, var_in: Any, var_out: Any) -> bool:
+  """Whether `body` computes `var_out = var_in + 1`."""
+  for eqn in body.eqns:
+    if eqn.outvars[0] is var_out:
+      if eqn.primitive is not lax.add_p:
+        return False
+      others = [x for x in eqn.invars if x is not var_in]
+      return len(others) == 1 and type(others[0]) is Literal and others[0].val == 1
+  return False
+
+
+flops.flops_rules[while_p] = _while_flops
