@@ -269,3 +269,24 @@ def test_host_callbacks_in_a_partitioned_program_run_once_as_jax(capfd):
   ordered = program(sj, True)  # (alive while it runs: its jaxpr holds the callbacks)
   np.testing.assert_allclose(np.asarray(sj.jit(ordered, in_shardings=s)(x)), 3 * x + 1)
   assert lines(capfd.readouterr().out) == ["first 0.0", "inner", "sum=120.0"]
+
+
+@eight
+def test_a_host_callback_inside_shard_map_runs_per_block_as_jax(capfd):
+  """A host callback in a shard_map body (fully manual) runs on every device with its block,
+  as JAX's (without a sharding on its custom call XLA crashed)."""
+  jax = pytest.importorskip("jax")
+  x = np.arange(16, dtype=np.float32)
+  mesh, jm = sj.make_mesh((8,), ("x",)), _jax_mesh(jax, (8,), ("x",))
+
+  def body(lib):
+    return lambda b: (lib.debug.print("block {b}", b=b), b * 2)[1]
+
+  out = np.asarray(sj.jit(sj.shard_map(body(sj), mesh=mesh, in_specs=P("x"),
+                                       out_specs=P("x")))(x))
+  mine = sorted(capfd.readouterr().out.splitlines())
+  JP = jax.sharding.PartitionSpec
+  want = np.asarray(jax.jit(jax.shard_map(body(jax), mesh=jm, in_specs=JP("x"),
+                                          out_specs=JP("x")))(x))
+  assert mine == sorted(capfd.readouterr().out.splitlines()) and len(mine) == 8
+  np.testing.assert_array_equal(out, want)
