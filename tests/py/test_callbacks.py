@@ -102,7 +102,6 @@ def test_host_callbacks_in_a_partitioned_module_run_on_device_0_as_jax():
   """In a module partitioned over a mesh (here of one device), a host callback's custom call
   has the maximal sharding on device 0 that XLA's SPMD partitioner needs on a side-effecting
   op, as JAX lowers it (without it XLA fails: "Side-effect HLO must have sharding")."""
-  from stablejax.sharding import NamedSharding, P
   x = np.arange(4, dtype=np.float32)
 
   def program(lib):
@@ -112,7 +111,8 @@ def test_host_callbacks_in_a_partitioned_module_run_on_device_0_as_jax():
                                lib.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
     return f
 
-  mine = sj.jit(program(sj), in_shardings=NamedSharding(sj.make_mesh((1,), ("x",)), P("x")))
+  mine = sj.jit(program(sj), in_shardings=sj.sharding.NamedSharding(
+      sj.make_mesh((1,), ("x",)), sj.sharding.P("x")))
   jmesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
   theirs = jax.jit(program(jax), in_shardings=jax.sharding.NamedSharding(
       jmesh, jax.sharding.PartitionSpec("x")))

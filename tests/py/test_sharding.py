@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import lax, sharding
+from stablejax import lax, lowering, sharding
 from stablejax.sharding import NamedSharding, P
 
 N = 8
@@ -213,7 +213,6 @@ def test_lowered_compile_runs_over_the_mesh_as_jax(rng, monkeypatch):
   again, without the shardings `as_text()` showed): it compiles the partitioned module once,
   and its results are laid out as JAX's."""
   jax = pytest.importorskip("jax")
-  from stablejax import lowering
   lowered_count, real_lower = [], lowering.lower_jaxpr
   monkeypatch.setattr(lowering, "lower_jaxpr",
                       lambda *a, **k: lowered_count.append(1) or real_lower(*a, **k))

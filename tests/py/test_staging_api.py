@@ -7,6 +7,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
+from stablejax import lowering, pipeline
 
 
 def f(x, y):
@@ -76,7 +77,6 @@ def test_format_power_and_dot_errors():
 def lowerings(monkeypatch):
   """The modules lowered (calls of `lowering.lower_jaxpr`) and those compiled (the text of
   each module `pipeline.compile` is given)."""
-  from stablejax import lowering, pipeline
   seen = {"lowered": 0, "compiled": []}
   real_lower, real_compile = lowering.lower_jaxpr, pipeline.compile
 
