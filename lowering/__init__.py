@@ -12,6 +12,7 @@ from stablejax.lowering.module import (
     verify_module)
 from stablejax.lowering.module import (
     canonical_platforms, fix_platform_index, module_text, ordered_effects, token_type)
+from stablejax.lowering.partitioning import ShardingContext
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 # The rules register themselves on import; they import the names above, so they come last.
@@ -41,7 +42,8 @@ from stablejax.lowering.registry import seal_builtin_rules  # noqa: E402
 seal_builtin_rules()
 
 __all__ = [
-    "LoweringError", "LoweringRuleContext", "ModuleContext", "aval_to_ir_type", "call_jaxpr",
+    "LoweringError", "LoweringRuleContext", "ModuleContext", "ShardingContext",
+    "aval_to_ir_type", "call_jaxpr",
     "chlo", "custom_call", "dtype_to_ir_type", "func", "hlo", "host_callbacks", "ir",
     "ir_attribute", "register_host_callback",
     "ir_constant", "jaxpr_subcomp", "lower_fun", "lower_jaxpr", "make_ir_context",

@@ -58,12 +58,14 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
                 result_layouts: Sequence[Sequence[int]] | None = None,
                 called_computations: Sequence[str] = (),
                 operand_output_aliases: Mapping[int, int] | None = None,
-                frontend_attributes: Mapping[str, str] | None = None) -> list[ir.Value]:
+                frontend_attributes: Mapping[str, str] | None = None,
+                sharding: ir.Attribute | None = None) -> list[ir.Value]:
   """A `stablehlo.custom_call @target`. With the typed FFI (api_version 4, the default) the
   backend config is a dictionary of attributes, emitted as JAX does: `backend_config = ""` and
   `mhlo.backend_config = {...}`, with row-major layouts unless given. Layouts are minor-to-major
   dimension orders. Older API versions take a string backend config. `operand_output_aliases`
-  maps an operand index to the result that may reuse its buffer."""
+  maps an operand index to the result that may reuse its buffer. `sharding` is the op's
+  `sdy.sharding` (in a partitioned module, XLA needs one on a side-effecting op)."""
   operands = list(operands)
   result_types = list(result_types)
   typed_ffi = api_version >= TYPED_FFI_API_VERSION
@@ -98,6 +100,8 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
   if frontend_attributes:
     attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
         {k: ir.StringAttr.get(v) for k, v in frontend_attributes.items()})
+  if sharding is not None:
+    attributes["sdy.sharding"] = sharding
   op = hlo.CustomCallOp.build_generic(results=result_types, operands=operands,
                                       attributes=attributes)
   if typed_ffi:

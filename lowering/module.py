@@ -15,6 +15,7 @@ from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
+from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import LoweringError, checks_results, lookup_rule
 from stablejax.util import gc_paused
 
@@ -56,14 +57,19 @@ class ModuleContext:
   (`module_platforms`) at the top, fewer inside the `stablehlo.case` branch of a rule that
   differs between them. With several module platforms, `platform_index` is the leading
   `tensor<i32>` argument of the function being lowered: the index in `module_platforms` of the
-  platform running it. `replace` gives such a view; names and caches stay shared."""
+  platform running it. `replace` gives such a view; names and caches stay shared.
+
+  `axis_context` (JAX's name) is the partitioning of a module for several devices (a
+  `partitioning.ShardingContext`: its mesh, `@main`'s argument and result shardings), None for
+  one device: rules whose ops need a sharding there read it."""
   __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
-               "debug_info", "scope", "callees", "_counters", "_taken", "_rules", "_locations",
-               "_frame_locations")
+               "debug_info", "scope", "axis_context", "callees", "_counters", "_taken",
+               "_rules", "_locations", "_frame_locations")
 
   def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False,
-               scope: str = ""):
+               scope: str = "", axis_context: ShardingContext | None = None):
     self.module = module
+    self.axis_context = axis_context
     self.symbol_table = ir.SymbolTable(module.operation)
     self.platforms = self.module_platforms = canonical_platforms(platform)
     self.platform_index: ir.Value | None = None
@@ -439,13 +445,16 @@ def call_jaxpr(ctx: LoweringRuleContext, closed_jaxpr: ClosedJaxpr, name: str,
 
 
 def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[str] = "cpu",
-                debug_info: bool = False, donated: Sequence[bool] = ()) -> ir.Module:
+                debug_info: bool = False, donated: Sequence[bool] = (),
+                axis_context: ShardingContext | None = None) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` whose public `@main` computes `closed_jaxpr`.
   Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`.
   `platform` is one platform, or a sequence of them: with two or more, `@main` takes first a
   `tensor<i32>` platform index (into `platform`: the calling convention of JAX's export), and
   each equation whose rule differs between them becomes a `stablehlo.case` on it. The
-  arguments flagged in `donated` are aliased to results of their type (`alias_donated`)."""
+  arguments flagged in `donated` are aliased to results of their type (`alias_donated`).
+  With an `axis_context`, the module is partitioned over its mesh: it has the mesh's
+  `sdy.mesh`, and `@main`'s arguments and results their `sdy.sharding`s."""
   with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
@@ -453,9 +462,13 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
     i32 = ir.IntegerType.get_signless(32)
     attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
     attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
-    module_ctx = ModuleContext(module, platform, debug_info, scope=f"jit({name})")
+    if axis_context is not None:
+      ensure_mesh(module, axis_context.mesh)
+    module_ctx = ModuleContext(module, platform, debug_info, f"jit({name})", axis_context)
     main = lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr,
                               public=True)
+    if axis_context is not None:
+      annotate_main(main, axis_context)
     if any(donated):
       alias_donated(main, closed_jaxpr.in_avals, closed_jaxpr.out_avals, donated)
     verify_module(module)

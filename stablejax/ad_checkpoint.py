@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jit import close_over_tracers
+from stablejax.pipeline import close_over_tracers
 from stablejax.lax import custom_derivatives as cd
 from stablejax.tree_util import flatten_fun, tree_flatten, tree_unflatten
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, partial_eval as pe
-from stablejax.jit import close_over_tracers
+from stablejax.pipeline import close_over_tracers
 from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp_call_p
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_map, tree_unflatten
 

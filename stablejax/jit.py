@@ -14,9 +14,9 @@ import numpy as np
 
 from stablejax import config, core, pipeline, platforms, spmd
 from stablejax.core import eval_trace, trace_state
-from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
+from stablejax.lowering import ShardingContext
 from stablejax.passes import registry as pass_registry
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable
@@ -74,18 +74,6 @@ class _Traced:
     self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
 
 
-def close_over_tracers(jaxpr, consts) -> tuple[ClosedJaxpr, list]:
-  """Constvars bound to tracers of an enclosing trace become leading invars."""
-  is_tracer = [isinstance(c, core.Tracer) for c in consts]
-  if not any(is_tracer):
-    return ClosedJaxpr(jaxpr, consts), []
-  traced_vars = [v for v, t in zip(jaxpr.constvars, is_tracer) if t]
-  jaxpr = jaxpr.replace(constvars=[v for v, t in zip(jaxpr.constvars, is_tracer) if not t],
-                        invars=traced_vars + jaxpr.invars)
-  return (ClosedJaxpr(jaxpr, [c for c, t in zip(consts, is_tracer) if not t]),
-          [c for c, t in zip(consts, is_tracer) if t])
-
-
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
@@ -136,11 +124,9 @@ class Jitted:
                self.donate_argnames)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
-    # in_shardings/out_shardings (pytree prefixes; None: not given) and the multi-device
-    # executables (stablejax/spmd.py)
+    # in_shardings/out_shardings (pytree prefixes; None: not given; stablejax/spmd.py)
     self.in_shardings, self.out_shardings = in_shardings, out_shardings
     self._sharded = in_shardings is not None or out_shardings is not None
-    self._sharded_executables: dict = {}
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:
@@ -205,8 +191,7 @@ class Jitted:
       return self.fun(*full, **dyn_kw, **dict(static_kw))
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
-    jaxpr, consts = pe.trace_to_jaxpr(flat_fun, avals)
-    closed, closed_over = close_over_tracers(jaxpr, consts)
+    closed, closed_over = pipeline.trace(flat_fun, avals)
     return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static))
 
   def _donated_leaves(self, in_tree: PyTreeDef, static: tuple) -> tuple[bool, ...]:
@@ -241,9 +226,8 @@ class Jitted:
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
       _warn_not_donated(traced.donated, "over several devices")
-      outs = spmd.call(self._sharded_executables, traced.jaxpr, self.name, self._passes(),
-                       self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree,
-                       flat)
+      outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
+                                 self._passes())(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
@@ -266,6 +250,11 @@ class Jitted:
                                               donated=traced.donated)
       traced.executable_passes = passes
     return traced.executable
+
+  def _sharding(self, traced: _Traced, flat: Sequence) -> ShardingContext:
+    """The mesh and the shardings of a call over several devices."""
+    return spmd.plan(self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree,
+                     flat, traced.jaxpr, self.name)
 
   def _passes(self) -> tuple[str, ...]:
     """The passes to compile with (the same object while the choice is unchanged)."""
@@ -293,14 +282,13 @@ class Jitted:
     if platform is None and platforms is None and backend != "xla":
       platform = get_backend(backend).platform()  # the module the backend compiles
     static = _normalize_argnums(self.static_argnums, len(args), self.name)
-    lowered = Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
-                      platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
-                      passes=passes, donated=traced.donated)
-    if self._sharded or spmd.is_multi_device(traced.jaxpr, flat):
-      spmd.annotate(lowered._module, *spmd.plan(
-          self.in_shardings, self.out_shardings, traced.in_tree, traced.out_tree, flat,
-          traced.jaxpr, self.name))
-    return lowered
+    sharded = self._sharded or spmd.is_multi_device(traced.jaxpr, flat)
+    if sharded:
+      _warn_not_donated(traced.donated, "over several devices")
+    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                   platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
+                   passes=passes, donated=() if sharded else traced.donated,
+                   axis_context=self._sharding(traced, flat) if sharded else None)
 
 
 def _all_leaves(args: tuple) -> bool:

@@ -5,22 +5,40 @@ these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, runtime
+from stablejax import core, lowering, runtime, sharding as sharding_lib
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.passes import registry
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
+from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
+                                       parameter_hlo_shardings)
 from stablejax.util import on_clear_caches, weak_cache
 
 
-def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]) -> ClosedJaxpr:
-  """Stage flat-in, flat-out `fun` on arguments of types `in_avals` into a jaxpr."""
-  return pe.trace_to_closed_jaxpr(fun, in_avals)
+def close_over_tracers(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[ClosedJaxpr, list]:
+  """`jaxpr` closed over `consts`, those of them that are tracers of an enclosing trace made
+  its leading arguments instead; and those tracers."""
+  is_tracer = [isinstance(c, core.Tracer) for c in consts]
+  if not any(is_tracer):
+    return ClosedJaxpr(jaxpr, consts), []
+  traced_vars = [v for v, t in zip(jaxpr.constvars, is_tracer) if t]
+  jaxpr = jaxpr.replace(constvars=[v for v, t in zip(jaxpr.constvars, is_tracer) if not t],
+                        invars=traced_vars + jaxpr.invars)
+  return (ClosedJaxpr(jaxpr, [c for c, t in zip(consts, is_tracer) if not t]),
+          [c for c, t in zip(consts, is_tracer) if t])
+
+
+def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]
+          ) -> tuple[ClosedJaxpr, list]:
+  """Stage flat-in, flat-out `fun` on arguments of types `in_avals` into a jaxpr: (the jaxpr,
+  the values of enclosing traces `fun` closes over, which the jaxpr takes before its
+  arguments; none outside a transformation)."""
+  return close_over_tracers(*pe.trace_to_jaxpr(fun, in_avals))
 
 
 def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
@@ -31,48 +49,94 @@ def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> Cl
 
 def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
           debug_info: bool = False, passes: Sequence[str] | None = None,
-          donated: Sequence[bool] = ()) -> ir.Module:
+          donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None
+          ) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
   needed: any platform of `stablejax.platforms` can be lowered for). With a sequence of two or
   more platforms, one module for all of them whose `@main` takes the platform index first.
   The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module; the
-  arguments flagged in `donated` give their buffers to results of their type."""
+  arguments flagged in `donated` give their buffers to results of their type. With an
+  `axis_context` (the mesh, argument and result shardings: `spmd.plan`) the module is
+  partitioned over the mesh's devices."""
   passes = registry.choose(passes)
   module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info,
-                                donated)
+                                donated, axis_context)
   return registry.run_mlir(module, passes)
 
 
-def compile(module: ir.Module, device: runtime.Device,  # noqa: A001  (the stage's name)
-            out_avals: Sequence[core.ShapedArray], platforms: Sequence[str] | None = None
-            ) -> runtime.Executable:
-  """XLA's executable for `module` on `device`; `out_avals` give the results' weak types.
-  A module lowered for several `platforms` takes the platform index first: it is fixed here
-  to the device's platform, so the executable takes the arguments of the function."""
+Target = Union[runtime.Device, lowering.ShardingContext]
+
+
+def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage's name)
+            out_avals: Sequence[core.ShapedArray], platforms: Sequence[str] | None = None,
+            in_avals: Sequence[core.ShapedArray] | None = None, backend: str = "xla",
+            target: str | None = None) -> Any:
+  """The executable of `module`, compiled by XLA for `device` (None: the default device), or
+  over the mesh of the `lowering.ShardingContext` it was lowered with (by XLA's SPMD
+  partitioner; `in_avals` needed); `out_avals` give the results' weak types. A module lowered
+  for several `platforms` takes the platform index first: it is fixed here to the device's
+  platform, so the executable takes the arguments of the function. Another `backend`
+  (`platforms.BACKENDS`) compiles it for its `target` instead (`device` unused)."""
+  if backend != "xla":
+    if platforms is not None and len(platforms) > 1:
+      raise ValueError(f"the {backend} backend compiles a module lowered for one platform, not "
+                       f"for {tuple(platforms)}")
+    return runtime.get_backend(backend).compile(module, out_avals, target, in_avals)
+  device = device or runtime.default_device()
+  sharded = isinstance(device, lowering.ShardingContext)
   if platforms is not None and len(platforms) > 1:
-    platform = runtime.platform_of(device)
-    if platform not in platforms:
-      raise ValueError(f"cannot compile a module lowered for platforms {tuple(platforms)} for "
-                       f"a {platform} device")
-    module = lowering.fix_platform_index(module, list(platforms).index(platform))
+    module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
   text_or_module = module if callbacks else lowering.module_text(module)
+  if sharded:
+    return _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
   return runtime.compile_module(text_or_module, device, out_avals, callbacks)
 
 
+def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.Device
+                  ) -> ir.Module:
+  """Multi-platform `module` with its platform index fixed to `device`'s platform."""
+  platform = runtime.platform_of(device)
+  if platform not in platforms:
+    raise ValueError(f"cannot compile a module lowered for platforms {tuple(platforms)} for "
+                     f"a {platform} device")
+  return lowering.fix_platform_index(module, list(platforms).index(platform))
+
+
+def _compile_sharded(module: Any, ctx: lowering.ShardingContext,
+                     in_avals: Sequence[core.ShapedArray] | None,
+                     out_avals: Sequence[core.ShapedArray], callbacks: Sequence[Callable]
+                     ) -> ShardedExecutable:
+  """The executable of `module` partitioned over `ctx`'s mesh: its arguments and results in
+  the shardings `ctx` gives, else in those the partitioner chose (NamedShardings where
+  they are)."""
+  if in_avals is None:
+    raise TypeError("compiling a module partitioned over a mesh needs its in_avals")
+  exe = compile_spmd(module, ctx.devices, callbacks)
+  chosen = lambda given, hlo, avals: [
+      s if s is not None else sharding_lib.named_or_gspmd(ctx.mesh, hs, a.ndim)
+      for s, hs, a in zip(given, hlo, avals)]
+  ins = chosen(ctx.in_shardings, parameter_hlo_shardings(exe, len(in_avals)), in_avals)
+  outs = chosen(ctx.out_shardings, output_hlo_shardings(exe, len(out_avals)), out_avals)
+  return ShardedExecutable(exe, in_avals, ins, out_avals, outs, sharding_lib.put, callbacks)
+
+
 @weak_cache(maxsize=64)
-def _executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
-                passes: tuple[str, ...], donated: tuple[bool, ...]) -> runtime.Executable:
-  module = lower(closed, name, runtime.platform_of(device), passes=passes, donated=donated)
-  return compile(module, device, closed.out_avals)
+def _executable(closed: ClosedJaxpr, name: str, device: Target, passes: tuple[str, ...],
+                donated: tuple[bool, ...]) -> Any:
+  sharded = isinstance(device, lowering.ShardingContext)
+  platform = runtime.platform_of(device.devices[0] if sharded else device)
+  module = lower(closed, name, platform, passes=passes, donated=donated,
+                 axis_context=device if sharded else None)
+  return compile(module, device, closed.out_avals, in_avals=closed.in_avals)
 
 
-def executable(closed: ClosedJaxpr, name: str, device: runtime.Device | None = None,
-               passes: Sequence[str] | None = None, donated: Sequence[bool] = ()
-               ) -> runtime.Executable:
-  """The executable computing `closed` on `device` (default: the default device) after the
-  `passes` (default: `sj.config.passes`), taking the buffers of the arguments flagged in
-  `donated`; compiled once and cached for as long as `closed` lives."""
+def executable(closed: ClosedJaxpr, name: str, device: Target | None = None,
+               passes: Sequence[str] | None = None, donated: Sequence[bool] = ()) -> Any:
+  """The executable computing `closed` on `device` (default: the default device), or
+  partitioned over the mesh of a `lowering.ShardingContext`, after the `passes` (default:
+  `sj.config.passes`), taking the buffers of the arguments flagged in `donated`; lowered and
+  compiled once (`lower`, `compile`) and cached for as long as `closed` lives."""
   return _executable(closed, name, device or runtime.default_device(),
                      registry.choose(passes), tuple(donated))
 
@@ -85,15 +149,15 @@ def backend_executable(closed: ClosedJaxpr, name: str, backend: str, target: str
   if backend == "xla":
     return executable(closed, name, None if target is None else runtime.devices(target)[0],
                       passes)
-  return _backend_executable(closed, name, runtime.get_backend(backend), target,
-                             registry.choose(passes))
+  return _backend_executable(closed, name, backend, target, registry.choose(passes))
 
 
 @weak_cache(maxsize=64)
-def _backend_executable(closed: ClosedJaxpr, name: str, backend: runtime.Backend,
-                        target: str | None, passes: tuple[str, ...]) -> Any:
-  module = lower(closed, name, backend.platform(target), passes=passes)
-  return backend.compile(module, closed.out_avals, target, closed.in_avals)
+def _backend_executable(closed: ClosedJaxpr, name: str, backend: str, target: str | None,
+                        passes: tuple[str, ...]) -> Any:
+  module = lower(closed, name, runtime.get_backend(backend).platform(target), passes=passes)
+  return compile(module, None, closed.out_avals, in_avals=closed.in_avals, backend=backend,
+                 target=target)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -133,7 +197,7 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], pa
   def apply(*args):
     out = prim.bind(*args, **params)
     return out if prim.multiple_results else [out]
-  return trace(apply, avals)
+  return trace(apply, avals)[0]
 
 
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:

@@ -1,18 +1,18 @@
-"""`jit` over several devices: `in_shardings`/`out_shardings`, the shardings of multi-device
-Array arguments and `with_sharding_constraint` make a program that XLA's SPMD partitioner
-partitions over a mesh. The module is lowered as for one device, then annotated (Shardy's
-`sdy` dialect, as JAX 0.10), compiled for the mesh's devices and run there."""
+"""`jit` over several devices, the planning: `in_shardings`/`out_shardings`, the shardings of
+multi-device Array arguments and `with_sharding_constraint` make a program that XLA's SPMD
+partitioner partitions over a mesh. `plan` says which mesh and which argument and result
+shardings; that `lowering.ShardingContext` is an input of lowering (the module's Shardy `sdy`
+annotations, as JAX 0.10's, are built with it) and of compiling (`pipeline.compile`, for the
+mesh's devices)."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from stablejax import pipeline, sharding as sharding_lib
+from stablejax import sharding as sharding_lib
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.lax.sharding import sharding_constraint_p
-from stablejax.lowering.rules import sharding as sharding_rules
-from stablejax.runtime import Array, pjrt, platform_of
-from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
-                                       parameter_hlo_shardings)
+from stablejax.lowering import ShardingContext
+from stablejax.runtime import Array, pjrt
 from stablejax.tree_util import PyTreeDef, tree_leaves, tree_unflatten
 from stablejax.util import weak_cache
 
@@ -85,9 +85,8 @@ def _mesh(shardings: Sequence[Any], closed: ClosedJaxpr
 
 
 def plan(in_prefix: Any, out_prefix: Any, in_tree: PyTreeDef, out_tree: PyTreeDef,
-         flat_args: Sequence[Any], closed: ClosedJaxpr, name: str
-         ) -> tuple[sharding_lib.Mesh, tuple, tuple]:
-  """(mesh, flat in shardings, flat out shardings) of a call: the given ones, else a
+         flat_args: Sequence[Any], closed: ClosedJaxpr, name: str) -> ShardingContext:
+  """The mesh and the flat argument and result shardings of a call: the given ones, else a
   multi-device argument's own (None: the partitioner chooses)."""
   args, kwargs = tree_unflatten(in_tree, list(flat_args))
   ins = _resolve(prefix_leaves(in_prefix, args, f"jit of {name}: in_shardings"), "jit")
@@ -97,49 +96,7 @@ def plan(in_prefix: Any, out_prefix: Any, in_tree: PyTreeDef, out_tree: PyTreeDe
       ins[i] = x.sharding
   outs = tree_unflatten(out_tree, list(closed.out_avals))
   outs = _resolve(prefix_leaves(out_prefix, outs, f"jit of {name}: out_shardings"), "jit")
-  mesh = _mesh(ins + outs, closed)
-  return mesh, tuple(ins), tuple(outs)
+  return ShardingContext(_mesh(ins + outs, closed), tuple(ins), tuple(outs))
 
 
-def annotate(module: Any, mesh: sharding_lib.Mesh, ins: Sequence[Any], outs: Sequence[Any]
-             ) -> None:
-  """Put the sharding annotations on a lowered module in place."""
-  sharding_rules.annotate_main(module, mesh, ins, outs)
-
-
-def compile_sharded(closed: ClosedJaxpr, name: str, passes: tuple[str, ...],
-                    mesh: sharding_lib.Mesh, ins: Sequence[Any], outs: Sequence[Any]
-                    ) -> ShardedExecutable:
-  """The executable of `closed` partitioned over `mesh` with these argument and result
-  shardings (None: the partitioner's choice)."""
-  devices = list(mesh.devices.flat)
-  module = pipeline.lower(closed, name, platform_of(devices[0]), passes=passes)
-  annotate(module, mesh, ins, outs)
-  exe = compile_spmd(str(module), devices)
-  out_shardings = _chosen(mesh, outs, output_hlo_shardings(exe, len(outs)), closed.out_avals)
-  in_shardings = _chosen(mesh, ins, parameter_hlo_shardings(exe, len(ins)), closed.in_avals)
-  return ShardedExecutable(exe, closed.in_avals, in_shardings, closed.out_avals, out_shardings,
-                           sharding_lib.put)
-
-
-def _chosen(mesh: sharding_lib.Mesh, given: Sequence[Any], compiled: Sequence[Any],
-            avals: Sequence[Any]) -> list:
-  """The given shardings, else the compiled program's (as NamedShardings where they are)."""
-  return [s if s is not None else sharding_lib.named_or_gspmd(mesh, hs, a.ndim)
-          for s, hs, a in zip(given, compiled, avals)]
-
-
-def call(cache: dict, closed: ClosedJaxpr, name: str, passes: tuple[str, ...],
-         in_prefix: Any, out_prefix: Any, in_tree: PyTreeDef, out_tree: PyTreeDef,
-         flat_args: Sequence[Any]) -> list[Array]:
-  """Run a jitted program over its mesh (compiled once per program and shardings, in
-  `cache`)."""
-  mesh, ins, outs = plan(in_prefix, out_prefix, in_tree, out_tree, flat_args, closed, name)
-  key = (closed, passes, ins, outs)
-  exe = cache.get(key)
-  if exe is None:
-    exe = cache[key] = compile_sharded(closed, name, passes, mesh, ins, outs)
-  return exe(*flat_args)
-
-
-__all__ = ["annotate", "call", "compile_sharded", "is_multi_device", "plan"]
+__all__ = ["constraint_mesh", "is_multi_device", "plan", "prefix_leaves"]

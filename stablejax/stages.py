@@ -1,5 +1,7 @@
 """The ahead-of-time API: `jit(f).lower(*args)` -> Lowered -> `.compile()` -> Compiled. Both go
-through the pipeline; `Compiled` only adds the pytree handling around its executable."""
+through the pipeline: a `Lowered` holds the module `pipeline.lower` built, and compiling it
+compiles that module (`pipeline.compile`); `Compiled` only adds the pytree handling around its
+executable."""
 from __future__ import annotations
 
 import inspect
@@ -75,12 +77,14 @@ class Traced:
 class Lowered:
   """A function lowered to StableHLO for one argument signature and one platform (`platform`,
   default: the default device's), or for several (`platforms`): one module whose `@main`
-  takes a leading `tensor<i32>` index into `platforms`, as JAX's export does."""
+  takes a leading `tensor<i32>` index into `platforms`, as JAX's export does. With an
+  `axis_context` (`spmd.plan`: the mesh, argument and result shardings) the module is
+  partitioned over the mesh's devices."""
 
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
                platform: str | None = None, platforms: Sequence[str] | None = None,
                arg_names: Sequence[str] | None = None, passes: Sequence[str] | None = None,
-               donated: Sequence[bool] = ()):
+               donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None):
     if platform is not None and platforms is not None:
       raise TypeError(f"lower of {name}: pass platform= or platforms=, not both")
     self.jaxpr = jaxpr
@@ -97,10 +101,11 @@ class Lowered:
     self.platform = self.platforms[0] if len(self.platforms) == 1 else None
     self.passes = passes  # the names of `stablejax.passes` run (None: `sj.config.passes`)
     self.donated = tuple(donated)  # per flat argument: whether jit donates its buffer
+    self.axis_context = axis_context
     self._module = pipeline.lower(jaxpr, name, self.platforms, passes=passes,
-                                  donated=self.donated)
+                                  donated=self.donated, axis_context=axis_context)
     self._debug_module = None
-    self._compiled: Compiled | None = None
+    self._compiled: dict[tuple, Compiled] = {}  # (backend, target) -> its compiled module
 
   def as_text(self, dialect: str | None = None, *, debug_info: bool = False,
               function: str | None = None) -> str:
@@ -124,7 +129,7 @@ class Lowered:
     if self._debug_module is None:
       self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platforms,
                                           debug_info=True, passes=self.passes,
-                                          donated=self.donated)
+                                          donated=self.donated, axis_context=self.axis_context)
       result_names = [f"result{keystr(path)}" for path, _ in tree_flatten_with_path(
           tree_unflatten(self.out_tree, [0] * self.out_tree.num_leaves))[0]]
       name_arguments(self._debug_module, self.arg_names, result_names)
@@ -137,26 +142,41 @@ class Lowered:
     return copy_module(self._module)
 
   def compile(self, backend: str | None = None, target: str | None = None) -> Compiled:
-    """Compile for the first device of the platform (an error naming the platforms present if
-    it has none here); the executable is cached, as `jit`'s is. A module for several platforms
-    is compiled for the default device's platform if it is one of them, else the first of them
-    present here, with the platform index fixed to it. `backend="iree"` (the default for a
-    module lowered for the `iree` platform) compiles the function lowered for `iree` with IREE
-    for its `target` (default "llvm-cpu"; results on the default device: `runtime.iree`);
-    `target` with XLA is a platform."""
+    """Compile the module (the one `as_text()` shows; it is not lowered again), once per
+    backend and target: over its mesh if it has one, else for the first device of its
+    platform (an error naming the platforms present if none is here). A module for several
+    platforms is compiled for `target` (a platform) if given, else the default device's
+    platform if it is one of them, else the first of them present here, with the platform
+    index fixed to it. `backend="iree"` (the default for a module lowered for the `iree`
+    platform) compiles it with IREE for its `target` (default "llvm-cpu"; results on the
+    default device: `runtime.iree`)."""
     backend = backend or ("iree" if self.platform == "iree" else "xla")
-    if backend != "xla" or target is not None:
-      return Compiled(pipeline.backend_executable(self.jaxpr, self.name, backend, target,
-                                                  self.passes), self.in_tree, self.out_tree)
-    if self.platform is not None:
-      device = runtime.devices(self.platform)[0]
-      return Compiled(pipeline.executable(self.jaxpr, self.name, device, self.passes,
-                                          self.donated), self.in_tree, self.out_tree)
-    if self._compiled is None:
-      device = runtime.devices(self._compile_platform())[0]
-      exe = pipeline.compile(self._module, device, self.jaxpr.out_avals, self.platforms)
-      self._compiled = Compiled(exe, self.in_tree, self.out_tree)
-    return self._compiled
+    compiled = self._compiled.get((backend, target))
+    if compiled is None:
+      exe = pipeline.compile(self._module, self._device(backend, target), self.jaxpr.out_avals,
+                             self.platforms, self.jaxpr.in_avals, backend, target)
+      compiled = self._compiled[backend, target] = Compiled(exe, self.in_tree, self.out_tree)
+    return compiled
+
+  def _device(self, backend: str, target: str | None
+              ) -> runtime.Device | lowering.ShardingContext | None:
+    """Where XLA runs the module: over its mesh, else on the first device of the platform
+    `target` (one of the module's), else of the platform it is compiled for."""
+    if backend != "xla":
+      return None
+    if self.axis_context is not None:
+      if target is not None:
+        raise ValueError(f"compile of {self.name}: the module is partitioned over its mesh's "
+                         f"devices; target={target!r} cannot choose others")
+      return self.axis_context
+    if target is not None:
+      (target,) = lowering.canonical_platforms(target)
+      if target not in self.platforms:
+        raise ValueError(f"compile of {self.name}: the module was lowered for "
+                         f"{', '.join(self.platforms)}, not {target}; lower it for "
+                         f"platform={target!r}")
+      return runtime.devices(target)[0]
+    return runtime.devices(self.platform or self._compile_platform())[0]
 
   def _compile_platform(self) -> str:
     default = runtime.platform_of(runtime.default_device())

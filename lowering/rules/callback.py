@@ -2,7 +2,9 @@
 XLA's Python callback target for the platform, which calls the registered function with the
 operands as numpy arrays (as JAX's `emit_python_callback` does). A callback with an ordered
 effect takes the effect's token as its first operand and returns the next one first (XLA hands
-the function `None` for the token and ignores the token it returns)."""
+the function `None` for the token and ignores the token it returns). In a module partitioned
+over several devices the call runs once, on device 0, on whole values (as JAX's do: XLA's SPMD
+partitioner needs a sharding on a side-effecting op)."""
 from __future__ import annotations
 
 import weakref
@@ -17,6 +19,7 @@ from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.ffi import custom_call
 from stablejax.lowering.host_callbacks import register_host_callback
 from stablejax.lowering.module import LoweringRuleContext, token_type
+from stablejax.lowering.partitioning import maximal_sharding
 from stablejax.lowering.registry import register_lowering
 
 _TARGETS = {"cpu": "xla_ffi_python_cpu_callback", "cuda": "xla_ffi_python_gpu_callback",
@@ -67,12 +70,15 @@ def _host_call(ctx: LoweringRuleContext, callback: HostCallback, args, has_side_
     callback = _with_token(callback)
     result_types = [token_type(), *result_types]
     operands = [ctx.tokens_in[effect], *operands]
-  index = register_host_callback(ctx.module_context.module, callback)
+  module_ctx = ctx.module_context
+  index = register_host_callback(module_ctx.module, callback)
+  sharding = (None if module_ctx.axis_context is None else
+              maximal_sharding(module_ctx.module, len(result_types)))
   results = custom_call(target, result_types, operands,
                         backend_config={"index": np.uint64(index)},
                         has_side_effect=has_side_effect,
                         operand_layouts=[_layout(v.type) for v in operands],
-                        result_layouts=[_layout(t) for t in result_types])
+                        result_layouts=[_layout(t) for t in result_types], sharding=sharding)
   if not ordered:
     return results
   ctx.set_tokens_out({effect: results[0]})

@@ -14,8 +14,8 @@ from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.shard_map import shard_aval, shard_map_p
 from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lowering.partitioning import MESH_NAME, ensure_mesh
 from stablejax.lowering.registry import LoweringError, register_lowering
-from stablejax.lowering.rules import sharding as sharding_rules
 from stablejax.sharding import Mesh, PartitionSpec
 
 
@@ -57,8 +57,8 @@ def _shard_map_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxp
   module_ctx = ctx.module_context
   if _manual.mesh is not None:
     raise LoweringError("a shard_map nested inside another shard_map is not supported")
-  sharding_rules.ensure_mesh(module_ctx.module, mesh)
-  mesh_name = sharding_rules.MESH_NAME
+  ensure_mesh(module_ctx.module, mesh)
+  mesh_name = MESH_NAME
   manual = sdy.ManualAxesAttr.get([ir.StringAttr.get(str(n)) for n in mesh.axis_names])
   op = sdy.ManualComputationOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
                                _shardings(mesh_name, in_specs, ctx.avals_in),

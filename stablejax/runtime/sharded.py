@@ -18,8 +18,10 @@ from stablejax.runtime import compilation_cache, pjrt
 from stablejax.runtime.array import Array, canonical_aval, from_buffer
 
 
-def compile_spmd(module: str, devices: Sequence[pjrt.Device]) -> Any:
-  """XLA's loaded executable for `module` partitioned over `devices` (one replica)."""
+def compile_spmd(module: Any, devices: Sequence[pjrt.Device],
+                 host_callbacks: Sequence[Callable] = ()) -> Any:
+  """XLA's loaded executable for `module` (MLIR text; a `jaxlib.mlir.ir.Module` when it calls
+  `host_callbacks`, as `pjrt.compile`) partitioned over `devices` (one replica)."""
   options = xla_client.CompileOptions()
   options.num_replicas, options.num_partitions = 1, len(devices)
   build = options.executable_build_options
@@ -30,6 +32,9 @@ def compile_spmd(module: str, devices: Sequence[pjrt.Device]) -> Any:
   device_list = _jax.DeviceList(tuple(devices))
   client = devices[0].client
   try:
+    if host_callbacks:  # Python functions of this process: never in the persistent cache
+      return client.compile_and_load(module, device_list, options,
+                                     host_callbacks=list(host_callbacks))
     return compilation_cache.get_or_compile(
         module, device_list, options, lambda: client.compile_and_load(module, device_list, options))
   except pjrt.JaxRuntimeError as e:
@@ -43,8 +48,9 @@ class ShardedExecutable:
 
   def __init__(self, exe: Any, in_avals: Sequence[core.ShapedArray], in_shardings: Sequence[Any],
                out_avals: Sequence[core.ShapedArray], out_shardings: Sequence[Any],
-               put: Callable[[Any, Any], Array]):
+               put: Callable[[Any, Any], Array], host_callbacks: Sequence[Callable] = ()):
     self._exe = exe
+    self.host_callbacks = tuple(host_callbacks)  # alive as long as the program
     self.in_avals, self.in_shardings = tuple(in_avals), tuple(in_shardings)
     self.out_avals = tuple(map(canonical_aval, out_avals))
     self.out_shardings = tuple(out_shardings)

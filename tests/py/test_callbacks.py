@@ -84,3 +84,40 @@ def test_debug_callback_survives_dce_and_transforms(capfd):
   sj.jit(sj.vmap(f))(np.array([6., 7.], np.float32))
   assert seen == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
   assert str(closed).count("debug_callback[callback=<lambda> effect=Debug partitioned=False]") == 1
+
+
+def _sharding_lines(text: str) -> list[str]:
+  """The module's meshes and the shardings of its custom calls, as JAX and stablejax print
+  them (the attributes that differ between them dropped)."""
+  out = []
+  for line in text.splitlines():
+    if "sdy.mesh" in line:
+      out.append(line.strip())
+    elif "custom_call" in line and "sdy.sharding" in line:
+      out.append(line[line.index("sdy.sharding"):].split("}")[0])
+  return out
+
+
+def test_host_callbacks_in_a_partitioned_module_run_on_device_0_as_jax():
+  """In a module partitioned over a mesh (here of one device), a host callback's custom call
+  has the maximal sharding on device 0 that XLA's SPMD partitioner needs on a side-effecting
+  op, as JAX lowers it (without it XLA fails: "Side-effect HLO must have sharding")."""
+  x = np.arange(4, dtype=np.float32)
+
+  def program(lib):
+    def f(x):
+      lib.debug.print("x={x}", x=x)
+      return lib.pure_callback(lambda a: np.asarray(a) * 2,
+                               lib.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
+    return f
+
+  mine = sj.jit(program(sj), in_shardings=sj.sharding.NamedSharding(
+      sj.make_mesh((1,), ("x",)), sj.sharding.P("x")))
+  jmesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+  theirs = jax.jit(program(jax), in_shardings=jax.sharding.NamedSharding(
+      jmesh, jax.sharding.PartitionSpec("x")))
+  got, want = _sharding_lines(mine.lower(x).as_text()), _sharding_lines(theirs.lower(x).as_text())
+  assert got == want and len(got) == 4
+  assert "sdy.sharding_per_value<[<@maximal_mesh_0, []>]>" in got[-1]
+  # one device, one module: the single-device path is not annotated (nor is JAX's)
+  assert "sdy" not in sj.jit(program(sj)).lower(x).as_text()

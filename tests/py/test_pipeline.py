@@ -65,8 +65,9 @@ def test_a_primitive_with_neither_impl_nor_lowering_rule_is_not_implemented():
 
 
 def test_stages_in_order():
-  closed = pipeline.trace(lambda x: [jnp.sin(x) + 0 * jnp.cos(x)],
-                          [core.ShapedArray((2,), np.float32)])
+  closed, closed_over = pipeline.trace(lambda x: [jnp.sin(x) + 0 * jnp.cos(x)],
+                                       [core.ShapedArray((2,), np.float32)])
+  assert closed_over == []
   assert [e.primitive.name for e in closed.eqns] == ["sin", "cos", "mul", "add"]
   module = pipeline.lower(closed, "f", "cpu")
   exe = pipeline.compile(module, runtime.default_device(), closed.out_avals)

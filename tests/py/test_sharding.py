@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import lax, sharding
+from stablejax import lax, lowering, sharding
 from stablejax.sharding import NamedSharding, P
 
 N = 8
@@ -205,3 +205,87 @@ def test_lowered_annotations_match_jax():
       'jax.result_info = "result", ', "") for line in lines]
   assert strip(_main_signature(a)) == strip(_main_signature(b))
   np.testing.assert_allclose(np.asarray(mine(x)), np.asarray(theirs(x)))
+
+
+@eight
+def test_lowered_compile_runs_over_the_mesh_as_jax(rng, monkeypatch):
+  """`jit(f, in_shardings=s).lower(x).compile()(x)` ran on one device (its module lowered
+  again, without the shardings `as_text()` showed): it compiles the partitioned module once,
+  and its results are laid out as JAX's."""
+  jax = pytest.importorskip("jax")
+  lowered_count, real_lower = [], lowering.lower_jaxpr
+  monkeypatch.setattr(lowering, "lower_jaxpr",
+                      lambda *a, **k: lowered_count.append(1) or real_lower(*a, **k))
+  x = rng.normal(size=(16, 4)).astype(np.float32)
+  mesh, jm = sj.make_mesh((4, 2), ("x", "y")), _jax_mesh(jax, (4, 2), ("x", "y"))
+  JP = jax.sharding.PartitionSpec
+  for spec, out_spec in [(("x", "y"), None), (("x",), ("y",))]:
+    s = NamedSharding(mesh, P(*spec))
+    out_s = None if out_spec is None else NamedSharding(mesh, P(*out_spec))
+    lowered = sj.jit(lambda x: (x * 2, x.sum(0)), in_shardings=s,
+                     out_shardings=None if out_s is None else (s, out_s)).lower(x)
+    assert '#sdy.sharding<@mesh, [{"x"}' in lowered.as_text()
+    y, total = lowered.compile()(x)
+    np.testing.assert_allclose(np.asarray(y), 2 * x)
+    np.testing.assert_allclose(np.asarray(total), x.sum(0), rtol=1e-5)
+    js = jax.sharding.NamedSharding(jm, JP(*spec))
+    jout = None if out_spec is None else (js, jax.sharding.NamedSharding(jm, JP(*out_spec)))
+    jy, jtotal = jax.jit(lambda x: (x * 2, x.sum(0)), in_shardings=js,
+                         out_shardings=jout).lower(x).compile()(x)
+    assert y.sharding == s == jax_spec_as_mine(jy.sharding, mesh)
+    assert len(y.addressable_shards) == 8 and not y.is_fully_replicated
+    assert total.sharding == jax_spec_as_mine(jtotal.sharding, mesh)
+  assert len(lowered_count) == 2  # one lowering per program
+
+
+@eight
+def test_host_callbacks_in_a_partitioned_program_run_once_as_jax(capfd):
+  """`debug.print` inside `jit(f, in_shardings=s)` died in XLA ("Side-effect HLO must have
+  sharding"): host callbacks run once, on device 0, on whole values (as JAX's), inside a
+  nested jit too; an ordered one as well (which JAX refuses over several devices)."""
+  jax = pytest.importorskip("jax")
+  x = np.arange(16, dtype=np.float32)
+  mesh, jm = sj.make_mesh((8,), ("x",)), _jax_mesh(jax, (8,), ("x",))
+  s = NamedSharding(mesh, P("x"))
+  js = jax.sharding.NamedSharding(jm, jax.sharding.PartitionSpec("x"))
+
+  def program(lib, ordered=False):
+    def f(x):
+      lib.debug.print("sum={s}", s=x.sum())
+      if ordered:
+        lib.debug.print("first {a}", a=x[0], ordered=True)
+      y = lib.pure_callback(lambda a: np.asarray(a) * 3, lib.ShapeDtypeStruct(x.shape, x.dtype),
+                            x)
+      return lib.jit(lambda v: (lib.debug.print("inner"), v + 1)[1])(y)
+    return f
+
+  out = np.asarray(sj.jit(program(sj), in_shardings=s)(x))  # (the program has finished)
+  mine = capfd.readouterr().out
+  want = np.asarray(jax.jit(program(jax), in_shardings=js)(x))
+  lines = lambda out: sorted(out.splitlines())  # (unordered callbacks: in any order)
+  assert lines(mine) == lines(capfd.readouterr().out) == ["inner", "sum=120.0"]
+  np.testing.assert_allclose(out, want)
+  ordered = program(sj, True)  # (alive while it runs: its jaxpr holds the callbacks)
+  np.testing.assert_allclose(np.asarray(sj.jit(ordered, in_shardings=s)(x)), 3 * x + 1)
+  assert lines(capfd.readouterr().out) == ["first 0.0", "inner", "sum=120.0"]
+
+
+@eight
+def test_a_host_callback_inside_shard_map_runs_per_block_as_jax(capfd):
+  """A host callback in a shard_map body (fully manual) runs on every device with its block,
+  as JAX's (without a sharding on its custom call XLA crashed)."""
+  jax = pytest.importorskip("jax")
+  x = np.arange(16, dtype=np.float32)
+  mesh, jm = sj.make_mesh((8,), ("x",)), _jax_mesh(jax, (8,), ("x",))
+
+  def body(lib):
+    return lambda b: (lib.debug.print("block {b}", b=b), b * 2)[1]
+
+  out = np.asarray(sj.jit(sj.shard_map(body(sj), mesh=mesh, in_specs=P("x"),
+                                       out_specs=P("x")))(x))
+  mine = sorted(capfd.readouterr().out.splitlines())
+  JP = jax.sharding.PartitionSpec
+  want = np.asarray(jax.jit(jax.shard_map(body(jax), mesh=jm, in_specs=JP("x"),
+                                          out_specs=JP("x")))(x))
+  assert mine == sorted(capfd.readouterr().out.splitlines()) and len(mine) == 8
+  np.testing.assert_array_equal(out, want)

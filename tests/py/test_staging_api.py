@@ -7,6 +7,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
+from stablejax import lowering, pipeline
 
 
 def f(x, y):
@@ -70,3 +71,60 @@ def test_format_power_and_dot_errors():
   with pytest.raises(TypeError):
     jjnp.dot(jjnp.ones(3), jjnp.ones(4))
   np.testing.assert_array_equal(jnp.array([jnp.ones(2), jnp.zeros(2)]), [[1, 1], [0, 0]])
+
+
+@pytest.fixture
+def lowerings(monkeypatch):
+  """The modules lowered (calls of `lowering.lower_jaxpr`) and those compiled (the text of
+  each module `pipeline.compile` is given)."""
+  seen = {"lowered": 0, "compiled": []}
+  real_lower, real_compile = lowering.lower_jaxpr, pipeline.compile
+
+  def lower(*args, **kwargs):
+    seen["lowered"] += 1
+    return real_lower(*args, **kwargs)
+
+  def compile_(module, *args, **kwargs):
+    seen["compiled"].append(lowering.module_text(module))
+    return real_compile(module, *args, **kwargs)
+
+  monkeypatch.setattr(lowering, "lower_jaxpr", lower)
+  monkeypatch.setattr(pipeline, "compile", compile_)
+  return seen
+
+
+def _backends():
+  try:
+    import iree.compiler, iree.runtime  # noqa: F401,E401
+  except ImportError:
+    return [{}]
+  return [{}, {"backend": "iree"}]
+
+
+@pytest.mark.parametrize("platforms", [None, ("cpu", "cuda")])
+@pytest.mark.parametrize("compile_args", _backends())
+def test_compile_compiles_the_lowered_module_without_lowering_again(lowerings, platforms,
+                                                                    compile_args):
+  """`jit(f).lower(x).compile()` lowered the program twice: `compile` lowered it again and
+  ignored its own module. It compiles the module `as_text()` shows, for one platform of
+  several or with IREE as well, and only once."""
+  if platforms and compile_args:
+    pytest.skip("IREE compiles a module lowered for one platform")
+  x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+
+  def g(x):  # a fresh function: no cached trace or executable
+    return jnp.sin(x) * 2 + x.sum()
+
+  lowered = sj.jit(g).lower(x, platforms=platforms)
+  assert lowerings["lowered"] == 1
+  compiled = lowered.compile(**compile_args)
+  assert lowered.compile(**compile_args) is compiled
+  np.testing.assert_allclose(np.asarray(compiled(x)), np.sin(x) * 2 + x.sum(), rtol=1e-6)
+  assert lowerings["lowered"] == 1 and lowerings["compiled"] == [lowered.as_text()]
+  assert lowerings["lowered"] == 1  # (as_text() without debug info prints the module)
+
+
+def test_compile_for_a_platform_the_module_was_not_lowered_for_is_an_error():
+  lowered = sj.jit(jnp.sin).lower(np.ones(3, np.float32))
+  with pytest.raises(ValueError, match="lowered for cpu, not cuda; lower it for platform='cuda'"):
+    lowered.compile(target="cuda")
