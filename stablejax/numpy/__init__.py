@@ -12,11 +12,11 @@ from stablejax.numpy._creation import (
 from stablejax.numpy._creation import (  # noqa: F401
     copy, empty, empty_like, frombuffer, fromfunction, geomspace, identity, logspace, meshgrid,
     mgrid, ogrid, tri, tril, triu, vander)
-from stablejax.numpy._manipulation import (  # noqa: F401
+from stablejax.numpy._manipulation_elements import (  # noqa: F401
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays,
-    broadcast_shapes, broadcast_to, column_stack, concat, delete, diff, dsplit, dstack, ediff1d,
-    flip, fliplr, flipud, hsplit, hstack, insert, matrix_transpose, permute_dims, repeat, resize,
-    pad, roll, rollaxis, rot90, split, tile, unstack, vsplit, vstack)
+    broadcast_shapes, broadcast_to, column_stack, delete, diff, dsplit, dstack, ediff1d,
+    flip, fliplr, flipud, hsplit, hstack, insert, repeat, resize,
+    pad, roll, rot90, split, tile, unstack, vsplit, vstack)
 from stablejax.numpy._reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
 from stablejax.numpy._indexing_functions import (  # noqa: F401
     argwhere, compress, diag, diag_indices, diagonal, extract, flatnonzero, indices, ix_, nonzero,
@@ -34,8 +34,9 @@ from stablejax.numpy._sorting import (  # noqa: F401
     argpartition, bincount, digitize, histogram, histogram_bin_edges, intersect1d, isin, median,
     nanmedian, nanpercentile, nanquantile, partition, percentile, quantile, setdiff1d, setxor1d,
     union1d, unique)
-from stablejax.numpy._shape import (
-    concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, swapaxes, transpose)
+from stablejax.numpy._manipulation_shape import (  # noqa: F401
+    concat, concatenate, expand_dims, matrix_transpose, moveaxis, permute_dims, ravel, reshape,
+    rollaxis, squeeze, stack, swapaxes, transpose)
 from stablejax.numpy._ufuncs import (
     BINARY as _BINARY, UNARY as _UNARY, clip, floor_divide, invert, logical_not, power,
     reciprocal, remainder, round, square)

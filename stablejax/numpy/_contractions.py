@@ -6,8 +6,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.numpy._axes import expand_axes, squeeze_if_needed, transpose_if_needed
 from stablejax.numpy._promotion import convert, dtype, ensure_arraylike, result_type, shape
-from stablejax.numpy._shape import expand_axes, squeeze_if_needed, transpose_if_needed
 
 
 def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None) -> Any:

@@ -7,10 +7,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax, runtime
+from stablejax.numpy._manipulation_shape import reshape, stack
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, ensure_arraylike, is_arraylike, promote_dtypes,
     result_type, scalar_like, shape, to_inexact)
-from stablejax.numpy._shape import reshape, stack
 from stablejax.numpy._ufuncs import power
 from stablejax.util import canonicalize_axis
 

@@ -16,9 +16,9 @@ from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers)
 from stablejax.numpy import _ufuncs
-from stablejax.numpy._promotion import (broadcast_to, convert, dtype, promote_dtypes, result_type,
-                                        shape)
-from stablejax.numpy._shape import expand_axes, squeeze_if_needed
+from stablejax.numpy._axes import expand_axes, squeeze_if_needed
+from stablejax.numpy._promotion import (
+    broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
 
 
 class NonConcreteBooleanIndexError(IndexError):

@@ -11,9 +11,9 @@ from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
     ScatterDimensionNumbers
 from stablejax.numpy import _ufuncs
 from stablejax.numpy._indexing import getitem, scatter_update
-from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
-                                        concrete_int, ensure_arraylike, promote_args, shape,
-                                        unchanged)
+from stablejax.numpy._promotion import (
+    broadcast_shapes, broadcast_to, concrete_int, convert, ensure_arraylike, promote_args,
+    shape, unchanged)
 from stablejax.util import canonicalize_axis
 
 _INDEX = dtypes.int32

@@ -14,15 +14,15 @@ from stablejax.numpy._contractions import matmul
 from stablejax.numpy._creation import asarray, ones, zeros
 from stablejax.numpy._indexing_functions import (
     diag_indices, nonzero, take_along_axis, tril_indices, triu_indices, unravel_index)
-from stablejax.numpy._manipulation import broadcast_arrays, concat
+from stablejax.numpy._manipulation_elements import broadcast_arrays
+from stablejax.numpy._manipulation_shape import concat, expand_dims, moveaxis, ravel, reshape, stack
 from stablejax.numpy._promotion import (
     convert, dtype as dtype_of, ensure_arraylike, promote_args, promote_args_inexact,
     promote_dtypes_inexact, scalar_like, shape)
-from stablejax.numpy._shape import expand_dims, moveaxis, ravel, reshape, stack
 from stablejax.numpy._sorting import sort, unique
 from stablejax.numpy._ufuncs import (
-    BINARY, UNARY, constant_like, conjugate, copysign, floor_divide, imag, invert, isinf, isnan,
-    remainder, round, where)
+    BINARY, conjugate, constant_like, copysign, floor_divide, imag, invert, isinf, isnan,
+    remainder, round, UNARY, where)
 from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis
 

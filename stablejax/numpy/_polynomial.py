@@ -10,11 +10,11 @@ import numpy as np
 from stablejax import core, lax
 from stablejax.numpy._convolution import convolve
 from stablejax.numpy._creation import asarray, ones, zeros
-from stablejax.numpy._manipulation import atleast_1d
+from stablejax.numpy._manipulation_elements import atleast_1d
+from stablejax.numpy._manipulation_shape import concatenate
 from stablejax.numpy._misc import trim_zeros
 from stablejax.numpy._promotion import (
     broadcast_shapes, dtype, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape)
-from stablejax.numpy._shape import concatenate
 
 
 def _order(name: str, m: Any) -> int:

@@ -9,10 +9,10 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.numpy._contractions import dot, output_type
 from stablejax.numpy._creation import eye
+from stablejax.numpy._manipulation_shape import moveaxis, ravel, reshape, stack
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, ensure_arraylike, promote_dtypes, shape)
 from stablejax.numpy._reductions import sum as _sum
-from stablejax.numpy._shape import moveaxis, ravel, reshape, stack
 from stablejax.numpy._ufuncs import BINARY
 from stablejax.util import canonicalize_axis
 

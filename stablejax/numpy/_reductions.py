@@ -6,11 +6,11 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from stablejax import dtypes, lax
+from stablejax.numpy._axes import canonicalize_axes, expand_axes
+from stablejax.numpy._manipulation_shape import ravel
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, convert, ensure_arraylike, promote_dtypes_inexact,
-    scalar_like, shape, to_inexact)
-from stablejax.numpy._promotion import dtype as dtype_of
-from stablejax.numpy._shape import canonicalize_axes, expand_axes, ravel
+    broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike,
+    promote_dtypes_inexact, scalar_like, shape, to_inexact)
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 

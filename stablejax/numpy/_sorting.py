@@ -10,12 +10,11 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.numpy._creation import asarray, linspace
 from stablejax.numpy._indexing_functions import nonzero, take_along_axis
+from stablejax.numpy._manipulation_shape import moveaxis, ravel
 from stablejax.numpy._promotion import (
-    concrete_int, convert, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape,
-    to_inexact, weak_scalar_like)
-from stablejax.numpy._promotion import dtype as dtype_of
+    concrete_int, convert, dtype as dtype_of, ensure_arraylike, promote_dtypes,
+    promote_dtypes_inexact, shape, to_inexact, weak_scalar_like)
 from stablejax.numpy._reductions import amax, amin
-from stablejax.numpy._shape import moveaxis, ravel
 from stablejax.numpy._ufuncs import BINARY, clip, isnan, where
 from stablejax.util import canonicalize_axis
 

@@ -10,15 +10,14 @@ from stablejax import core, dtypes, lax
 from stablejax.numpy._contractions import dot
 from stablejax.numpy._creation import asarray, full, zeros
 from stablejax.numpy._indexing_functions import diag, ix_, ravel_multi_index
-from stablejax.numpy._manipulation import atleast_2d, diff
+from stablejax.numpy._manipulation_elements import atleast_2d, diff
+from stablejax.numpy._manipulation_shape import concatenate, moveaxis, reshape, squeeze, stack
 from stablejax.numpy._promotion import (
-    convert, ensure_arraylike, promote_args_inexact, promote_dtypes,
-    promote_dtypes_inexact, scalar_like, shape)
-from stablejax.numpy._reductions import average, cumsum
-from stablejax.numpy._reductions import sum as sum_
-from stablejax.numpy._shape import concatenate, moveaxis, reshape, squeeze, stack
+    convert, ensure_arraylike, promote_args_inexact, promote_dtypes, promote_dtypes_inexact,
+    scalar_like, shape)
+from stablejax.numpy._reductions import average, cumsum, sum as sum_
 from stablejax.numpy._sorting import bincount, histogram_bin_edges, searchsorted
-from stablejax.numpy._ufuncs import BINARY, UNARY, clip, imag, real, remainder, where
+from stablejax.numpy._ufuncs import BINARY, clip, imag, real, remainder, UNARY, where
 from stablejax.util import canonicalize_axis
 
 

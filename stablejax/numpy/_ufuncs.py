@@ -11,9 +11,9 @@ from stablejax import core, dtypes, lax
 from stablejax.custom_derivatives import custom_jvp
 from stablejax.runtime import Array
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, concrete_int, convert, dtype, ensure_arraylike, promote_args,
-    promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes, scalar_like,
-    shape, unchanged, weak_scalar_like)
+    broadcast_shapes, broadcast_to, concrete_int, convert, dtype, ensure_arraylike,
+    promote_args, promote_args_inexact, promote_dtypes, promote_dtypes_inexact, promote_shapes,
+    scalar_like, shape, unchanged, weak_scalar_like)
 
 
 def _unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:

@@ -7,7 +7,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.numpy._promotion import ensure_arraylike
-from stablejax.numpy._ufuncs import UNARY, i0
+from stablejax.numpy._ufuncs import i0, UNARY
 
 
 def _length(name: str, M: Any) -> int:  # noqa: N803  (numpy's name)

@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 from stablejax import core
 from stablejax.runtime import Array
-from stablejax.numpy import _contractions, _indexing, _reductions, _shape, _ufuncs
-from stablejax.numpy import _indexing_functions, _manipulation, _misc, _products, _sorting
+from stablejax.numpy import _contractions, _indexing, _manipulation_shape, _reductions, _ufuncs
+from stablejax.numpy import _indexing_functions, _manipulation_elements, _misc, _products, _sorting
 from stablejax.numpy._promotion import is_arraylike
 
 _fn = {**_ufuncs.UNARY, **_ufuncs.BINARY, "floor_divide": _ufuncs.floor_divide,
@@ -38,7 +38,7 @@ def _transpose(self: Any, *axes: Any) -> Any:
   """`x.transpose()`, `x.transpose(1, 0)` or `x.transpose((1, 0))`."""
   if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
     axes = axes[0]
-  return _shape.transpose(self, axes or None)
+  return _manipulation_shape.transpose(self, axes or None)
 
 
 def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
@@ -49,8 +49,8 @@ _METHODS = {
     "__neg__": _ufuncs.UNARY["negative"], "__pos__": lambda self: self,
     "__abs__": _ufuncs.UNARY["abs"], "__invert__": _ufuncs.invert,
     "__getitem__": _indexing.getitem,
-    "reshape": _shape.reshape, "transpose": _transpose, "squeeze": _shape.squeeze,
-    "flatten": _shape.ravel, "ravel": _shape.ravel, "swapaxes": _shape.swapaxes,
+    "reshape": _manipulation_shape.reshape, "transpose": _transpose, "squeeze": _manipulation_shape.squeeze,
+    "flatten": _manipulation_shape.ravel, "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
     "sum": _reductions.sum, "mean": _reductions.mean, "max": _reductions.max,
     "min": _reductions.min, "prod": _reductions.prod, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "cumsum": _reductions.cumsum,
@@ -64,10 +64,10 @@ _METHODS = {
     "compress": lambda self, condition, axis=None, **kw: _indexing_functions.compress(
         condition, self, axis, **kw),
     "choose": lambda self, choices, mode="raise": _misc.choose(self, choices, mode=mode),
-    "repeat": _manipulation.repeat,
+    "repeat": _manipulation_elements.repeat,
 }
 _PROPERTIES = {
-    "T": lambda self: _shape.transpose(self), "mT": _manipulation.matrix_transpose,
+    "T": lambda self: _manipulation_shape.transpose(self), "mT": _manipulation_shape.matrix_transpose,
     "real": _ufuncs.real, "imag": _ufuncs.imag, "at": _indexing._IndexUpdateHelper,
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,

@@ -1,5 +1,6 @@
-"""Array manipulation: flips and rolls, repeat and tile, splits, stacks, atleast_nd, broadcasting,
-append/insert/delete, resize, differences and axis permutations."""
+"""numpy's array manipulation routines, second part: changing the number of dimensions
+(atleast_nd, broadcasting), joining by stacking, splitting, tiling, adding and removing elements,
+rearranging elements (flips, rolls, rotations) and padding."""
 from __future__ import annotations
 
 import operator
@@ -9,14 +10,12 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.numpy import _reductions, _ufuncs
-from stablejax.numpy._creation import array, linspace, zeros
-from stablejax.numpy._creation import array as array_
+from stablejax.numpy._axes import canonicalize_axes
+from stablejax.numpy._creation import array as array_, array, linspace, zeros
+from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel, reshape, transpose
 from stablejax.numpy._promotion import (
     broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, concrete_int, convert,
     dtype, ensure_arraylike, scalar_like, shape)
-from stablejax.numpy._shape import (
-    canonicalize_axes, concatenate, moveaxis, ravel, reshape, transpose,
-    transpose_if_needed)
 from stablejax.util import canonicalize_axis, prod
 
 Axis = int | Sequence[int] | None
@@ -125,17 +124,6 @@ def _roll_dynamic(a: Any, shift: Any, axes: tuple[int, ...]) -> Any:
     starts[ax] = lax.sub(size, s)
     a = lax.dynamic_slice(lax.concatenate([a, a], int(ax)), starts, shape(a))
   return a
-
-
-def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
-  """`a` with `axis` moved to lie before position `start`."""
-  (a,) = ensure_arraylike("rollaxis", a)
-  ndim = len(shape(a))
-  axis = canonicalize_axis(axis, ndim)
-  if not -ndim <= start <= ndim:
-    raise ValueError(f"start={start} must satisfy {-ndim}<=start<={ndim}")
-  start = start + ndim if start < 0 else start
-  return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -385,11 +373,6 @@ def column_stack(tup: Any) -> Any:
   return concatenate(arrays, 1)
 
 
-def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
-  """`concatenate` (the array API name)."""
-  return concatenate(arrays, axis)
-
-
 def block(arrays: Any) -> Any:
   """An array assembled from nested lists of blocks (the innermost lists join along the last
   axis)."""
@@ -582,20 +565,6 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
   return parts[0] if len(parts) == 1 else concatenate(parts, 0)
 
 
-def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
-  """`transpose` (the array API name)."""
-  return transpose(a, axes)
-
-
-def matrix_transpose(x: Any, /) -> Any:
-  """`x` with its last two axes swapped."""
-  (x,) = ensure_arraylike("matrix_transpose", x)
-  ndim = len(shape(x))
-  if ndim < 2:
-    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={ndim}")
-  return transpose_if_needed(x, (*range(ndim - 2), ndim - 1, ndim - 2))
-
-
 # ----------------------------------------------------------------------------------------------
 # Padding
 
@@ -778,11 +747,3 @@ def _stat_axis(mode: str, lengths: np.ndarray | None) -> Any:
     stats = [convert(s, dtype(array), core.get_aval(array).weak_type) for s in stats]
     return _join(repeat(stats[0], before, axis), array, repeat(stats[1], after, axis), axis)
   return pad_axis
-
-
-__all__ = [
-    "flip", "fliplr", "flipud", "rot90", "roll", "rollaxis", "repeat", "tile", "resize", "split",
-    "array_split", "vsplit", "hsplit", "dsplit", "unstack", "atleast_1d", "atleast_2d",
-    "atleast_3d", "vstack", "hstack", "dstack", "column_stack", "concat", "block",
-    "broadcast_shapes", "broadcast_to", "broadcast_arrays", "append", "delete", "insert", "diff",
-    "ediff1d", "permute_dims", "matrix_transpose", "pad"]
