@@ -1,4 +1,7 @@
-"""Reductions: sum, prod, max, min, mean, argmax, argmin and the cumulative reductions."""
+"""The reductions along axes, which numpy documents in several sections, kept together because
+they share one recipe (`_reduce`): sums and products with their cumulative and nan variants
+(mathematical functions), max/min (extrema), all/any (logic), mean/var/std/average and their nan
+variants (statistics), argmax/argmin and count_nonzero (sorting, searching and counting)."""
 from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Sequence

@@ -7,7 +7,7 @@ from typing import Any
 from stablejax import lax
 from stablejax.numpy._manipulation_elements import flip
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact, shape
-from stablejax.numpy._ufuncs import conjugate
+from stablejax.numpy._math_arithmetic import conjugate
 
 _MODES = ("full", "same", "valid")
 
