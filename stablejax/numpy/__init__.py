@@ -1,65 +1,113 @@
 """stablejax.numpy: the numpy API over stablejax.lax, with JAX's dtype promotion and broadcasting.
 
-Importing it installs the operators and methods of traced values and device arrays.
+Importing it installs the operators and methods of traced values and device arrays. Each function
+lives in the private module named for the section of numpy's reference that documents it
+(`_creation`, `_manipulation_*`, `_logic`, `_math_*`, `_sets`, `_sorting_searching`, ...);
+`_promotion`, `_axes`, `_elementwise`, `_reductions`, `_indexing` and `_scalar_types` are the
+machinery they share.
 """
 import numpy as _np
 
 from stablejax.numpy import array_methods  # noqa: F401  (installs operators and methods)
-from stablejax.numpy._contractions import dot, einsum, matmul
-from stablejax.numpy._convolution import convolve, correlate  # noqa: F401
-from stablejax.numpy._creation import (
-    arange, array, asarray, eye, full, full_like, linspace, ones, ones_like, zeros, zeros_like)
+# array creation
 from stablejax.numpy._creation import (  # noqa: F401
-    copy, empty, empty_like, frombuffer, fromfunction, geomspace, identity, logspace, meshgrid,
-    mgrid, ogrid, tri, tril, triu, vander)
-from stablejax.numpy._manipulation import (  # noqa: F401
+    arange, array, asarray, astype, copy, diagflat, empty, empty_like, eye, frombuffer,
+    fromfile, fromfunction, fromiter, fromstring, full, full_like, geomspace, identity,
+    linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu, vander, zeros,
+    zeros_like)
+# array manipulation
+from stablejax.numpy._manipulation_basics import (  # noqa: F401
+    ndarray, ndim, shape, size)
+from stablejax.numpy._manipulation_shape import (  # noqa: F401
+    concat, concatenate, expand_dims, matrix_transpose, moveaxis, permute_dims, ravel, reshape,
+    rollaxis, squeeze, stack, swapaxes, transpose)
+from stablejax.numpy._manipulation_elements import (  # noqa: F401
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays,
-    broadcast_shapes, broadcast_to, column_stack, concat, delete, diff, dsplit, dstack, ediff1d,
-    flip, fliplr, flipud, hsplit, hstack, insert, matrix_transpose, permute_dims, repeat, resize,
-    pad, roll, rollaxis, rot90, split, tile, unstack, vsplit, vstack)
-from stablejax.numpy._reductions import argmax, argmin, cumsum, max, mean, min, prod, sum
-from stablejax.numpy._indexing_functions import (  # noqa: F401
-    argwhere, compress, diag, diag_indices, diagonal, extract, flatnonzero, indices, ix_, nonzero,
-    put_along_axis, ravel_multi_index, select, take, take_along_axis, tril_indices, triu_indices,
-    unravel_index, where)
-from stablejax.numpy._products import (
-    cross, inner, kron, outer, tensordot, trace, vdot, vecdot)
-from stablejax.numpy._reductions import (
-    all, amax, amin, any, average, count_nonzero, nanargmax, nanargmin, nanmax, nanmean, nanmin,
-    nanprod, nanstd, nansum, nanvar, ptp, std, var)
+    broadcast_shapes, broadcast_to, column_stack, delete, dsplit, dstack, flip, fliplr, flipud,
+    hsplit, hstack, insert, pad, repeat, resize, roll, rot90, split, tile, trim_zeros, unstack,
+    vsplit, vstack)
+# binary operations
+from stablejax.numpy._bitwise import (  # noqa: F401
+    bitwise_and, bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
+    bitwise_right_shift, bitwise_xor, invert, left_shift, packbits, right_shift, unpackbits)
+# data type routines
+from stablejax.numpy._dtype_routines import (  # noqa: F401
+    can_cast, finfo, iinfo, isdtype, issubdtype, promote_types, result_type)
+# functional programming
+from stablejax.numpy._functional import (  # noqa: F401
+    apply_along_axis, apply_over_axes, piecewise, vectorize)
+# input and output
+from stablejax.numpy._io import (  # noqa: F401
+    array_repr, array_str, get_printoptions, load, printoptions, save, savez, set_printoptions)
+# indexing routines
+from stablejax.numpy._indexing_routines import (  # noqa: F401
+    c_, choose, compress, diag, diag_indices, diag_indices_from, diagonal, fill_diagonal,
+    index_exp, indices, ix_, mask_indices, nonzero, place, put, put_along_axis, r_,
+    ravel_multi_index, s_, select, take, take_along_axis, tril_indices, tril_indices_from,
+    triu_indices, triu_indices_from, unravel_index, where)
+# linear algebra (the products; the rest is `linalg`)
+from stablejax.numpy._linalg_products import (  # noqa: F401
+    cross, dot, einsum, einsum_path, inner, kron, matmul, matvec, outer, tensordot, trace, vdot,
+    vecdot, vecmat)
+# logic functions
+from stablejax.numpy._logic import (  # noqa: F401
+    allclose, array_equal, array_equiv, equal, greater, greater_equal, isclose, isfinite, isinf,
+    isnan, isneginf, isposinf, less, less_equal, logical_and, logical_not, logical_or,
+    logical_xor, not_equal)
+from stablejax.numpy._logic_type_tests import (  # noqa: F401
+    iscomplex, iscomplexobj, isreal, isrealobj, isscalar, iterable)
+# mathematical functions
+from stablejax.numpy._math_arithmetic import (  # noqa: F401
+    abs, absolute, add, around, cbrt, ceil, clip, conj, conjugate, copysign, divide, divmod,
+    fabs, float_power, floor, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, imag, lcm,
+    ldexp, maximum, minimum, mod, modf, multiply, nan_to_num, negative, nextafter, positive,
+    pow, power, real, reciprocal, remainder, rint, round, sign, signbit, spacing, sqrt, square,
+    subtract, true_divide, trunc)
+from stablejax.numpy._math_transcendental import (  # noqa: F401
+    acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
+    atan, atan2, atanh, cos, cosh, deg2rad, degrees, exp, exp2, expm1, hypot, i0, log, log10,
+    log1p, log2, logaddexp, logaddexp2, rad2deg, radians, sin, sinc, sinh, tan, tanh)
+from stablejax.numpy._math_sums import (  # noqa: F401
+    diff, ediff1d, gradient, trapezoid)
+from stablejax.numpy._math_miscellaneous import (  # noqa: F401
+    convolve, correlate, interp, unwrap)
+# reductions (sums, extrema, means, logic and counts along axes)
 from stablejax.numpy._reductions import (  # noqa: F401
-    cumprod, cumulative_prod, cumulative_sum, nancumprod, nancumsum)
-from stablejax.numpy._sorting import argsort, lexsort, searchsorted, sort  # noqa: F401
-from stablejax.numpy._sorting import (  # noqa: F401
-    argpartition, bincount, digitize, histogram, histogram_bin_edges, intersect1d, isin, median,
-    nanmedian, nanpercentile, nanquantile, partition, percentile, quantile, setdiff1d, setxor1d,
-    union1d, unique)
-from stablejax.numpy._shape import (
-    concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, swapaxes, transpose)
-from stablejax.numpy._ufuncs import (
-    BINARY as _BINARY, UNARY as _UNARY, clip, floor_divide, invert, logical_not, power,
-    reciprocal, remainder, round, square)
-from stablejax.numpy._ufuncs import bitwise_count  # noqa: F401
-from stablejax.numpy._ufuncs import (  # noqa: F401
-    allclose, angle, array_equal, array_equiv, conj, conjugate, copysign, deg2rad, degrees,
-    float_power, fmax, fmin, fmod, gcd, heaviside, hypot, i0, imag, isclose, isfinite, isinf,
-    isnan, isneginf, isposinf, lcm, log10, log2, logaddexp, logaddexp2, nan_to_num, positive,
-    rad2deg, radians, real, rint, signbit, sinc, trunc)
+    all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
+    cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod,
+    nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum,
+    var)
+# polynomials
+from stablejax.numpy._polynomial import (  # noqa: F401
+    poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
+# set routines
+from stablejax.numpy._sets import (  # noqa: F401
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
+    unique_inverse, unique_values)
+# sorting, searching and counting
+from stablejax.numpy._sorting_searching import (  # noqa: F401
+    argpartition, argsort, argwhere, extract, flatnonzero, lexsort, partition, searchsorted,
+    sort, sort_complex)
+# statistics
+from stablejax.numpy._statistics import (  # noqa: F401
+    bincount, corrcoef, cov, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd,
+    median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
+# window functions
+from stablejax.numpy._windows import (  # noqa: F401
+    bartlett, blackman, hamming, hanning, kaiser)
+from stablejax.numpy import fft, linalg  # noqa: F401
 
 # the scalar types: dtypes, and `jnp.float32(x)` is an array (as in JAX)
-from stablejax.numpy._scalar_types import (  # noqa: E402
+from stablejax.numpy._scalar_types import (  # noqa: F401
     bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
-dtype = _np.dtype
-pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 
-globals().update(_UNARY)
-globals().update(_BINARY)
-mod = remainder
-pow = power  # noqa: A001
-from stablejax.numpy._metadata import (  # noqa: F401,E402
-    finfo, iinfo, issubdtype, ndarray, ndim, promote_types, result_type, shape, size)
-float_, int_ = float64, int64  # noqa: E305  (as JAX: the 64-bit types, canonicalized)
+# constants
+pi, e, euler_gamma, inf, nan, newaxis = _np.pi, _np.e, _np.euler_gamma, _np.inf, _np.nan, None
+ComplexWarning = _np.exceptions.ComplexWarning
+
+dtype = _np.dtype
+float_, int_ = float64, int64  # (as JAX: the 64-bit types, canonicalized)
 # the abstract dtype classes, for issubdtype
 generic, number, inexact, floating, complexfloating = (
     _np.generic, _np.number, _np.inexact, _np.floating, _np.complexfloating)
@@ -68,20 +116,3 @@ bool = bool_  # noqa: A001  (numpy-2 names of the dtypes)
 double, single, cdouble, csingle, complex_, uint = (
     float64, float32, complex128, complex64, complex128, uint64)
 character, flexible, object_ = _np.character, _np.flexible, _np.object_
-from stablejax.numpy._misc import (  # noqa: F401,E402
-    ComplexWarning, acos, acosh, apply_along_axis, apply_over_axes, around, asin, asinh, astype,
-    atan, atan2, atanh, bitwise_invert, bitwise_not, c_, can_cast, choose, diag_indices_from,
-    diagflat, divmod, einsum_path, euler_gamma, fabs, fill_diagonal, frexp, get_printoptions,
-    index_exp, iscomplex, iscomplexobj, isdtype, isreal, isrealobj, isscalar, iterable, ldexp,
-    mask_indices, matvec, modf, packbits, piecewise, place, printoptions, put, r_, s_,
-    set_printoptions, sort_complex, spacing, tril_indices_from, trim_zeros, triu_indices_from,
-    unique_all, unique_counts, unique_inverse, unique_values, unpackbits, vecmat, vectorize)
-from stablejax.numpy._misc import (  # noqa: F401,E402
-    array_repr, array_str, fromfile, fromiter, fromstring, load, save, savez)
-from stablejax.numpy._polynomial import (  # noqa: F401,E402
-    poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
-from stablejax.numpy._statistics import (  # noqa: F401,E402
-    corrcoef, cov, gradient, histogram2d, histogramdd, interp, trapezoid, unwrap)
-from stablejax.numpy._windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: F401,E402
-from stablejax.numpy import linalg  # noqa: F401,E402
-from stablejax.numpy import fft  # noqa: F401,E402

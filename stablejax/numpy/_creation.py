@@ -1,17 +1,22 @@
-"""Array creation: array/asarray (host constants), zeros/ones/full, arange, linspace, eye."""
+"""numpy's array creation routines: from shape or value (zeros, ones, full, empty, eye, identity),
+from existing data (array/asarray as host constants, astype, copy, frombuffer, fromfunction,
+fromstring), numerical ranges (arange, linspace, logspace, geomspace, meshgrid, mgrid, ogrid) and
+building matrices (diagflat, tri, tril, triu, vander)."""
 from __future__ import annotations
 
+import warnings
+import builtins
 import operator
 from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax, runtime
+from stablejax.numpy._manipulation_shape import ravel, reshape, stack
+from stablejax.numpy._math_arithmetic import power
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, convert, ensure_arraylike, is_arraylike, promote_dtypes,
-    result_type, scalar_like, shape, to_inexact)
-from stablejax.numpy._shape import reshape, stack
-from stablejax.numpy._ufuncs import power
+    broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
+    promote_dtypes, result_type, scalar_like, shape, to_inexact)
 from stablejax.util import canonicalize_axis
 
 Shape = int | Sequence[int]
@@ -348,3 +353,46 @@ def fromfunction(function: Any, shape: Shape, *, dtype: Any = float, **kwargs: A
   shape = _shape_tuple("fromfunction", shape)
   dt = _canonical_dtype(dtype)
   return function(*(lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))), **kwargs)
+
+
+def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:
+  """The array numpy.fromstring reads from the text `string`."""
+  return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name: str) -> Callable[..., Any]:
+  def fn(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError(
+        f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for use "
+        f"with JIT and other JAX transformations. Consider using jnp.asarray(np.{name}(...)) "
+        "instead.")
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Not implemented (numpy.{name} reads a file or iterator: it is impure)."
+  return fn
+
+
+fromfile, fromiter = _impure("fromfile"), _impure("fromiter")
+
+
+def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
+  """`x` converted to `dtype` (default: the default float); complex to bool is `x != 0`."""
+  x = asarray(*ensure_arraylike("astype", x))
+  dt = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
+  if dtype_of(x).kind == "c" and dt == dtypes.bool_:
+    return lax.ne(x, scalar_like(x, 0))
+  if dtype_of(x).kind == "c" and dt.kind != "c":  # (JAX's warning, instead of numpy's)
+    warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. Please "
+                  "first use jnp.real or jnp.imag to take the real/imaginary component of your "
+                  "input.", DeprecationWarning, stacklevel=2)
+    return lax.convert_element_type(x, dt, warn_on_complex_to_real_cast=False)
+  return convert(x, dt)
+
+
+def diagflat(v: Any, k: int = 0) -> Any:
+  """A 2-D array with the flattened `v` on diagonal `k`."""
+  (v,) = ensure_arraylike("diagflat", v)
+  v = ravel(v)
+  n = shape(v)[0] + builtins.abs(k)
+  rows = np.arange(shape(v)[0]) + builtins.max(-k, 0)
+  out = zeros((n, n), dtype_of(v))
+  return out.at[rows, rows + k].set(v)

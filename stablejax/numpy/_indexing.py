@@ -13,12 +13,11 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
-                                   ScatterDimensionNumbers)
-from stablejax.numpy import _ufuncs
-from stablejax.numpy._promotion import (broadcast_to, convert, dtype, promote_dtypes, result_type,
-                                        shape)
-from stablejax.numpy._shape import expand_axes, squeeze_if_needed
+from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
+from stablejax.numpy import _math_arithmetic
+from stablejax.numpy._axes import expand_axes, squeeze_if_needed
+from stablejax.numpy._promotion import (
+    broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
 
 
 class NonConcreteBooleanIndexError(IndexError):
@@ -431,14 +430,14 @@ class _IndexUpdateRef:
   def divide(self, values: Any, **kwargs: Any) -> Any:
     """`x[idx] /= values`."""
     ones = lax.full_like(self.array, 1)
-    return _ufuncs.BINARY["true_divide"](self.array, scatter_update(ones, self.index, values,
-                                                          lax.scatter_mul, **kwargs))
+    return _math_arithmetic.true_divide(self.array, scatter_update(ones, self.index, values,
+                                                                   lax.scatter_mul, **kwargs))
 
   def power(self, values: Any, **kwargs: Any) -> Any:
     """`x[idx] **= values`."""
     ones = lax.full_like(self.array, 1)
-    return _ufuncs.power(self.array, scatter_update(ones, self.index, values,
-                                                    lax.scatter_mul, **kwargs))
+    return _math_arithmetic.power(self.array, scatter_update(ones, self.index, values,
+                                                             lax.scatter_mul, **kwargs))
 
   def min(self, values: Any, **kwargs: Any) -> Any:  # noqa: A003
     """`x[idx] = minimum(x[idx], values)`."""

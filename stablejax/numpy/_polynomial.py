@@ -1,5 +1,5 @@
-"""Polynomials as coefficient arrays, highest power first: polyval, polyadd, polysub, polymul,
-polydiv, polyder, polyint and poly."""
+"""numpy's polynomials (the poly1d-style functions), as coefficient arrays, highest power
+first: polyval, polyadd, polysub, polymul, polydiv, polyder, polyint and poly."""
 from __future__ import annotations
 
 import operator
@@ -8,13 +8,12 @@ from typing import Any
 import numpy as np
 
 from stablejax import core, lax
-from stablejax.numpy._convolution import convolve
 from stablejax.numpy._creation import asarray, ones, zeros
-from stablejax.numpy._manipulation import atleast_1d
-from stablejax.numpy._misc import trim_zeros
+from stablejax.numpy._manipulation_elements import atleast_1d, trim_zeros
+from stablejax.numpy._manipulation_shape import concatenate
+from stablejax.numpy._math_miscellaneous import convolve
 from stablejax.numpy._promotion import (
     broadcast_shapes, dtype, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape)
-from stablejax.numpy._shape import concatenate
 
 
 def _order(name: str, m: Any) -> int:

@@ -1,4 +1,5 @@
-"""Operand checks, dtype promotion and rank promotion, as jax.numpy does them."""
+"""Operand checks, dtype promotion and rank promotion, as jax.numpy does them (infrastructure
+shared by every section)."""
 from __future__ import annotations
 
 import operator

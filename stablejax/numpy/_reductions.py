@@ -1,4 +1,7 @@
-"""Reductions: sum, prod, max, min, mean, argmax, argmin and the cumulative reductions."""
+"""The reductions along axes, which numpy documents in several sections, kept together because
+they share one recipe (`_reduce`): sums and products with their cumulative and nan variants
+(mathematical functions), max/min (extrema), all/any (logic), mean/var/std/average and their nan
+variants (statistics), argmax/argmin and count_nonzero (sorting, searching and counting)."""
 from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Sequence
@@ -6,11 +9,11 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from stablejax import dtypes, lax
+from stablejax.numpy._axes import canonicalize_axes, expand_axes
+from stablejax.numpy._manipulation_shape import ravel
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, convert, ensure_arraylike, promote_dtypes_inexact,
-    scalar_like, shape, to_inexact)
-from stablejax.numpy._promotion import dtype as dtype_of
-from stablejax.numpy._shape import canonicalize_axes, expand_axes, ravel
+    broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike,
+    promote_dtypes_inexact, scalar_like, shape, to_inexact)
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 

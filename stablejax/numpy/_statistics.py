@@ -1,24 +1,29 @@
-"""Covariance and correlation (cov, corrcoef), multidimensional histograms (histogramdd,
-histogram2d) and numerical calculus on samples: trapezoid, interp, gradient and unwrap."""
+"""numpy's statistics: order statistics (quantile, percentile, median and their nan variants),
+correlating (cov, corrcoef; `correlate` is beside `convolve` in `_math_miscellaneous`) and
+histograms (histogram, histogram2d, histogramdd, histogram_bin_edges, bincount, digitize). (The
+averages and variances, mean, var, std, average, ptp, are reductions: see `_reductions`.)"""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.numpy._contractions import dot
-from stablejax.numpy._creation import asarray, full, zeros
-from stablejax.numpy._indexing_functions import diag, ix_, ravel_multi_index
-from stablejax.numpy._manipulation import atleast_2d, diff
+from stablejax.numpy._creation import asarray, full, linspace, zeros
+from stablejax.numpy._elementwise import where
+from stablejax.numpy._indexing_routines import diag, ix_, ravel_multi_index, take_along_axis
+from stablejax.numpy._linalg_products import dot
+from stablejax.numpy._logic import isnan
+from stablejax.numpy._manipulation_elements import atleast_2d
+from stablejax.numpy._manipulation_shape import (
+    concatenate, moveaxis, ravel, reshape, squeeze, stack)
+from stablejax.numpy._math_arithmetic import absolute, clip, divide, imag, real, sqrt, true_divide
+from stablejax.numpy._math_sums import diff
 from stablejax.numpy._promotion import (
-    convert, ensure_arraylike, promote_args_inexact, promote_dtypes,
-    promote_dtypes_inexact, scalar_like, shape)
-from stablejax.numpy._reductions import average, cumsum
-from stablejax.numpy._reductions import sum as sum_
-from stablejax.numpy._shape import concatenate, moveaxis, reshape, squeeze, stack
-from stablejax.numpy._sorting import bincount, histogram_bin_edges, searchsorted
-from stablejax.numpy._ufuncs import BINARY, UNARY, clip, imag, real, remainder, where
+    concrete_int, convert, dtype as dtype_of, ensure_arraylike, promote_args_inexact,
+    promote_dtypes_inexact, shape, to_inexact)
+from stablejax.numpy._reductions import amax, amin, average, sum as sum_
+from stablejax.numpy._sorting_searching import searchsorted
 from stablejax.util import canonicalize_axis
 
 
@@ -28,7 +33,7 @@ def _check_weights(kind: str, w: Any, n: int) -> Any:
     raise RuntimeError(f"cannot handle multidimensional {kind}")
   if shape(w)[0] != n:
     raise RuntimeError(f"incompatible numbers of samples and {kind}")
-  return UNARY["abs"](w)
+  return absolute(w)
 
 
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
@@ -77,7 +82,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
     fact = w_sum - ddof * sum_(w * aweights) / w_sum
   x = x - avg[:, None]
   x_t = x.T if w is None else (x * w).T
-  return squeeze(BINARY["true_divide"](dot(x, _conj(x_t)), fact))
+  return squeeze(true_divide(dot(x, _conj(x_t)), fact))
 
 
 def _dt(x: Any) -> np.dtype:
@@ -96,143 +101,11 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, dtype: Any = None) -> A
                      f"dtype={dtype!r}")
   c = cov(x, y, rowvar, dtype=dtype)
   if not shape(c):
-    return BINARY["divide"](c, c)
-  stddev = convert(UNARY["sqrt"](real(diag(c))), _dt(c))
+    return divide(c, c)
+  stddev = convert(sqrt(real(diag(c))), _dt(c))
   c = c / stddev[:, None] / stddev[None, :]
   re = clip(real(c), -1, 1)
   return lax.complex(re, clip(imag(c), -1, 1)) if _dt(c).kind == "c" else re
-
-
-def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
-  """The integral of samples y (at points x, or spaced dx) by the trapezoidal rule."""
-  if x is None:
-    (y,) = promote_dtypes_inexact(asarray(*ensure_arraylike("trapezoid", y)))
-    d = asarray(dx)
-    if shape(d):
-      d = lax.broadcast_in_dim(d, (1,) * (len(shape(y)) - len(shape(d))) + shape(d),
-                               tuple(range(len(shape(y)) - len(shape(d)), len(shape(y)))))
-      d = moveaxis(d, axis, -1)
-  else:
-    y, x = promote_dtypes_inexact(*map(asarray, ensure_arraylike("trapezoid", y, x)))
-    d = diff(x) if len(shape(x)) == 1 else moveaxis(diff(x, axis=axis), axis, -1)
-  y = moveaxis(y, axis, -1)
-  if not shape(d) or shape(d)[-1] == 1:
-    d0 = d if not shape(d) else d[..., 0]
-    return d0 * (sum_(y, -1) - 0.5 * (y[..., 0] + y[..., -1]))
-  return sum_(0.5 * (d * (y[..., 1:] + y[..., :-1])), -1)
-
-
-def _extrapolates(name: str, value: Any) -> bool:
-  if isinstance(value, str):
-    if value != "extrapolate":
-      raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', but got: "
-                       f"{value!r}")
-    return True
-  return False
-
-
-def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
-           period: Any = None) -> Any:
-  """Piecewise-linear interpolation of the points (xp, fp) at x."""
-  x, xp, fp = map(asarray, ensure_arraylike("interp", x, xp, fp))
-  if shape(xp) != shape(fp) or len(shape(xp)) != 1:
-    raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-  x, xp = promote_dtypes_inexact(x, xp)
-  (fp,) = promote_dtypes_inexact(fp)
-  extrapolate_left, extrapolate_right = _extrapolates("left", left), _extrapolates("right", right)
-  if _dt(x).kind == "c":
-    raise ValueError("jnp.interp: complex x values not supported.")
-  if period is not None:
-    if np.ndim(period) != 0:
-      raise ValueError(f"period must be a scalar; got {period}")
-    period = UNARY["abs"](period)
-    x, xp = remainder(x, period), remainder(xp, period)
-    xp, fp = lax.sort_key_val(xp, fp)
-    xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
-    fp = concatenate([fp[-1:], fp, fp[:1]])
-  i = clip(searchsorted(xp, x, side="right"), 1, shape(xp)[0] - 1)
-  df = fp[i] - fp[i - 1]
-  dx = xp[i] - xp[i - 1]
-  delta = x - xp[i - 1]
-  eps = np.spacing(dtypes.finfo(_dt(xp)).eps)
-  dx0 = lax.le(UNARY["abs"](dx), scalar_like(dx, eps))
-  f = where(dx0, fp[i - 1], fp[i - 1] + delta / where(dx0, 1, dx) * df)
-  if period is None and not extrapolate_left:
-    f = where(x < xp[0], fp[0] if left is None else left, f)
-  if period is None and not extrapolate_right:
-    f = where(x > xp[-1], fp[-1] if right is None else right, f)
-  return f
-
-
-def _gradient_along(a: Any, h: Any, axis: int) -> Any:
-  def sl(v: Any, start: int | None, stop: int | None) -> Any:
-    return lax.slice_in_dim(v, start, stop, axis=axis)
-  upper = sl(a, 1, 2) - sl(a, 0, 1)
-  lower = sl(a, -1, None) - sl(a, -2, -1)
-  if np.ndim(h) == 0:
-    inner = (sl(a, 2, None) - sl(a, None, -2)) * 0.5 / h
-    return concatenate((upper / h, inner, lower / h), axis=axis)
-  if np.ndim(h) != 1:
-    raise ValueError("Spacing arrays must be 1D arrays or scalars.")
-  if shape(h)[0] != shape(a)[axis]:
-    raise ValueError("Spacing arrays must have the same length as the dimension along which the "
-                     "gradient is calculated.")
-  h = lax.broadcast_in_dim(h, tuple(shape(h)[0] if i == axis else 1
-                                    for i in range(len(shape(a)))), (axis,))
-  upper = upper / (sl(h, 1, 2) - sl(h, 0, 1))
-  lower = lower / (sl(h, -1, None) - sl(h, -2, -1))
-  dx1 = sl(h, 1, -1) - sl(h, 0, -2)
-  dx2 = sl(h, 2, None) - sl(h, 1, -1)
-  inner = (-dx2 / (dx1 * (dx1 + dx2)) * sl(a, 0, -2) + (dx2 - dx1) / (dx1 * dx2) * sl(a, 1, -1)
-           + dx1 / (dx2 * (dx1 + dx2)) * sl(a, 2, None))
-  return concatenate((upper, inner, lower), axis=axis)
-
-
-def gradient(f: Any, *varargs: Any, axis: int | Sequence[int] | None = None,
-             edge_order: int | None = None) -> Any:
-  """The gradient of sampled f by central differences (one-sided at the edges)."""
-  if edge_order is not None:
-    raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
-  a, *spacing = promote_dtypes_inexact(*map(asarray, ensure_arraylike("gradient", f, *varargs)))
-  nd = len(shape(a))
-  axes = tuple(range(nd)) if axis is None else tuple(
-      canonicalize_axis(i, nd) for i in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-  if not axes:
-    return []
-  if min(shape(a)[i] for i in axes) < 2:
-    raise ValueError("Shape of array too small to calculate a numerical gradient, at least 2 "
-                     "elements are required.")
-  if not spacing:
-    dx = [1.0] * len(axes)
-  elif len(spacing) == 1:
-    dx = spacing * len(axes)
-  elif len(spacing) == len(axes):
-    dx = spacing
-  else:
-    raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis!r}")
-  grads = [_gradient_along(a, h, ax) for ax, h in zip(axes, dx)]
-  return grads[0] if len(axes) == 1 else grads
-
-
-def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Any:
-  """p with jumps larger than discont (default period/2) along axis replaced by their
-  complement modulo period."""
-  p = asarray(*ensure_arraylike("unwrap", p))
-  p, period = promote_dtypes(p, period)
-  if _dt(p).kind == "c":
-    raise ValueError("jnp.unwrap does not support complex inputs.")
-  if shape(p)[axis] == 0:
-    return p
-  if discont is None:
-    discont = period / 2
-  interval = period // 2 if dtypes.is_integer(_dt(p)) else period / 2
-  dd = diff(p, axis=axis)
-  ddmod = remainder(dd + interval, period) - interval
-  ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
-  correct = where(UNARY["abs"](dd) < discont, 0, ddmod - dd)
-  return concatenate((lax.slice_in_dim(p, 0, 1, axis=axis),
-                      lax.slice_in_dim(p, 1, None, axis=axis) + cumsum(correct, axis=axis)),
-                     axis=axis)
 
 
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None,  # noqa: A002  (numpy's name)
@@ -288,3 +161,190 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None,  # noqa: A002
     bins = [asarray(bins)] * 2
   hist, edges = histogramdd(stack([x, y], axis=1), bins, range, weights, density)
   return hist, edges[0], edges[1]
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
+              squash_nans: bool, weights: Any = None) -> Any:
+  """Sort the reduced axes, moved last and flattened, and read (and interpolate) the values
+  at q * (n - 1), n counting only the non-NaN values when `squash_nans`."""
+  a, q = ensure_arraylike(name, a, q)
+  if weights is not None:
+    raise NotImplementedError(f"jnp.{name}: weights are not supported")
+  if method not in _QUANTILE_METHODS:
+    raise ValueError(f"method can only be {', '.join(map(repr, _QUANTILE_METHODS))}; got "
+                     f"{method!r}")
+  if len(shape(q)) > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {shape(q)}")
+  a, q = promote_dtypes_inexact(a, q)
+  ndim = len(shape(a))
+  axes = tuple(range(ndim)) if axis is None else tuple(
+      canonicalize_axis(ax, ndim) for ax in np.atleast_1d(axis))
+  kept = [d for d in range(ndim) if d not in axes]
+  kept_shape = tuple(shape(a)[d] for d in kept)
+  n = int(np.prod([shape(a)[d] for d in axes]))
+  rows = lax.reshape(lax.transpose(a, kept + list(axes)), kept_shape + (n,))
+  rows = lax.sort(rows, dimension=len(kept))
+  dt = dtype_of(a)
+  nan_count = lax.reduce_sum(convert(isnan(rows), dt), (len(kept),))
+  count = lax.sub(lax.full(kept_shape, n, dt), nan_count) if squash_nans else lax.full(
+      kept_shape, n, dt)
+  q_flat = lax.reshape(q, (int(np.prod(shape(q))),))
+  nq = shape(q_flat)[0]
+  out_shape = kept_shape + (nq,)
+  last = lax.broadcast_in_dim(lax.sub(count, lax.full((), 1, dt)), out_shape,
+                              tuple(range(len(kept))))
+  pos = lax.mul(lax.broadcast_in_dim(q_flat, out_shape, (len(kept),)), last)
+  low, high = lax.floor(pos), lax.ceil(pos)
+
+  def at(p):
+    idx = lax.clamp(np.int32(0), lax.convert_element_type(p, np.int32), np.int32(max(n - 1, 0)))
+    return take_along_axis(rows, idx, axis=-1)
+
+  if method == "linear":
+    frac = lax.sub(pos, low)
+    out = lax.add(lax.mul(at(low), lax.sub(lax.full((), 1, dt), frac)), lax.mul(at(high), frac))
+  elif method == "midpoint":
+    out = lax.mul(lax.add(at(low), at(high)), lax.full((), 0.5, dt))
+  else:
+    out = at({"lower": low, "higher": high, "nearest": lax.round(
+        pos, lax.RoundingMethod.TO_NEAREST_EVEN)}[method])
+  if not squash_nans:
+    out = where(lax.broadcast_in_dim(lax.gt(nan_count, lax.full((), 0, dt)), out_shape,
+                                     tuple(range(len(kept)))), np.nan, out)
+  if keepdims:
+    kept_shape = tuple(1 if d in axes else s for d, s in enumerate(shape(a)))
+  out = lax.reshape(out, kept_shape + shape(q))
+  return moveaxis(out, tuple(range(len(kept_shape), len(kept_shape) + len(shape(q)))),
+                  tuple(range(len(shape(q)))))
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None) -> Any:
+  """The `q`-th quantiles (q in [0, 1]) of `a` along `axis`; NaN where a slice holds NaN."""
+  return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights: Any = None) -> Any:
+  """The `q`-th quantiles of `a` along `axis`, ignoring NaNs."""
+  return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, weights: Any = None) -> Any:
+  """The `q`-th percentiles (q in [0, 100]) of `a` along `axis`."""
+  a, q = ensure_arraylike("percentile", a, q)
+  return _quantile("percentile", a, true_divide(q, 100), axis, method, keepdims, False,
+                   weights)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None) -> Any:
+  """The `q`-th percentiles of `a` along `axis`, ignoring NaNs."""
+  a, q = ensure_arraylike("nanpercentile", a, q)
+  return _quantile("nanpercentile", a, true_divide(q, 100), axis, method, keepdims, True,
+                   weights)
+
+
+def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+  """The median of `a` along `axis`."""
+  return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
+
+
+def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+  """The median of `a` along `axis`, ignoring NaNs."""
+  return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
+
+
+def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None
+             ) -> Any:
+  """The number (or summed weights) of each non-negative integer in `x` (negative values count
+  as 0; `length`, static, is required under jit)."""
+  (x,) = ensure_arraylike("bincount", x)
+  if dtype_of(x) == dtypes.bool_:  # (counted as 0 and 1, as JAX does)
+    x = lax.convert_element_type(x, dtypes.default_int())
+  if not dtypes.is_integer(dtype_of(x)):
+    raise TypeError(f"x argument to bincount must have an integer type; got {dtype_of(x)}")
+  if len(shape(x)) != 1:
+    raise ValueError("only 1-dimensional input supported.")
+  minlength = concrete_int(minlength, "The minlength of jnp.bincount")
+  if length is None:
+    values = np.asarray(core.concrete_or_error(
+        x, "jnp.bincount needs a static length= under jit, or a concrete x"))
+    length = max(minlength, int(values.max()) + 1 if values.size else 0)
+  length = concrete_int(length, "The length of jnp.bincount")
+  if weights is None:
+    weights = np.ones((), dtypes.default_int())
+  else:
+    (weights,) = ensure_arraylike("bincount", weights)
+    if shape(weights) != shape(x):
+      raise ValueError("shape of weights must match shape of x.")
+  zeros = lax.full((length,), 0, dtype_of(weights))
+  return zeros.at[clip(x, 0)].add(weights, mode="drop")
+
+
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None,  # noqa: A002
+                        weights: Any = None) -> Any:
+  """The edges of `bins` equal bins over `range` (default: a's min and max), or `bins`
+  itself when it is an array."""
+  (a,) = ensure_arraylike("histogram_bin_edges", a)
+  if isinstance(bins, str):
+    raise NotImplementedError("string values for `bins` not implemented.")
+  dt = to_inexact(dtype_of(a))
+  if np.ndim(bins) == 1:
+    return convert(asarray(bins), dt)
+  num = concrete_int(bins, "The bins argument of jnp.histogram")
+  a = ravel(a)
+  lo, hi = (amin(a), amax(a)) if range is None else range
+  lo, hi = convert(asarray(lo), dt), convert(asarray(hi), dt)
+  empty = lax.eq(lo, hi)
+  lo = where(empty, lax.sub(lo, lax.full((), 0.5, dt)), lo)
+  hi = where(empty, lax.add(hi, lax.full((), 0.5, dt)), hi)
+  return linspace(lo, hi, num + 1, dtype=dt)
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,  # noqa: A002
+              density: bool | None = None) -> tuple[Any, Any]:
+  """(counts or summed weights per bin, bin edges); the last bin includes its right edge and
+  values outside the edges are not counted."""
+  (a,) = ensure_arraylike("histogram", a)
+  edges = histogram_bin_edges(a, bins, range, weights)
+  a = ravel(a)
+  if weights is None:
+    weights = lax.full(shape(a), 1, to_inexact(dtype_of(a)))
+  else:
+    (weights,) = ensure_arraylike("histogram", weights)
+    if shape(ravel(weights)) != shape(a):
+      raise ValueError("weights should have the same shape as a.")
+    a, weights = promote_dtypes_inexact(a, ravel(weights))
+  nedges = shape(edges)[0]
+  index = searchsorted(edges, a, side="right")
+  index = where(lax.eq(convert(a, dtype_of(edges)), edges[-1]), nedges - 1, index)
+  counts = lax.full((nedges + 1,), 0, dtype_of(weights)).at[index].add(weights)[1:-1]
+  if density:
+    counts = true_divide(true_divide(counts, edges[1:] - edges[:-1]), counts.sum())
+  return counts, edges
+
+
+def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:
+  """The index of the bin of each of `x` (bins increasing or decreasing monotonically)."""
+  x, bins = ensure_arraylike("digitize", x, bins)
+  if len(shape(bins)) != 1:
+    raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+  n = shape(bins)[0]
+  if n == 0:
+    return lax.full(shape(x), 0, np.int32)
+  side = "left" if right else "right"
+  kw = {} if method is None else {"method": method}
+  increasing = searchsorted(bins, x, side, **kw)
+  decreasing = lax.sub(lax.full((), n, dtype_of(increasing)),
+                       searchsorted(lax.rev(bins, (0,)), x, side, **kw))
+  return where(lax.ge(bins[-1], bins[0]), increasing, decreasing)

@@ -5,23 +5,24 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from stablejax import core
-from stablejax.runtime import Array
-from stablejax.numpy import _contractions, _indexing, _reductions, _shape, _ufuncs
-from stablejax.numpy import _indexing_functions, _manipulation, _misc, _products, _sorting
+from stablejax.numpy import (
+    _bitwise, _creation, _indexing, _indexing_routines, _linalg_products, _logic,
+    _manipulation_elements, _manipulation_shape, _math_arithmetic, _reductions,
+    _sorting_searching)
 from stablejax.numpy._promotion import is_arraylike
-
-_fn = {**_ufuncs.UNARY, **_ufuncs.BINARY, "floor_divide": _ufuncs.floor_divide,
-       "remainder": _ufuncs.remainder, "power": _ufuncs.power, "matmul": _contractions.matmul}
+from stablejax.runtime import Array
 
 # operator name (without underscores) -> numpy function; each also gets a reflected `__r*__`.
 _BINARY_OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "left_shift", "rshift": "right_shift",
+    "add": _math_arithmetic.add, "sub": _math_arithmetic.subtract,
+    "mul": _math_arithmetic.multiply, "truediv": _math_arithmetic.true_divide,
+    "floordiv": _math_arithmetic.floor_divide, "mod": _math_arithmetic.remainder,
+    "pow": _math_arithmetic.power, "matmul": _linalg_products.matmul,
+    "and": _bitwise.bitwise_and, "or": _bitwise.bitwise_or, "xor": _bitwise.bitwise_xor,
+    "lshift": _bitwise.left_shift, "rshift": _bitwise.right_shift,
 }
-_COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-                "gt": "greater", "ge": "greater_equal"}
+_COMPARISONS = {"eq": _logic.equal, "ne": _logic.not_equal, "lt": _logic.less,
+                "le": _logic.less_equal, "gt": _logic.greater, "ge": _logic.greater_equal}
 
 
 def _defer_to_unrecognized(fn: Callable, reflected: bool) -> Callable:
@@ -38,37 +39,42 @@ def _transpose(self: Any, *axes: Any) -> Any:
   """`x.transpose()`, `x.transpose(1, 0)` or `x.transpose((1, 0))`."""
   if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
     axes = axes[0]
-  return _shape.transpose(self, axes or None)
+  return _manipulation_shape.transpose(self, axes or None)
 
 
 def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-  return _ufuncs.clip(self, min, max)
+  return _math_arithmetic.clip(self, min, max)
 
 
 _METHODS = {
-    "__neg__": _ufuncs.UNARY["negative"], "__pos__": lambda self: self,
-    "__abs__": _ufuncs.UNARY["abs"], "__invert__": _ufuncs.invert,
+    "__neg__": _math_arithmetic.negative, "__pos__": lambda self: self,
+    "__abs__": _math_arithmetic.absolute, "__invert__": _bitwise.invert,
     "__getitem__": _indexing.getitem,
-    "reshape": _shape.reshape, "transpose": _transpose, "squeeze": _shape.squeeze,
-    "flatten": _shape.ravel, "ravel": _shape.ravel, "swapaxes": _shape.swapaxes,
+    "reshape": _manipulation_shape.reshape, "transpose": _transpose,
+    "squeeze": _manipulation_shape.squeeze, "flatten": _manipulation_shape.ravel,
+    "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
     "sum": _reductions.sum, "mean": _reductions.mean, "max": _reductions.max,
     "min": _reductions.min, "prod": _reductions.prod, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "cumsum": _reductions.cumsum,
     "std": _reductions.std, "var": _reductions.var, "any": _reductions.any,
-    "all": _reductions.all, "ptp": _reductions.ptp, "trace": _products.trace,
-    "astype": _misc.astype, "dot": _contractions.dot, "clip": _clip, "round": _ufuncs.round,
-    "conj": _ufuncs.conj, "conjugate": _ufuncs.conjugate, "cumprod": _reductions.cumprod,
-    "sort": _sorting.sort, "argsort": _sorting.argsort, "argpartition": _sorting.argpartition,
-    "searchsorted": _sorting.searchsorted, "diagonal": _indexing_functions.diagonal,
-    "nonzero": _indexing_functions.nonzero, "take": _indexing_functions.take,
-    "compress": lambda self, condition, axis=None, **kw: _indexing_functions.compress(
+    "all": _reductions.all, "ptp": _reductions.ptp, "trace": _linalg_products.trace,
+    "astype": _creation.astype, "dot": _linalg_products.dot, "clip": _clip,
+    "round": _math_arithmetic.round, "conj": _math_arithmetic.conj,
+    "conjugate": _math_arithmetic.conjugate, "cumprod": _reductions.cumprod,
+    "sort": _sorting_searching.sort, "argsort": _sorting_searching.argsort,
+    "argpartition": _sorting_searching.argpartition,
+    "searchsorted": _sorting_searching.searchsorted, "diagonal": _indexing_routines.diagonal,
+    "nonzero": _indexing_routines.nonzero, "take": _indexing_routines.take,
+    "compress": lambda self, condition, axis=None, **kw: _indexing_routines.compress(
         condition, self, axis, **kw),
-    "choose": lambda self, choices, mode="raise": _misc.choose(self, choices, mode=mode),
-    "repeat": _manipulation.repeat,
+    "choose": lambda self, choices, mode="raise": _indexing_routines.choose(self, choices,
+                                                                             mode=mode),
+    "repeat": _manipulation_elements.repeat,
 }
 _PROPERTIES = {
-    "T": lambda self: _shape.transpose(self), "mT": _manipulation.matrix_transpose,
-    "real": _ufuncs.real, "imag": _ufuncs.imag, "at": _indexing._IndexUpdateHelper,
+    "T": lambda self: _manipulation_shape.transpose(self),
+    "mT": _manipulation_shape.matrix_transpose, "real": _math_arithmetic.real,
+    "imag": _math_arithmetic.imag, "at": _indexing._IndexUpdateHelper,
     "itemsize": lambda self: self.dtype.itemsize,
     "nbytes": lambda self: self.size * self.dtype.itemsize,
 }
@@ -76,11 +82,11 @@ _PROPERTIES = {
 
 def _operators() -> dict[str, Callable]:
   ops = {}
-  for name, fn_name in _BINARY_OPERATORS.items():
-    ops[f"__{name}__"] = _defer_to_unrecognized(_fn[fn_name], reflected=False)
-    ops[f"__r{name}__"] = _defer_to_unrecognized(_fn[fn_name], reflected=True)
-  for name, fn_name in _COMPARISONS.items():
-    ops[f"__{name}__"] = _defer_to_unrecognized(_fn[fn_name], reflected=False)
+  for name, fn in _BINARY_OPERATORS.items():
+    ops[f"__{name}__"] = _defer_to_unrecognized(fn, reflected=False)
+    ops[f"__r{name}__"] = _defer_to_unrecognized(fn, reflected=True)
+  for name, fn in _COMPARISONS.items():
+    ops[f"__{name}__"] = _defer_to_unrecognized(fn, reflected=False)
   return ops
 
 

@@ -13,8 +13,8 @@ from stablejax import dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.jit import jit
 from stablejax.lax.fft import FftType
+from stablejax.numpy._axes import canonicalize_axes
 from stablejax.numpy._promotion import ensure_arraylike
-from stablejax.numpy._shape import canonicalize_axes
 from stablejax.runtime import device_put
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",

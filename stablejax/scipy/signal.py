@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from stablejax import lax
-from stablejax.numpy._manipulation import flip
+from stablejax.numpy._manipulation_elements import flip
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact, shape
-from stablejax.numpy._ufuncs import conjugate
+from stablejax.numpy._math_arithmetic import conjugate
 
 _MODES = ("full", "same", "valid")
 

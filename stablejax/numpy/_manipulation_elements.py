@@ -1,5 +1,6 @@
-"""Array manipulation: flips and rolls, repeat and tile, splits, stacks, atleast_nd, broadcasting,
-append/insert/delete, resize, differences and axis permutations."""
+"""numpy's array manipulation routines, second part: changing the number of dimensions
+(atleast_nd, broadcasting), joining by stacking, splitting, tiling, adding and removing elements,
+rearranging elements (flips, rolls, rotations) and padding."""
 from __future__ import annotations
 
 import operator
@@ -8,15 +9,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.numpy import _reductions, _ufuncs
-from stablejax.numpy._creation import array, linspace, zeros
-from stablejax.numpy._creation import array as array_
+from stablejax.numpy import _math_arithmetic, _reductions
+from stablejax.numpy._axes import canonicalize_axes
+from stablejax.numpy._creation import array as array_, array, asarray, linspace, zeros
+from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel, reshape, transpose
 from stablejax.numpy._promotion import (
     broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, concrete_int, convert,
     dtype, ensure_arraylike, scalar_like, shape)
-from stablejax.numpy._shape import (
-    canonicalize_axes, concatenate, moveaxis, ravel, reshape, transpose,
-    transpose_if_needed)
 from stablejax.util import canonicalize_axis, prod
 
 Axis = int | Sequence[int] | None
@@ -125,17 +124,6 @@ def _roll_dynamic(a: Any, shift: Any, axes: tuple[int, ...]) -> Any:
     starts[ax] = lax.sub(size, s)
     a = lax.dynamic_slice(lax.concatenate([a, a], int(ax)), starts, shape(a))
   return a
-
-
-def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
-  """`a` with `axis` moved to lie before position `start`."""
-  (a,) = ensure_arraylike("rollaxis", a)
-  ndim = len(shape(a))
-  axis = canonicalize_axis(axis, ndim)
-  if not -ndim <= start <= ndim:
-    raise ValueError(f"start={start} must satisfy {-ndim}<=start<={ndim}")
-  start = start + ndim if start < 0 else start
-  return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -385,11 +373,6 @@ def column_stack(tup: Any) -> Any:
   return concatenate(arrays, 1)
 
 
-def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
-  """`concatenate` (the array API name)."""
-  return concatenate(arrays, axis)
-
-
 def block(arrays: Any) -> Any:
   """An array assembled from nested lists of blocks (the innermost lists join along the last
   axis)."""
@@ -530,70 +513,27 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
   return _gather_static(concatenate([arr, values], axis), source, axis)
 
 
-# ----------------------------------------------------------------------------------------------
-# Differences and axis permutations
-
-
-def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
-  """The `n`-th discrete difference along `axis` (after joining `prepend` and `append`)."""
-  a = _as_array("diff", a)
-  n = operator.index(n)
-  if n < 0:
-    raise ValueError(f"order must be non-negative but got {n}")
-  if not shape(a):
-    raise ValueError(f"diff requires input that is at least one dimensional; got a={a}")
-  if n == 0:
-    return a
-  axis = canonicalize_axis(axis, len(shape(a)))
-  parts = [_edge_values("diff", prepend, a, axis), a, _edge_values("diff", append, a, axis)]
-  parts = [p for p in parts if p is not None]
-  if len(parts) > 1:
-    a = concatenate(parts, axis)
-  op = lax.ne if dtype(a) == np.bool_ else lax.sub
-  for _ in range(n):
-    size = shape(a)[axis]
-    a = op(_axis_slice(a, 1, max(size, 1), axis), _axis_slice(a, 0, max(size - 1, 0), axis))
-  return a
-
-
-def _edge_values(name: str, values: Any, a: Any, axis: int) -> Any:
-  """`values` for prepend/append: a scalar broadcast to a size-1 slice of `a` along `axis`."""
-  if values is None:
-    return None
-  (values,) = ensure_arraylike(name, values)
-  if shape(values):
-    return values
-  target = shape(a)[:axis] + (1,) + shape(a)[axis + 1:]
-  return _broadcast_to(values, target)
-
-
-def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
-  """Differences of consecutive elements of `ary` flattened, with `to_begin`/`to_end` joined."""
-  (ary,) = ensure_arraylike("ediff1d", ary)
-  flat = ravel(ary)
-  size = shape(flat)[0]
-  parts = [lax.sub(_axis_slice(flat, 1, max(size, 1), 0),
-                   _axis_slice(flat, 0, max(size - 1, 0), 0))]
-  edges = [(to_begin, 0), (to_end, len(parts) + 1)]
-  for values, position in edges:
-    if values is not None:
-      (values,) = ensure_arraylike("ediff1d", values)
-      parts.insert(min(position, len(parts)), ravel(convert(values, dtype(flat))))
-  return parts[0] if len(parts) == 1 else concatenate(parts, 0)
-
-
-def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
-  """`transpose` (the array API name)."""
-  return transpose(a, axes)
-
-
-def matrix_transpose(x: Any, /) -> Any:
-  """`x` with its last two axes swapped."""
-  (x,) = ensure_arraylike("matrix_transpose", x)
-  ndim = len(shape(x))
-  if ndim < 2:
-    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={ndim}")
-  return transpose_if_needed(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+  """`filt` without its leading ('f') and trailing ('b') all-zero slices (concrete `filt`)."""
+  filt = asarray(*ensure_arraylike("trim_zeros", filt))
+  if isinstance(filt, core.Tracer):
+    raise core.ConcretizationTypeError(
+        "trim_zeros: Error arose in the `filt` argument of trim_zeros(): it must be concrete")
+  value = np.asarray(filt)
+  ndim = value.ndim
+  axes = range(ndim) if axis is None else [
+      canonicalize_axis(a, ndim) for a in (axis if isinstance(axis, Sequence) else (axis,))]
+  index = [slice(None)] * ndim
+  trim = trim.lower()
+  for ax in axes:
+    mask = value.any(axis=tuple(i for i in range(ndim) if i != ax))
+    if not mask.any():
+      index[ax] = slice(0, 0)
+      continue
+    start = int(mask.argmax()) if "f" in trim else None
+    stop = value.shape[ax] - int(mask[::-1].argmax()) if "b" in trim else None
+    index[ax] = slice(start, stop)
+  return filt[tuple(index)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -774,15 +714,7 @@ def _stat_axis(mode: str, lengths: np.ndarray | None) -> Any:
                  _axis_slice(array, size - min(hi, size), size, axis))
     stats = [stat(w, axis=axis, keepdims=True) for w in windows]
     if dtypes.is_integer(dtype(array)) or dtype(array) == np.bool_:
-      stats = [_ufuncs.round(s) if dtypes.is_inexact(dtype(s)) else s for s in stats]
+      stats = [_math_arithmetic.round(s) if dtypes.is_inexact(dtype(s)) else s for s in stats]
     stats = [convert(s, dtype(array), core.get_aval(array).weak_type) for s in stats]
     return _join(repeat(stats[0], before, axis), array, repeat(stats[1], after, axis), axis)
   return pad_axis
-
-
-__all__ = [
-    "flip", "fliplr", "flipud", "rot90", "roll", "rollaxis", "repeat", "tile", "resize", "split",
-    "array_split", "vsplit", "hsplit", "dsplit", "unstack", "atleast_1d", "atleast_2d",
-    "atleast_3d", "vstack", "hstack", "dstack", "column_stack", "concat", "block",
-    "broadcast_shapes", "broadcast_to", "broadcast_arrays", "append", "delete", "insert", "diff",
-    "ediff1d", "permute_dims", "matrix_transpose", "pad"]

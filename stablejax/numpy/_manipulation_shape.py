@@ -1,4 +1,6 @@
-"""Shape manipulation: reshape, transpose, axis moves, squeeze, concatenation, stacking."""
+"""numpy's array manipulation routines, first part: changing array shape (reshape, ravel),
+transpose-like operations, expand_dims and squeeze, and joining along an axis (concatenate,
+concat, stack): the ones array creation builds on."""
 from __future__ import annotations
 
 import operator
@@ -7,40 +9,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, lax
-from stablejax.numpy._promotion import (
-    ensure_arraylike, promote_dtypes, shape, unchanged)
+from stablejax.numpy._axes import (
+    canonicalize_axes, expand_axes, squeeze_if_needed, transpose_if_needed)
+from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, shape, unchanged
 from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis, prod
-
-
-def canonicalize_axes(name: str, axis: int | Sequence[int], ndim: int) -> tuple[int, ...]:
-  """`axis` (an int or a sequence) as non-negative ints, checked against `ndim`."""
-  axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-  out = tuple(canonicalize_axis(operator.index(a), ndim) for a in axes)
-  if len(set(out)) != len(out):
-    raise ValueError(f"{name}: repeated axis in {axis}")
-  return out
-
-
-def transpose_if_needed(x: Any, perm: Sequence[int]) -> Any:
-  """lax.transpose, skipped for the identity permutation (as JAX does)."""
-  perm = tuple(int(p) for p in perm)
-  return unchanged(x) if perm == tuple(range(len(perm))) else lax.transpose(x, perm)
-
-
-def squeeze_if_needed(x: Any, dims: Sequence[int]) -> Any:
-  return lax.squeeze(x, tuple(dims)) if len(dims) else unchanged(x)
-
-
-def expand_axes(x: Any, dims: Sequence[int]) -> Any:
-  """`x` with size-1 axes at result positions `dims` (a broadcast_in_dim, as JAX stages it)."""
-  x_shape = shape(x)
-  out_ndim = len(x_shape) + len(dims)
-  kept = [i for i in range(out_ndim) if i not in dims]
-  out_shape = [1] * out_ndim
-  for i, d in zip(kept, x_shape):
-    out_shape[i] = d
-  return lax.broadcast_in_dim(x, out_shape, kept)
 
 
 _shape_of = shape
@@ -125,6 +98,31 @@ def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[in
   return transpose_if_needed(a, perm)
 
 
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+  """`a` with `axis` moved to lie before position `start`."""
+  (a,) = ensure_arraylike("rollaxis", a)
+  ndim = len(shape(a))
+  axis = canonicalize_axis(axis, ndim)
+  if not -ndim <= start <= ndim:
+    raise ValueError(f"start={start} must satisfy {-ndim}<=start<={ndim}")
+  start = start + ndim if start < 0 else start
+  return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
+  """`transpose` (the array API name)."""
+  return transpose(a, axes)
+
+
+def matrix_transpose(x: Any, /) -> Any:
+  """`x` with its last two axes swapped."""
+  (x,) = ensure_arraylike("matrix_transpose", x)
+  ndim = len(shape(x))
+  if ndim < 2:
+    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={ndim}")
+  return transpose_if_needed(x, (*range(ndim - 2), ndim - 1, ndim - 2))
+
+
 def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
   """`a` with size-1 axes inserted at positions `axis` of the result."""
   (a,) = ensure_arraylike("expand_dims", a)
@@ -161,6 +159,11 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
   return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)
 
 
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
+  """`concatenate` (the array API name)."""
+  return concatenate(arrays, axis)
+
+
 def _sequence(name: str, arrays: Any) -> list:
   if not isinstance(arrays, (list, tuple)):
     raise TypeError(f"{name} needs a list or tuple of arrays, got {type(arrays).__name__}")
@@ -192,4 +195,3 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
   axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
   arrays = promote_dtypes(*arrays)  # before the new axis, as JAX's (XLA then fuses alike)
   return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)
-

@@ -1,22 +1,29 @@
-"""The jax.numpy indexing functions: take, take_along_axis, put_along_axis, nonzero and its
-relatives (with a static `size` under jit, as in JAX), diagonals, index grids, select."""
+"""numpy's indexing routines: generating index arrays (nonzero and where, with a static `size`
+under jit as in JAX; indices, ix_, the triangle and diagonal indices, ravel_multi_index,
+unravel_index; the index tricks s_, index_exp, r_, c_), indexing-like operations (take,
+take_along_axis, choose, compress, diag, diagonal, select) and inserting data into arrays
+(put, put_along_axis, place, fill_diagonal). `x[idx]` itself is in `_indexing`."""
 from __future__ import annotations
 
+import builtins
 from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, \
-    ScatterDimensionNumbers
-from stablejax.numpy import _ufuncs
+from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
+from stablejax.numpy import _elementwise
+from stablejax.numpy._creation import asarray, ones
 from stablejax.numpy._indexing import getitem, scatter_update
-from stablejax.numpy._promotion import (broadcast_shapes, broadcast_to, convert,
-                                        concrete_int, ensure_arraylike, promote_args, shape,
-                                        unchanged)
+from stablejax.numpy._manipulation_elements import broadcast_arrays
+from stablejax.numpy._manipulation_shape import concat, expand_dims, moveaxis, ravel, reshape, stack
+from stablejax.numpy._math_arithmetic import remainder
+from stablejax.numpy._promotion import (
+    broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
+    promote_args, scalar_like, shape, unchanged)
 from stablejax.util import canonicalize_axis
 
-_INDEX = dtypes.int32
+INDEX_DTYPE = dtypes.int32
 
 
 def _take_mode(name: str, mode: str | None) -> GatherScatterMode:
@@ -35,7 +42,7 @@ def _normalized(indices: Any, size: int, mode: str | None) -> Any:
   """Integer indices as int32, negative ones from the end (or taken modulo for 'wrap')."""
   if dtypes.dtype_of(indices).kind not in "iu":
     raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
-  indices = convert(indices, _INDEX)
+  indices = convert(indices, INDEX_DTYPE)
   if mode == "wrap":
     return lax.rem(lax.add(lax.rem(indices, np.int32(size)), np.int32(size)), np.int32(size))
   return lax.select_n(lax.lt(indices, np.int32(0)), indices, lax.add(indices, np.int32(size)))
@@ -69,7 +76,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
   if index_dtype.kind == "u":
     indices = lax.rem(indices, index_dtype.type(a_shape[axis])) if mode == "wrap" else indices
   else:
-    indices = convert(indices, _INDEX)
+    indices = convert(indices, INDEX_DTYPE)
     indices = indices if mode == "clip" else _normalized(indices, a_shape[axis], mode)
   indices = lax.expand_dims(indices, (len(idx_shape),))
   n = len(idx_shape)
@@ -134,7 +141,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
 # ----------------------------------------------------------------------------------------------
 # nonzero and its relatives
 
-def _static_size(name: str, a: Any, size: int | None) -> int:
+def static_size(name: str, a: Any, size: int | None) -> int:
+  """The static length of nonzero's results: `size`, else the nonzero count of a concrete `a`."""
   if size is not None:
     return int(core.concrete_or_error(size, f"The size argument of jnp.{name}"))
   if isinstance(a, core.Tracer):
@@ -148,13 +156,13 @@ def _first_true_positions(mask: Any, size: int) -> tuple[Any, Any]:
   """(flat positions of the first `size` true elements of the 1-d `mask`, padded with 0;
   whether each slot is filled)."""
   n = shape(mask)[0]
-  ones = lax.convert_element_type(mask, _INDEX)
+  ones = lax.convert_element_type(mask, INDEX_DTYPE)
   slot = lax.sub(lax.cumsum(ones, 0), np.int32(1))
-  slot = lax.select_n(mask, lax.full((n,), size, _INDEX), slot)
-  positions = lax.scatter(lax.full((size,), 0, _INDEX), lax.expand_dims(slot, (1,)),
-                          lax.iota(_INDEX, n), ScatterDimensionNumbers((), (0,), (0,)),
+  slot = lax.select_n(mask, lax.full((n,), size, INDEX_DTYPE), slot)
+  positions = lax.scatter(lax.full((size,), 0, INDEX_DTYPE), lax.expand_dims(slot, (1,)),
+                          lax.iota(INDEX_DTYPE, n), ScatterDimensionNumbers((), (0,), (0,)),
                           mode=GatherScatterMode.FILL_OR_DROP)
-  filled = lax.lt(lax.iota(_INDEX, size), lax.reduce_sum(ones, (0,)))
+  filled = lax.lt(lax.iota(INDEX_DTYPE, size), lax.reduce_sum(ones, (0,)))
   return positions, filled
 
 
@@ -165,7 +173,7 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None =
     return nonzero(condition, size=size, fill_value=fill_value)
   if x is None or y is None:  # (a TypeError, as JAX's)
     raise TypeError(f"where: give both x and y, or neither; got {x!r} and {y!r}")
-  return _ufuncs.where(condition, x, y)
+  return _elementwise.where(condition, x, y)
 
 
 def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
@@ -176,7 +184,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
   if not a_shape:
     raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar) "
                      "instead.")
-  n = _static_size("nonzero", a, size)
+  n = static_size("nonzero", a, size)
   mask = lax.ne(lax.reshape(a, (int(np.prod(a_shape)),)),
                 lax.full((), 0, core.get_aval(a).dtype))
   flat, filled = _first_true_positions(mask, n)
@@ -187,7 +195,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
   out = []
   for coord, fill in zip(_unravel(flat, a_shape), fills):
     out.append(coord if fill is None else lax.select_n(
-        filled, lax.full((n,), fill, _INDEX), coord))
+        filled, lax.full((n,), fill, INDEX_DTYPE), coord))
   return tuple(out)
 
 
@@ -198,21 +206,6 @@ def _unravel(flat: Any, dims: Sequence[int]) -> list:
     coords.append(lax.rem(flat, np.asarray(d, core.get_aval(flat).dtype)) if d else flat)
     flat = lax.div(flat, np.asarray(max(d, 1), core.get_aval(flat).dtype))
   return coords[::-1]
-
-
-def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
-  """Indices of the nonzero elements of the flattened `a`."""
-  (a,) = ensure_arraylike("flatnonzero", a)
-  return nonzero(lax.reshape(a, (int(np.prod(shape(a))),)), size=size, fill_value=fill_value)[0]
-
-
-def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
-  """The indices of the nonzero elements of `a`, as rows of an (N, a.ndim) array."""
-  (a,) = ensure_arraylike("argwhere", a)
-  if not shape(a):
-    return lax.full((_static_size("argwhere", a, size), 0), 0, _INDEX)
-  coords = nonzero(a, size=size, fill_value=fill_value)
-  return lax.concatenate([lax.expand_dims(c, (1,)) for c in coords], 1)
 
 
 def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,
@@ -232,15 +225,6 @@ def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | Non
                      f"length {shape(a)[axis]}")
   (idx,) = nonzero(condition, size=size, fill_value=shape(a)[axis])
   return take(a, idx, axis, mode="fill", fill_value=fill_value)
-
-
-def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
-  """The elements of the flattened `arr` where the flattened `condition` is true."""
-  condition, arr = ensure_arraylike("extract", condition, arr)
-  flat_c = lax.reshape(condition, (int(np.prod(shape(condition))),))
-  return compress(lax.ne(flat_c, lax.full((), 0, dtypes.dtype_of(flat_c))),
-                  lax.reshape(arr, (int(np.prod(shape(arr))),)), size=size,
-                  fill_value=fill_value)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -409,3 +393,182 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
   for cond, choice in reversed(list(zip(conds, choices[1:]))):
     out = lax.select_n(broadcast_to(cond, out_shape), out, broadcast_to(choice, out_shape))
   return out
+
+
+s_ = np.s_
+
+
+index_exp = np.index_exp
+
+
+def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True) -> Any:
+  """A copy of `a` with its main diagonal set to `val` (JAX arrays are immutable: pass
+  inplace=False)."""
+  if inplace:
+    raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+  if wrap:
+    raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+  a, val = map(asarray, ensure_arraylike("fill_diagonal", a, val))
+  a_shape = shape(a)
+  if len(a_shape) < 2:
+    raise ValueError("array must be at least 2-d")
+  if len(a_shape) > 2 and len(set(a_shape)) != 1:
+    raise ValueError("All dimensions of input must be of equal length")
+  n = builtins.min(a_shape)
+  if shape(val):
+    val = _tile_to(ravel(val), n)
+  return a.at[diag_indices(n, len(a_shape))].set(val)
+
+
+def diag_indices_from(arr: Any) -> tuple[Any, ...]:
+  """The indices of the main diagonal of the square array `arr`."""
+  (arr,) = ensure_arraylike("diag_indices_from", arr)
+  s = shape(arr)
+  if len(s) < 2:
+    raise ValueError("input array must be at least 2-d")
+  if len(set(s)) != 1:
+    raise ValueError("All dimensions of input must be of equal length")
+  return tuple(map(asarray, diag_indices(s[0], len(s))))
+
+
+def _indices_from(name: str, fn: Callable) -> Callable:
+  def from_(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    s = arr.shape if hasattr(arr, "shape") else shape(ensure_arraylike(name, arr)[0])
+    if len(s) != 2:
+      raise ValueError("Only 2-D inputs are accepted")
+    return tuple(map(asarray, fn(s[0], k=k, m=s[1])))
+  from_.__name__ = from_.__qualname__ = name
+  from_.__doc__ = f"{fn.__name__} for the shape of the 2-D array `arr`."
+  return from_
+
+
+tril_indices_from = _indices_from("tril_indices_from", tril_indices)
+
+
+triu_indices_from = _indices_from("triu_indices_from", triu_indices)
+
+
+def mask_indices(n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *,
+                 size: int | None = None) -> tuple[Any, Any]:
+  """The indices where `mask_func(ones((n, n)), k)` is nonzero."""
+  i, j = nonzero(mask_func(ones((n, n)), k), size=size)
+  return i, j
+
+
+def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
+  """choices[a[i]][i] for each index i (broadcast), with `mode` for out-of-range `a`."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
+  a, *choices = ensure_arraylike("choose", a, *choices)
+  if dtype_of(a).kind not in "iu":
+    raise ValueError("`a` array must be integer typed")
+  n = len(choices)
+  if mode == "raise":
+    if isinstance(a, core.Tracer):
+      raise core.ConcretizationTypeError(
+          "jnp.choose was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' "
+          "instead.")
+    if np.any((np.asarray(a) < 0) | (np.asarray(a) >= n)):
+      raise ValueError("invalid entry in choice array")
+  elif mode == "wrap":
+    a = remainder(a, scalar_like(a, n))
+  elif mode == "clip":
+    a = lax.clamp(scalar_like(a, 0), a, scalar_like(a, n - 1))
+  else:
+    raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+  a, *choices = broadcast_arrays(a, *choices)
+  return take_along_axis(stack(choices), expand_dims(a, 0), axis=0)[0]
+
+
+def _tile_to(v: Any, n: int) -> Any:
+  """The flat `v` repeated (cyclically) to `n` elements."""
+  return v[np.arange(n) % shape(v)[0]]
+
+
+def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
+  """A copy of `arr` with the elements where `mask` is True set, in order, from `vals` (cycled);
+  JAX arrays are immutable: pass inplace=False."""
+  data, mask, vals = map(asarray, ensure_arraylike("place", arr, mask, vals))
+  vals = ravel(vals)
+  if inplace:
+    raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+                     "immutable. Pass inplace=False to instead return an updated array.")
+  n = int(np.prod(shape(data)))
+  if n != int(np.prod(shape(mask))):
+    raise ValueError("place: arr and mask must be the same size")
+  if not shape(vals)[0]:
+    raise ValueError("Cannot place values from an empty array")
+  if not n:
+    return data
+  (pos,) = nonzero(ravel(mask), size=n, fill_value=n)
+  return reshape(ravel(data).at[pos].set(_tile_to(vals, n), mode="drop"), shape(data))
+
+
+def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = True) -> Any:
+  """A copy of `a` with the flat elements at `ind` set to `v` (cycled); JAX arrays are
+  immutable: pass inplace=False."""
+  if inplace:
+    raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                     "immutable. Pass inplace=False to instead return an updated array.")
+  a, ind, v = map(asarray, ensure_arraylike("put", a, ind, v))
+  ind, v = ravel(ind), ravel(v)
+  size = int(np.prod(shape(a)))
+  if not size or not shape(ind)[0] or not shape(v)[0]:
+    return a
+  if mode == "clip":
+    ind = lax.clamp(scalar_like(ind, 0), ind, scalar_like(ind, size - 1))
+  elif mode == "wrap":
+    ind = remainder(ind, scalar_like(ind, size))
+  elif mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+  elif mode is not None:
+    raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+  scatter_mode = "drop" if mode is None else "promise_in_bounds"
+  return a.at[unravel_index(ind, shape(a))].set(_tile_to(v, shape(ind)[0]), mode=scatter_mode)
+
+
+class _Concatenator:
+  """r_ and c_: concatenate slices (as aranges/linspaces), scalars and arrays."""
+
+  def __init__(self, axis: int, ndmin: int, trans1d: int, name: str) -> None:
+    self.axis, self.ndmin, self.trans1d, self.name = axis, ndmin, trans1d, name
+
+  def __getitem__(self, key: Any) -> Any:
+    key = key if isinstance(key, tuple) else (key,)
+    axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+    if key and isinstance(key[0], str):
+      try:
+        parts = [int(p) for p in key[0].split(",")]
+      except ValueError as e:
+        raise ValueError(f"{self.name}: could not understand directive {key[0]!r}") from e
+      axis, ndmin, trans1d = (parts + [ndmin, trans1d][len(parts) - 1:])[:3]
+      key = key[1:]
+    items = []
+    for item in key:
+      if isinstance(item, slice):
+        item = np.r_[item]
+        item = asarray(item)
+      elif isinstance(item, str):
+        raise ValueError(f"{self.name}: string directives must come first")
+      else:
+        item = asarray(item)
+        item = reshape(item, (1,)) if not shape(item) else item
+      if ndmin and len(shape(item)) < ndmin:
+        item = _expand_r(item, ndmin, trans1d)
+      items.append(item)
+    return concat(items, axis=axis) if items else asarray([])
+
+
+def _expand_r(item: Any, ndmin: int, trans1d: int) -> Any:
+  nd = len(shape(item))
+  new = reshape(item, (1,) * (ndmin - nd) + shape(item))
+  if trans1d != -1 and nd:
+    new = moveaxis(new, tuple(range(ndmin - nd, ndmin)), tuple(
+        range(trans1d % ndmin, trans1d % ndmin + nd)))
+  return new
+
+
+r_ = _Concatenator(0, 0, -1, "r_")
+
+
+c_ = _Concatenator(-1, 2, 0, "c_")

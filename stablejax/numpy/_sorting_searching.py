@@ -1,0 +1,161 @@
+"""numpy's sorting, searching and counting: sort, argsort, lexsort, sort_complex, partition and
+argpartition over `lax.sort`; searchsorted, argwhere, flatnonzero and extract. (`nonzero` and
+`where` are in `_indexing_routines`; argmax, argmin and count_nonzero are reductions: see
+`_reductions`.)"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from stablejax import dtypes, lax
+from stablejax.numpy._indexing_routines import compress, INDEX_DTYPE, nonzero, static_size
+from stablejax.numpy._manipulation_shape import ravel
+from stablejax.numpy._promotion import (
+    convert, dtype as dtype_of, ensure_arraylike, promote_dtypes, shape)
+from stablejax.util import canonicalize_axis
+
+
+def _sort_axis(name: str, a: Any, axis: int | None, kind: Any, order: Any) -> tuple[Any, int]:
+  """The array to sort (flattened when `axis` is None) and the canonical axis."""
+  (a,) = ensure_arraylike(name, a)
+  if kind is not None:
+    raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                    "stable=False to specify sort stability.")
+  if order is not None:
+    raise TypeError(f"'order' argument to {name} is not supported.")
+  if axis is None:
+    return ravel(a), 0
+  return a, canonicalize_axis(axis, len(shape(a)))
+
+
+def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
+         stable: bool = True, descending: bool = False) -> Any:
+  """A sorted copy of `a` along `axis` (NaNs last; of the flattened array when None)."""
+  a, axis = _sort_axis("sort", a, axis, kind, order)
+  out = lax.sort(a, dimension=axis, is_stable=stable)
+  return lax.rev(out, (axis,)) if descending else out
+
+
+def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
+            stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
+  """The indices that sort `a` along `axis`; equal elements keep their order when `stable`,
+  also when `descending`."""
+  a, axis = _sort_axis("argsort", a, axis, kind, order)
+  index_dtype = dtypes.default_int() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
+  iota = lax.broadcasted_iota(index_dtype, shape(a), axis)
+  if descending and stable:  # reversed first, so that the final reversal keeps ties in order
+    a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
+  _, indices = lax.sort_key_val(a, iota, dimension=axis, is_stable=stable)
+  return lax.rev(indices, (axis,)) if descending else indices
+
+
+def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
+  """The indices sorting by several keys, the last key primary (numpy's lexsort)."""
+  keys = ensure_arraylike("lexsort", *keys) if len(keys) else []
+  if not keys:
+    raise TypeError("jnp.lexsort: need sequence of keys with len > 0 in lexsort")
+  if len({shape(k) for k in keys}) != 1:
+    raise ValueError(f"jnp.lexsort: all keys need to be the same shape, got "
+                     f"{[shape(k) for k in keys]}")
+  if not shape(keys[0]):
+    return lax.full((), 0, dtypes.default_int())
+  axis = canonicalize_axis(axis, len(shape(keys[0])))
+  iota = lax.broadcasted_iota(dtypes.default_int(), shape(keys[0]), axis)
+  return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+def _less(x: Any, y: Any) -> Any:
+  """x < y in the sort order (NaN largest; -0.0 equal to 0.0)."""
+  lt = lax.lt(x, y)
+  if not dtypes.is_inexact(dtype_of(x)):
+    return lt
+  return lax.bitwise_or(lt, lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
+
+
+_SEARCH_METHODS = ("scan", "scan_unrolled", "sort", "compare_all")
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
+                 method: str = "scan") -> Any:
+  """Where `v`'s elements would go in the sorted 1-D `a` to keep it sorted (every method
+  compares each of `v` against all of `a`: the values are the same)."""
+  a, v = ensure_arraylike("searchsorted", a, v)
+  if sorter is not None:
+    raise NotImplementedError("jnp.searchsorted: sorter is not supported; sort `a` first")
+  if side not in ("left", "right"):
+    raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                     "['left', 'right']")
+  if method not in _SEARCH_METHODS:
+    raise ValueError(f"{method!r} is an invalid value for keyword 'method'. Expected one of "
+                     f"{sorted(_SEARCH_METHODS)}")
+  if len(shape(a)) != 1:
+    raise ValueError("a should be 1-dimensional")
+  a, v = promote_dtypes(a, v)
+  v_shape, n = shape(v), shape(a)[0]
+  out_shape = v_shape + (n,)
+  a_b = lax.broadcast_in_dim(a, out_shape, (len(v_shape),))
+  v_b = lax.broadcast_in_dim(v, out_shape, tuple(range(len(v_shape))))
+  before = _less(a_b, v_b) if side == "left" else lax.bitwise_not(_less(v_b, a_b))
+  counts = convert(before, dtypes.default_int())
+  return lax.reduce_sum(counts, (len(v_shape),))
+
+
+# ----------------------------------------------------------------------------------------------
+# Partitions (a sorted array is a partition, as JAX computes one)
+
+
+def partition(a: Any, kth: int, axis: int = -1) -> Any:
+  """`a` with its `kth` smallest element along `axis` in place, smaller ones before it."""
+  (a,) = ensure_arraylike("partition", a)
+  _check_kth("partition", a, kth, axis)
+  return sort(a, axis)
+
+
+def argpartition(a: Any, kth: int, axis: int = -1) -> Any:
+  """Indices that partition `a` along `axis` around its `kth` smallest element."""
+  (a,) = ensure_arraylike("argpartition", a)
+  _check_kth("argpartition", a, kth, axis)
+  return argsort(a, axis)
+
+
+def _check_kth(name: str, a: Any, kth: int, axis: int) -> None:
+  n = shape(a)[canonicalize_axis(axis, len(shape(a)))]
+  if not -n <= operator.index(kth) < n:
+    raise ValueError(f"{name}: kth={kth} is out of bounds for an axis of size {n}")
+
+
+def sort_complex(a: Any) -> Any:
+  """`a` sorted along its last axis (by real part, then imaginary part), as complex."""
+  (a,) = ensure_arraylike("sort_complex", a)
+  a = sort(a)
+  return convert(a, dtypes.result_type((dtype_of(a), False), (np.dtype(np.complex64), False))[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# Searching with nonzero
+
+
+def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+  """Indices of the nonzero elements of the flattened `a`."""
+  (a,) = ensure_arraylike("flatnonzero", a)
+  return nonzero(lax.reshape(a, (int(np.prod(shape(a))),)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+  """The indices of the nonzero elements of `a`, as rows of an (N, a.ndim) array."""
+  (a,) = ensure_arraylike("argwhere", a)
+  if not shape(a):
+    return lax.full((static_size("argwhere", a, size), 0), 0, INDEX_DTYPE)
+  coords = nonzero(a, size=size, fill_value=fill_value)
+  return lax.concatenate([lax.expand_dims(c, (1,)) for c in coords], 1)
+
+
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
+  """The elements of the flattened `arr` where the flattened `condition` is true."""
+  condition, arr = ensure_arraylike("extract", condition, arr)
+  flat_c = lax.reshape(condition, (int(np.prod(shape(condition))),))
+  return compress(lax.ne(flat_c, lax.full((), 0, dtypes.dtype_of(flat_c))),
+                  lax.reshape(arr, (int(np.prod(shape(arr))),)), size=size,
+                  fill_value=fill_value)
