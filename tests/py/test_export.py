@@ -16,7 +16,7 @@ from jax import export as jax_export
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import lowering, runtime, test_util
-from stablejax.lax import call_exported_p, standard
+from stablejax.lax import call_exported_p, primitive_kit
 
 REPO = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 
@@ -298,7 +298,7 @@ def test_multi_platform_export():
 
 def test_numpy_reference_runs_the_module_alone(exported):
   x, y = _args(5)
-  got = standard.evaluate_reference(call_exported_p, x, y, exported=exported)
+  got = primitive_kit.evaluate_reference(call_exported_p, x, y, exported=exported)
   _check_close(tuple(got), tuple(jax.tree_util.tree_leaves(f_jax(x, y))))
 
 
