@@ -133,19 +133,18 @@ def _batched_spec(spec: PartitionSpec) -> PartitionSpec:
   return PartitionSpec(None, *spec)
 
 
-def _shard_map_batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
-  size = batching.axis_size_of(args, dims)
+def _shard_map_batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
   args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
   in_dims = [None if d is None else 0 for d in dims]
   with _mesh_axes(mesh):
-    batched, _ = batching.batch_jaxpr(jaxpr, size, in_dims, instantiate=True)
+    batched, _ = batching.batch_jaxpr(jaxpr, axis_data, in_dims, instantiate=True)
   specs = [s if d is None else _batched_spec(s) for s, d in zip(in_specs, in_dims)]
   outs = shard_map_p.bind(*args, jaxpr=batched, mesh=mesh, in_specs=tuple(specs),
                           out_specs=tuple(map(_batched_spec, out_specs)), check_vma=check_vma)
   return outs, [0] * len(outs)
 
 
-batching.primitive_batchers[shard_map_p] = _shard_map_batch
+batching.fancy_primitive_batchers[shard_map_p] = _shard_map_batch
 
 
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):

@@ -101,17 +101,17 @@ primitive_jvps[add_jaxvals_p] = _add_any_jvp
 primitive_transposes[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 
 
-def _add_any_batcher(args, dims):
+def _add_any_batcher(axis_data, args, dims):
   """add_any needs equal types: both operands get the batch axis at the front."""
   (x, y), (dx, dy) = args, dims
   if dx == dy:
     return add_jaxvals_p.bind(x, y), dx
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   return add_jaxvals_p.bind(batching.bdim_at_front(x, dx, size),
                             batching.bdim_at_front(y, dy, size)), 0
 
 
-batching.primitive_batchers[add_jaxvals_p] = _add_any_batcher
+batching.fancy_primitive_batchers[add_jaxvals_p] = _add_any_batcher
 
 
 # ----------------------------------------------------------------------------------------------

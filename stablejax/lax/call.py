@@ -38,13 +38,12 @@ def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
 ad.primitive_jvps[jit_p] = _jit_jvp
 
 
-def _jit_batch(args, dims, *, jaxpr: ClosedJaxpr, name: str):
-  size = batching.axis_size_of(args, dims)
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
+def _jit_batch(axis_data, args, dims, *, jaxpr: ClosedJaxpr, name: str):
+  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
   return jit_p.bind(*args, jaxpr=batched, name=f"vmap({name})"), out_dims
 
 
-batching.primitive_batchers[jit_p] = _jit_batch
+batching.fancy_primitive_batchers[jit_p] = _jit_batch
 
 
 def _jit_partial_eval(trace: pe.PartialEvalTrace, args, params):

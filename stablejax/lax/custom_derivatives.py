@@ -57,12 +57,11 @@ def _check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: Close
   return jaxpr.out_avals
 
 
-def _all_batched_at_front(args: Sequence, dims: Sequence) -> tuple[int, list]:
-  """The batch size, and every argument with its batch axis at 0 (unbatched ones broadcast):
-  the user's rules are then mapped uniformly, and cotangents of broadcast inputs are summed by
-  the broadcast's transpose."""
-  size = batching.axis_size_of(args, dims)
-  return size, [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+def _all_batched_at_front(size: int, args: Sequence, dims: Sequence) -> list:
+  """Every argument with its batch axis at 0 (unbatched ones broadcast): the user's rules are
+  then mapped uniformly, and cotangents of broadcast inputs are summed by the broadcast's
+  transpose."""
+  return [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
 
 
 def _stage_whole(prim: core.Primitive) -> Callable:
@@ -110,17 +109,19 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, jvp_jaxp
 ad.primitive_jvps[custom_jvp_call_p] = _custom_jvp_call_jvp
 
 
-def _custom_jvp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
-                           num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
+def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr: ClosedJaxpr,
+                           jvp_jaxpr_fun: Rule, num_consts: int, symbolic_zeros: bool):
+  size = axis_data.size
+  args = _all_batched_at_front(size, args, dims)
+  batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_data, [0] * len(args),
+                                           instantiate=True)
   outs = custom_jvp_call_p.bind(*args, call_jaxpr=batched,
                                 jvp_jaxpr_fun=jvp_jaxpr_fun.batched(size),
                                 num_consts=num_consts, symbolic_zeros=symbolic_zeros)
   return outs, out_dims
 
 
-batching.primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
+batching.fancy_primitive_batchers[custom_jvp_call_p] = _custom_jvp_call_batch
 pe.partial_eval_rules[custom_jvp_call_p] = _stage_whole(custom_jvp_call_p)
 param_printers[custom_jvp_call_p] = _print_custom_call(jvp="jvp_jaxpr_fun")
 
@@ -161,10 +162,13 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, fwd_jaxp
 ad.primitive_jvps[custom_vjp_call_p] = _custom_vjp_call_jvp
 
 
-def _custom_vjp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thunk: Rule,
-                           bwd: Rule, num_consts: int, symbolic_zeros: bool):
-  size, args = _all_batched_at_front(args, dims)
-  batched, out_dims = batching.batch_jaxpr(call_jaxpr, size, [0] * len(args), instantiate=True)
+def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr: ClosedJaxpr,
+                           fwd_jaxpr_thunk: Rule, bwd: Rule, num_consts: int,
+                           symbolic_zeros: bool):
+  size = axis_data.size
+  args = _all_batched_at_front(size, args, dims)
+  batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_data, [0] * len(args),
+                                           instantiate=True)
   outs = custom_vjp_call_p.bind(*args, call_jaxpr=batched,
                                 fwd_jaxpr_thunk=fwd_jaxpr_thunk.batched(size),
                                 bwd=bwd.batched(size), num_consts=num_consts,
@@ -172,7 +176,7 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr: ClosedJaxpr, fwd_jaxpr_thu
   return outs, out_dims
 
 
-batching.primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
+batching.fancy_primitive_batchers[custom_vjp_call_p] = _custom_vjp_call_batch
 pe.partial_eval_rules[custom_vjp_call_p] = _stage_whole(custom_vjp_call_p)
 param_printers[custom_vjp_call_p] = _print_custom_call(bwd="bwd", fwd="fwd_jaxpr_thunk")
 
@@ -265,13 +269,12 @@ def _remat_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, prevent_cse: bool,
 ad.primitive_jvps[remat_p] = _remat_jvp
 
 
-def _remat_batch(args, dims, *, jaxpr: ClosedJaxpr, **params):
-  size = batching.axis_size_of(args, dims)
-  batched, out_dims = batching.batch_jaxpr(jaxpr, size, dims)
+def _remat_batch(axis_data, args, dims, *, jaxpr: ClosedJaxpr, **params):
+  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
   return remat_p.bind(*args, jaxpr=batched, **params), out_dims
 
 
-batching.primitive_batchers[remat_p] = _remat_batch
+batching.fancy_primitive_batchers[remat_p] = _remat_batch
 
 
 def _restrict_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:

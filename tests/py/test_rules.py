@@ -60,8 +60,9 @@ def _missing_rules(prim: core.Primitive) -> list[str]:
       "cpu lowering (register_lowering)": _has_lowering(prim),
       "JVP (ad.primitive_jvps; ad.defjvp_zero if not differentiable)":
           prim in NULLARY or prim in ad.primitive_jvps,
-      "batching (batching.primitive_batchers)":
-          prim in NULLARY or prim in batching.primitive_batchers,
+      "batching (batching.primitive_batchers or fancy_primitive_batchers)":
+          prim in NULLARY or prim in batching.primitive_batchers
+          or prim in batching.fancy_primitive_batchers,
       "transpose (ad.primitive_transposes)": prim not in LINEAR or prim in ad.primitive_transposes,
       "partial evaluation (pe.partial_eval_rules)":
           prim not in HIGHER_ORDER or prim in pe.partial_eval_rules,
