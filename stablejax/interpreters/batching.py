@@ -6,7 +6,7 @@ from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
-from stablejax.interpreters import partial_eval as pe
+from stablejax.interpreters import partial_eval as pe, rule_checks
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.util import weak_cache
 
@@ -25,18 +25,18 @@ class AxisData(NamedTuple):
 
 # primitive -> rule(batched_args, batch_dims, **params) -> (out, out_dim)  (lists for
 # multiple results); a batch dim is an int or `not_mapped`.
-primitive_batchers: dict[core.Primitive, Callable] = {}
+primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
 # primitive -> rule(axis_data, batched_args, batch_dims, **params): the rules needing the axis
 # (its size where no operand shows it, its name for the jaxprs they batch: `batch_jaxpr`), as
 # JAX's table of the same name; used before `primitive_batchers`.
-fancy_primitive_batchers: dict[core.Primitive, Callable] = {}
+fancy_primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
 # collective primitive -> rule(axis_data, batched_args, batch_dims, **params), used instead of
 # the tables above under a vmap with an axis name (even for unbatched operands: `psum(1, "i")`
 # is the axis size): a collective over that name reduces, gathers or permutes along the batch
 # axis.
-collective_batchers: dict[core.Primitive, Callable] = {}
+collective_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,20 +205,50 @@ class BatchTrace(Trace):
     axis = self.axis_data
     with core.set_current_trace(self.parent):
       if axis.name is not None and primitive in collective_batchers:
-        out, out_dim = collective_batchers[primitive](axis, vals, dims, **params)
+        rule = collective_batchers[primitive]
+        out, out_dim = rule(axis, vals, dims, **params)
       elif all(d is not_mapped for d in dims):
         return primitive.bind(*vals, **params)
       elif primitive in fancy_primitive_batchers:
-        out, out_dim = fancy_primitive_batchers[primitive](axis, vals, dims, **params)
+        rule = fancy_primitive_batchers[primitive]
+        out, out_dim = rule(axis, vals, dims, **params)
       else:
         rule = primitive_batchers.get(primitive)
         if rule is None:
           raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented "
                                     "(register one in batching.primitive_batchers)")
         out, out_dim = rule(vals, dims, **params)
+    if rule_checks.is_checked(rule):
+      _check_batch_result(primitive, rule, axis.size, vals, dims, params, out, out_dim)
     if primitive.multiple_results:
       return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
     return BatchTracer(self, out, out_dim)
+
+
+def _check_batch_result(primitive: core.Primitive, rule: Callable, size: int, vals: Sequence,
+                        dims: Sequence, params: dict, out: Any, out_dim: Any) -> None:
+  """Each output's batch dim is an axis of size `size` (or `not_mapped`), and without it the
+  outputs are of the types the primitive gives the unbatched inputs."""
+  outs, out_dims = (out, out_dim) if primitive.multiple_results else ((out,), (out_dim,))
+  in_avals = [core.get_aval(v) if d is not_mapped else mapped_aval(core.get_aval(v), d)
+              for v, d in zip(vals, dims)]
+  want = primitive.out_avals(in_avals, params)
+  if len(outs) != len(want) or len(out_dims) != len(want):
+    raise rule_checks.bad_result("batching", primitive, rule, f"{len(outs)} outputs and "
+                                 f"{len(out_dims)} batch dims; the primitive has {len(want)} "
+                                 "outputs")
+  for i, (o, d, w) in enumerate(zip(outs, out_dims, want)):
+    aval = core.get_aval(o)
+    if d is not not_mapped:
+      if not (type(d) is int and 0 <= d < aval.ndim and aval.shape[d] == size):
+        raise rule_checks.bad_result(
+            "batching", primitive, rule, f"output {i} of type {aval.str_short()} with batch "
+            f"dim {d!r}, which is not an axis of size {size} (the batch size)")
+      aval = mapped_aval(aval, d)
+    if aval.shape != w.shape or aval.dtype != w.dtype:
+      raise rule_checks.bad_result(
+          "batching", primitive, rule, f"output {i} of type {aval.str_short()} without its "
+          f"batch dim {d!r}; the primitive gives the unbatched inputs {w.str_short()}")
 
 
 def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int | None],
