@@ -274,9 +274,10 @@ def _check_jvp_result(primitive: core.Primitive, rule: Callable, primal_out: Any
                       tangent_out: Any) -> None:
   """Each output tangent has the tangent type of its primal."""
   if primitive.multiple_results:
-    if len(tangent_out) != len(primal_out):
-      raise rule_checks.bad_result("JVP", primitive, rule, f"{len(tangent_out)} tangents for "
-                                   f"{len(primal_out)} primal outputs")
+    if not isinstance(tangent_out, (list, tuple)) or len(tangent_out) != len(primal_out):
+      raise rule_checks.bad_result("JVP", primitive, rule, f"tangents {tangent_out!r} for "
+                                   f"{len(primal_out)} primal outputs; it returns a list of "
+                                   "one tangent per output")
     pairs = zip(primal_out, tangent_out)
   else:
     pairs = ((primal_out, tangent_out),)

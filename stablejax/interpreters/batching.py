@@ -13,7 +13,6 @@ from stablejax.util import weak_cache
 not_mapped = None
 
 
-
 class AxisData(NamedTuple):
   """The axis a batching rule maps over: its `size`, its `name` (`vmap(axis_name=)`, for the
   collectives over it; None if unnamed) and `spmd_name`, the mesh axis it is sharded over (None:
@@ -230,6 +229,10 @@ def _check_batch_result(primitive: core.Primitive, rule: Callable, size: int, va
   """Each output's batch dim is an axis of size `size` (or `not_mapped`), and without it the
   outputs are of the types the primitive gives the unbatched inputs."""
   outs, out_dims = (out, out_dim) if primitive.multiple_results else ((out,), (out_dim,))
+  if not (isinstance(outs, (list, tuple)) and isinstance(out_dims, (list, tuple))):
+    raise rule_checks.bad_result("batching", primitive, rule, f"({out!r}, {out_dim!r}); a rule "
+                                 "of a primitive with multiple results returns a list of "
+                                 "outputs and a list of their batch dims")
   in_avals = [core.get_aval(v) if d is not_mapped else mapped_aval(core.get_aval(v), d)
               for v, d in zip(vals, dims)]
   want = primitive.out_avals(in_avals, params)
@@ -240,7 +243,7 @@ def _check_batch_result(primitive: core.Primitive, rule: Callable, size: int, va
   for i, (o, d, w) in enumerate(zip(outs, out_dims, want)):
     aval = core.get_aval(o)
     if d is not not_mapped:
-      if not (type(d) is int and 0 <= d < aval.ndim and aval.shape[d] == size):
+      if not (isinstance(d, int) and 0 <= d < aval.ndim and aval.shape[d] == size):
         raise rule_checks.bad_result(
             "batching", primitive, rule, f"output {i} of type {aval.str_short()} with batch "
             f"dim {d!r}, which is not an axis of size {size} (the batch size)")
