@@ -13,10 +13,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
+from stablejax.interpreters.rule_checks import rule_location
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
-from stablejax.lowering.registry import LoweringError, checks_results, lookup_rule
+from stablejax.lowering.registry import (LoweringError, MissingLoweringRule, checks_results,
+                                         lookup_rule)
 from stablejax.util import gc_paused
 
 SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
@@ -272,11 +274,36 @@ def _apply_rule(rule: Callable, ctx: LoweringRuleContext, args: Sequence[ir.Valu
   prim = ctx.primitive
   try:
     outs = _normalize_results(prim, rule(ctx, *args, **params))
+    _check_results(prim, outs, ctx.avals_out, checks_results(rule))
   except ir.MLIRError as e:
-    raise LoweringError(f"the lowering rule for '{prim.name}' failed to build an op: "
-                        f"{e}") from e
-  _check_results(prim, outs, ctx.avals_out, checks_results(rule))
+    error = LoweringError(f"the lowering rule for '{prim.name}' failed to build an op: {e}")
+    _add_context(error, ctx, rule)
+    raise error from e
+  except Exception as e:
+    _add_context(e, ctx, rule)
+    raise
   return outs
+
+
+_CONTEXT = "while lowering primitive"
+
+
+def _add_context(e: BaseException, ctx: LoweringRuleContext, rule: Callable | None) -> None:
+  """Note on `e` (keeping its type) the equation being lowered: its primitive, the platforms,
+  the rule's file:line and the user's line that bound it; once, at the innermost equation (a
+  rule lowering a jaxpr passes on its equations' errors)."""
+  if any(note.startswith(_CONTEXT) for note in getattr(e, "__notes__", ())):
+    return
+  platforms = ", ".join(repr(p) for p in ctx.platforms)
+  parts = [f"{_CONTEXT} '{ctx.primitive.name}' for platform {platforms}"]
+  if rule is not None:
+    parts.append(f"with the lowering rule {rule_location(rule)}")
+  frames = ctx.source_info.frames if ctx.source_info is not None else ()
+  if frames:
+    code, lasti = frames[0]
+    file, line = core.frame_position(code, lasti)[:2]
+    parts.append(f"bound at {file}:{line} (in {code.co_qualname})")
+  e.add_note(", ".join(parts))
 
 
 def index_per_platform(module_ctx: ModuleContext, indices: Sequence[int]) -> ir.Value:
@@ -328,7 +355,11 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   tokens_in = {e: tokens[e] for e in ordered_effects(eqn_effects(eqn))} if tokens else None
   ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
                             [v.aval for v in eqn.outvars], name, info, tokens_in)
-  rules = module_ctx.rules(prim)
+  try:
+    rules = module_ctx.rules(prim)
+  except MissingLoweringRule as e:
+    _add_context(e, ctx, None)
+    raise
   with module_ctx.location(name, info):
     if len(rules) == 1:
       outs = _apply_rule(rules[0], ctx, args, eqn.params)

@@ -60,3 +60,7 @@ from stablejax import distributed  # noqa: F401
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]
+
+from stablejax.interpreters import rule_checks as _rule_checks
+
+_rule_checks.seal_builtin_rules()  # the transformation rules registered by now are stablejax's

@@ -52,6 +52,9 @@ class Config:
     # Check the result types of stablejax's own lowering rules too (users' rules are always
     # checked): the test suite turns it on, lowering skips it by default (a tenth of its time).
     self.check_lowering_rules: bool = _env_flag("STABLEJAX_CHECK_LOWERING_RULES")
+    # Check the results of stablejax's own JVP, transpose and batching rules too (users' rules
+    # are always checked: interpreters/rule_checks.py); the test suite turns it on.
+    self.check_transform_rules: bool = _env_flag("STABLEJAX_CHECK_TRANSFORM_RULES")
     # Constant folding makes no result of more elements than this.
     self.constant_folding_max_size: int = 1024
     # The persistent compilation cache's directory (stablejax/runtime/compilation_cache.py);

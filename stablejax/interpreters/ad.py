@@ -2,20 +2,21 @@
 mode (transposition)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray, Trace, Tracer
-from stablejax.interpreters import batching, partial_eval as pe
+from stablejax.interpreters import batching, partial_eval as pe, rule_checks
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from stablejax.util import weak_cache
 
 # primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
-primitive_jvps: dict[core.Primitive, Callable] = {}
+primitive_jvps: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 # primitive -> rule(cotangent, *args, **params) -> cotangents for each arg (None for no cotangent)
-primitive_transposes: dict[core.Primitive, Callable] = {}
+primitive_transposes: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
@@ -101,17 +102,17 @@ primitive_jvps[add_jaxvals_p] = _add_any_jvp
 primitive_transposes[add_jaxvals_p] = lambda ct, x, y: [ct, ct]
 
 
-def _add_any_batcher(args, dims):
+def _add_any_batcher(axis_data, args, dims):
   """add_any needs equal types: both operands get the batch axis at the front."""
   (x, y), (dx, dy) = args, dims
   if dx == dy:
     return add_jaxvals_p.bind(x, y), dx
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   return add_jaxvals_p.bind(batching.bdim_at_front(x, dx, size),
                             batching.bdim_at_front(y, dy, size)), 0
 
 
-batching.primitive_batchers[add_jaxvals_p] = _add_any_batcher
+batching.fancy_primitive_batchers[add_jaxvals_p] = _add_any_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -178,6 +179,7 @@ def _linear_jvp(primitive, primals, tangents, **params):
 def zero_ct_aware(rule: Callable) -> Callable:
   """Wrap transpose `rule(ct, *args, **params)` so a symbolic zero cotangent gives symbolic
   zeros for the linear arguments without calling it."""
+  @functools.wraps(rule)  # (errors about the rule's results name `rule`)
   def transpose(ct, *args, **params):
     if type(ct) is Zero:
       return [Zero(x.aval) if type(x) is UndefinedPrimal else None for x in args]
@@ -188,7 +190,8 @@ def zero_ct_aware(rule: Callable) -> Callable:
 def deflinear(primitive: core.Primitive, transpose_rule: Callable) -> None:
   """`primitive` is linear in all its arguments: its JVP applies it to the tangents, and
   `transpose_rule(ct, **params)` gives the cotangents of its arguments."""
-  deflinear2(primitive, lambda ct, *args, **params: transpose_rule(ct, **params))
+  deflinear2(primitive, functools.wraps(transpose_rule)(
+      lambda ct, *args, **params: transpose_rule(ct, **params)))
 
 
 def deflinear2(primitive: core.Primitive, transpose_rule: Callable) -> None:
@@ -254,6 +257,8 @@ class JVPTrace(Trace):
         raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented "
                                   "(register one in ad.primitive_jvps)")
       primal_out, tangent_out = rule(primals, tangents, **params)
+    if rule_checks.is_checked(rule):
+      _check_jvp_result(primitive, rule, primal_out, tangent_out)
     if primitive.multiple_results:
       return [JVPTracer(self, p, self._linear(p, t)) for p, t in zip(primal_out, tangent_out)]
     return JVPTracer(self, primal_out, self._linear(primal_out, tangent_out))
@@ -262,6 +267,61 @@ class JVPTrace(Trace):
     known = (self.tangent_trace is not None and type(tangent) is not Zero
              and not self.tangent_trace.is_unknown(tangent))
     return Zero.from_primal_value(primal) if known else tangent
+
+
+def _result_aval(x: Any) -> ShapedArray | None:
+  """The type of a tangent or cotangent a rule returned (None if it is not an array)."""
+  if type(x) is Zero:
+    return x.aval
+  try:
+    return core.get_aval(x)
+  except TypeError:
+    return None
+
+
+def _tangent_mismatch(value: Any, want: ShapedArray) -> str | None:
+  """How tangent or cotangent `value` is not of type `want`'s tangent type (None: it is)."""
+  got = _result_aval(value)
+  if got is None:
+    return f"{value!r}, not an array"
+  expected = tangent_aval(want)
+  if got.shape == expected.shape and got.dtype == expected.dtype:
+    return None
+  return f"{got.str_short()}, not {expected.str_short()}"
+
+
+def _check_jvp_result(primitive: core.Primitive, rule: Callable, primal_out: Any,
+                      tangent_out: Any) -> None:
+  """Each output tangent has the tangent type of its primal."""
+  if primitive.multiple_results:
+    if not isinstance(tangent_out, (list, tuple)) or len(tangent_out) != len(primal_out):
+      raise rule_checks.bad_result("JVP", primitive, rule, f"tangents {tangent_out!r} for "
+                                   f"{len(primal_out)} primal outputs; it returns a list of "
+                                   "one tangent per output")
+    pairs = zip(primal_out, tangent_out)
+  else:
+    pairs = ((primal_out, tangent_out),)
+  for i, (p, t) in enumerate(pairs):
+    wrong = _tangent_mismatch(t, core.get_aval(p))
+    if wrong is not None:
+      raise rule_checks.bad_result("JVP", primitive, rule, f"a tangent for output {i} of "
+                                   f"type {wrong} (the tangent type of the primal output)")
+
+
+def _check_transpose_result(primitive: core.Primitive, rule: Callable, args: Sequence,
+                            cts_in: Any) -> None:
+  """One cotangent (or None) per argument, each linear one's of the argument's tangent type."""
+  if not isinstance(cts_in, (list, tuple)) or len(cts_in) != len(args):
+    raise rule_checks.bad_result("transpose", primitive, rule, f"{cts_in!r}; it returns a "
+                                 f"list of {len(args)} cotangents (None for no cotangent), one "
+                                 "per argument")
+  for i, (x, ct) in enumerate(zip(args, cts_in)):
+    if type(x) is UndefinedPrimal and ct is not None:
+      wrong = _tangent_mismatch(ct, x.aval)
+      if wrong is not None:
+        raise rule_checks.bad_result("transpose", primitive, rule, f"a cotangent for "
+                                     f"argument {i} of type {wrong} (the tangent type of the "
+                                     "argument)")
 
 
 def _check_tangent(primal: Any, tangent: Any, i: int) -> None:
@@ -401,6 +461,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
     ins = [read(x) for x in eqn.invars]
     with core.transformed_source(eqn.source_info, "transpose"):
       cts_in = rule(cts if eqn.primitive.multiple_results else cts[0], *ins, **eqn.params)
+    if rule_checks.is_checked(rule):
+      _check_transpose_result(eqn.primitive, rule, ins, cts_in)
     for v, x, ct in zip(eqn.invars, ins, cts_in):
       if type(x) is UndefinedPrimal:
         add_ct(v, ct)

@@ -2,25 +2,40 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer
-from stablejax.interpreters import partial_eval as pe
+from stablejax.interpreters import partial_eval as pe, rule_checks
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.util import weak_cache
 
 not_mapped = None
 
+
+class AxisData(NamedTuple):
+  """The axis a batching rule maps over: its `size`, its `name` (`vmap(axis_name=)`, for the
+  collectives over it; None if unnamed) and `spmd_name`, the mesh axis it is sharded over (None:
+  not sharded), as JAX's `batching.AxisData`."""
+  name: Hashable | None
+  size: int
+  spmd_name: Hashable | None = None
+
+
 # primitive -> rule(batched_args, batch_dims, **params) -> (out, out_dim)  (lists for
 # multiple results); a batch dim is an int or `not_mapped`.
-primitive_batchers: dict[core.Primitive, Callable] = {}
+primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
-# collective primitive -> rule(axis_name, axis_size, batched_args, batch_dims, **params), used
-# instead of `primitive_batchers` under a vmap with an `axis_name` (even for unbatched
-# operands: `psum(1, "i")` is the axis size): a collective over that name reduces, gathers or
-# permutes along the batch axis.
-collective_batchers: dict[core.Primitive, Callable] = {}
+# primitive -> rule(axis_data, batched_args, batch_dims, **params): the rules needing the axis
+# (its size where no operand shows it, its name for the jaxprs they batch: `batch_jaxpr`), as
+# JAX's table of the same name; used before `primitive_batchers`.
+fancy_primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
+
+# collective primitive -> rule(axis_data, batched_args, batch_dims, **params), used instead of
+# the tables above under a vmap with an axis name (even for unbatched operands: `psum(1, "i")`
+# is the axis size): a collective over that name reduces, gathers or permutes along the batch
+# axis.
+collective_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -29,7 +44,6 @@ collective_batchers: dict[core.Primitive, Callable] = {}
 class _AxisEnv(threading.local):
   def __init__(self):
     self.frames: list[tuple[Hashable, int]] = []
-    self.batch_axis_name: Hashable | None = None  # of the BatchTrace whose rule is running
 
 
 _axis_env = _AxisEnv()
@@ -106,6 +120,8 @@ def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
 
 
 def axis_size_of(args: Sequence, dims: Sequence) -> int:
+  """The batch axis size, read off the first batched argument (for a `primitive_batchers` rule;
+  a `fancy_primitive_batchers` rule is given it)."""
   for x, d in zip(args, dims):
     if d is not not_mapped:
       return core.get_aval(x).shape[d]
@@ -170,10 +186,9 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
-  def __init__(self, parent: Trace, axis_size: int, axis_name: Hashable | None = None):
+  def __init__(self, parent: Trace, axis_data: AxisData):
     super().__init__(parent)
-    self.axis_size = axis_size
-    self.axis_name = axis_name
+    self.axis_data = axis_data
 
   def val_dim(self, x: Any) -> tuple[Any, int | None]:
     if type(x) is BatchTracer and x._trace is self:
@@ -186,25 +201,57 @@ class BatchTrace(Trace):
       v, d = self.val_dim(x)
       vals.append(v)
       dims.append(d)
+    axis = self.axis_data
     with core.set_current_trace(self.parent):
-      if self.axis_name is not None and primitive in collective_batchers:
-        out, out_dim = collective_batchers[primitive](self.axis_name, self.axis_size, vals,
-                                                      dims, **params)
+      if axis.name is not None and primitive in collective_batchers:
+        rule = collective_batchers[primitive]
+        out, out_dim = rule(axis, vals, dims, **params)
       elif all(d is not_mapped for d in dims):
         return primitive.bind(*vals, **params)
+      elif primitive in fancy_primitive_batchers:
+        rule = fancy_primitive_batchers[primitive]
+        out, out_dim = rule(axis, vals, dims, **params)
       else:
         rule = primitive_batchers.get(primitive)
         if rule is None:
           raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented "
                                     "(register one in batching.primitive_batchers)")
-        outer, _axis_env.batch_axis_name = _axis_env.batch_axis_name, self.axis_name
-        try:  # a higher-order rule batches its jaxprs (`batch_jaxpr`) over this axis name
-          out, out_dim = rule(vals, dims, **params)
-        finally:
-          _axis_env.batch_axis_name = outer
+        out, out_dim = rule(vals, dims, **params)
+    if rule_checks.is_checked(rule):
+      _check_batch_result(primitive, rule, axis.size, vals, dims, params, out, out_dim)
     if primitive.multiple_results:
       return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
     return BatchTracer(self, out, out_dim)
+
+
+def _check_batch_result(primitive: core.Primitive, rule: Callable, size: int, vals: Sequence,
+                        dims: Sequence, params: dict, out: Any, out_dim: Any) -> None:
+  """Each output's batch dim is an axis of size `size` (or `not_mapped`), and without it the
+  outputs are of the types the primitive gives the unbatched inputs."""
+  outs, out_dims = (out, out_dim) if primitive.multiple_results else ((out,), (out_dim,))
+  if not (isinstance(outs, (list, tuple)) and isinstance(out_dims, (list, tuple))):
+    raise rule_checks.bad_result("batching", primitive, rule, f"({out!r}, {out_dim!r}); a rule "
+                                 "of a primitive with multiple results returns a list of "
+                                 "outputs and a list of their batch dims")
+  in_avals = [core.get_aval(v) if d is not_mapped else mapped_aval(core.get_aval(v), d)
+              for v, d in zip(vals, dims)]
+  want = primitive.out_avals(in_avals, params)
+  if len(outs) != len(want) or len(out_dims) != len(want):
+    raise rule_checks.bad_result("batching", primitive, rule, f"{len(outs)} outputs and "
+                                 f"{len(out_dims)} batch dims; the primitive has {len(want)} "
+                                 "outputs")
+  for i, (o, d, w) in enumerate(zip(outs, out_dims, want)):
+    aval = core.get_aval(o)
+    if d is not not_mapped:
+      if not (isinstance(d, int) and 0 <= d < aval.ndim and aval.shape[d] == size):
+        raise rule_checks.bad_result(
+            "batching", primitive, rule, f"output {i} of type {aval.str_short()} with batch "
+            f"dim {d!r}, which is not an axis of size {size} (the batch size)")
+      aval = mapped_aval(aval, d)
+    if aval.shape != w.shape or aval.dtype != w.dtype:
+      raise rule_checks.bad_result(
+          "batching", primitive, rule, f"output {i} of type {aval.str_short()} without its "
+          f"batch dim {d!r}; the primitive gives the unbatched inputs {w.str_short()}")
 
 
 def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int | None],
@@ -215,7 +262,7 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
   number of outputs, for when that is only known after tracing. Collectives over `axis_name`
   in `f` act along the mapped axis."""
   parent = core.current_trace()
-  trace = BatchTrace(parent, axis_size, axis_name)
+  trace = BatchTrace(parent, AxisData(axis_name, axis_size))
   tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
   env = extend_axis_env([] if axis_name is None else [(axis_name, axis_size)])
   try:
@@ -246,23 +293,27 @@ def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int 
 # ----------------------------------------------------------------------------------------------
 # Batching a whole jaxpr (for higher-order primitives such as jit)
 
-def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[int | None],
+def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None],
                 instantiate: bool | Sequence[bool] = False
                 ) -> tuple[ClosedJaxpr, list[int | None]]:
   """A jaxpr over the batched inputs (batch axis where `in_dims` says, unbatched inputs as
-  they were) whose batched outputs have their batch axis at 0; and each output's batch dim."""
+  they were) whose batched outputs have their batch axis at 0; and each output's batch dim.
+  `axis_data` is the axis a `fancy_primitive_batchers` rule was given (collectives over its
+  name inside the jaxpr act along it)."""
+  if type(axis_data) is not AxisData:
+    raise TypeError(f"batch_jaxpr takes the rule's batching.AxisData, got {axis_data!r}")
   if isinstance(instantiate, bool):
     instantiate = (instantiate,) * len(closed.out_avals)
-  return _batch_jaxpr_cached(closed, axis_size, tuple(in_dims), tuple(instantiate),
-                             _axis_env.batch_axis_name)
+  return _batch_jaxpr_cached(closed, axis_data, tuple(in_dims), tuple(instantiate))
 
 
 @weak_cache(maxsize=64)
-def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate, axis_name):
+def _batch_jaxpr_cached(closed, axis_data, in_dims, instantiate):
   out_dims: list[int | None] = []
+  size = axis_data.size
 
   def f(*args):
-    trace = BatchTrace(core.current_trace(), axis_size, axis_name)
+    trace = BatchTrace(core.current_trace(), axis_data)
     tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     try:
       with core.set_current_trace(trace):
@@ -276,12 +327,12 @@ def _batch_jaxpr_cached(closed, axis_size, in_dims, instantiate, axis_name):
           results.append(val)
         else:
           out_dims.append(0)
-          results.append(matchaxis(axis_size, d, 0, val))
+          results.append(matchaxis(size, d, 0, val))
       return results
     finally:
       trace.invalidate()
 
-  in_avals = [a if d is not_mapped else _unmapped_aval(a, axis_size, d)
+  in_avals = [a if d is not_mapped else _unmapped_aval(a, size, d)
               for a, d in zip(closed.in_avals, in_dims)]
   return pe.trace_to_closed_jaxpr(f, in_avals), out_dims
 

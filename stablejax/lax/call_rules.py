@@ -168,14 +168,15 @@ class CallRules:
                           change))
     return [next(outs) if lin else None for lin in linear]
 
-  def batch(self, args: Sequence, dims: Sequence, **params: Any) -> tuple[list, list]:
+  def batch(self, axis_data: batching.AxisData, args: Sequence, dims: Sequence, **params: Any
+            ) -> tuple[list, list]:
     """Call the batched body."""
-    size = batching.axis_size_of(args, dims)
+    size = axis_data.size
     if self.batch_uniformly:
       args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
       dims = [0] * len(args)
     with self.scope(params):
-      batched, out_dims = batching.batch_jaxpr(params[self.jaxpr_param], size, dims,
+      batched, out_dims = batching.batch_jaxpr(params[self.jaxpr_param], axis_data, dims,
                                                instantiate=self.batch_uniformly)
     change = Change("vmap", batched, [Slot("in", i, d) for i, d in enumerate(dims)],
                     [Slot("out", i, d) for i, d in enumerate(out_dims)], size)
@@ -222,7 +223,7 @@ def register_call_rules(rules: CallRules, *which: str) -> None:
   evaluation instead of splitting it)."""
   tables = {"jvp": (ad.primitive_jvps, rules.jvp),
             "transpose": (ad.primitive_transposes, rules.transpose),
-            "batching": (batching.primitive_batchers, rules.batch),
+            "batching": (batching.fancy_primitive_batchers, rules.batch),
             "partial_eval": (pe.partial_eval_rules, rules.partial_eval),
             "stage_whole": (pe.partial_eval_rules, rules.stage_whole),
             "dce": (dce.dce_rules, rules.dce)}

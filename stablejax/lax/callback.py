@@ -93,11 +93,11 @@ def _pure_callback_jvp(primals, tangents, **params):
                    "callbacks while taking gradients.")
 
 
-def _pure_callback_batch(args, dims, *, callback: HostCallback, result_avals: tuple,
+def _pure_callback_batch(axis_data, args, dims, *, callback: HostCallback, result_avals: tuple,
                          vmap_method: str | None):
   """`sequential`: one call per element; `expand_dims`: one call, unbatched operands given a
   leading axis of size 1; `broadcast_all`: one call, every operand batched."""
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   out_avals = _batched_avals(result_avals, size)
   if vmap_method == "sequential":
     args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
@@ -119,7 +119,7 @@ def _pure_callback_batch(args, dims, *, callback: HostCallback, result_avals: tu
 pure_callback_p.def_abstract_eval(_pure_callback_abstract_eval)
 pure_callback_p.def_impl(_pure_callback_impl)
 ad.primitive_jvps[pure_callback_p] = _pure_callback_jvp
-batching.primitive_batchers[pure_callback_p] = _pure_callback_batch
+batching.fancy_primitive_batchers[pure_callback_p] = _pure_callback_batch
 def_reference(pure_callback_p, _pure_callback_impl)
 
 
@@ -160,9 +160,9 @@ def _debug_callback_jvp(primals, tangents, **params):
   return debug_callback_p.bind(*primals, **params), []
 
 
-def _debug_callback_batch(args, dims, *, callback: HostCallback, **params):
+def _debug_callback_batch(axis_data, args, dims, *, callback: HostCallback, **params):
   """One call per batch element, in order."""
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
   new = _unbatched_calls(callback, size, [None if d is None else 0 for d in dims], ())
   return debug_callback_p.bind(*args, callback=new, **params), []
@@ -171,7 +171,7 @@ def _debug_callback_batch(args, dims, *, callback: HostCallback, **params):
 debug_callback_p.def_abstract_eval(lambda *avals, **params: [])
 debug_callback_p.def_impl(_debug_callback_impl)
 ad.primitive_jvps[debug_callback_p] = _debug_callback_jvp
-batching.primitive_batchers[debug_callback_p] = _debug_callback_batch
+batching.fancy_primitive_batchers[debug_callback_p] = _debug_callback_batch
 def_reference(debug_callback_p, _debug_callback_impl)
 
 # ----------------------------------------------------------------------------------------------

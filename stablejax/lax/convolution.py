@@ -442,11 +442,11 @@ def _unbatched_shape(x: Any, bdim: int | None) -> tuple[int, ...]:
   return shape if bdim is None else shape[:bdim] + shape[bdim + 1:]
 
 
-def _conv_batcher(args, dims, **params):
+def _conv_batcher(axis_data, args, dims, **params):
   (lhs, rhs), (ld, rd) = args, dims
   lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
   fg, bg = params["feature_group_count"], params["batch_group_count"]
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   if size == 0:
     shape = _out_shape(_unbatched_shape(lhs, ld), _unbatched_shape(rhs, rd), **params)
     dtype = params["preferred_element_type"] or core.get_aval(lhs).dtype
@@ -476,7 +476,7 @@ def _conv_batcher(args, dims, **params):
   return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
 
 
-batching.primitive_batchers[conv_general_dilated_p] = _conv_batcher
+batching.fancy_primitive_batchers[conv_general_dilated_p] = _conv_batcher
 
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)

@@ -779,10 +779,10 @@ def _per_example_ndim(x: Any, d: int | None) -> int:
   return core.get_aval(x).ndim - (d is not None)
 
 
-def _select_n_batcher(args, dims):
+def _select_n_batcher(axis_data, args, dims):
   which, *cases = args
   which_dim, *case_dims = dims
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   which_ndim, case_ndim = _per_example_ndim(which, which_dim), _per_example_ndim(cases[0],
                                                                                  case_dims[0])
   scalar_which = which_dim is None and which_ndim == 0  # may stay an unbatched scalar
@@ -808,7 +808,7 @@ select_n_p = standard_primitive("select_n", _select_n_abstract_eval)
 def_reference(select_n_p, _select_n_reference)
 ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
-batching.primitive_batchers[select_n_p] = _select_n_batcher
+batching.fancy_primitive_batchers[select_n_p] = _select_n_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -827,10 +827,10 @@ def _clamp_tangent(pred: Array, g: Array, x: Array) -> Array:
   return _select(pred, broadcast_elementwise(g, core.get_aval(x).shape), full_like(x, 0))
 
 
-def _clamp_batcher(args, dims):
+def _clamp_batcher(axis_data, args, dims):
   lo, x, hi = args
   lo_dim, x_dim, hi_dim = dims
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   x_ndim = _per_example_ndim(x, x_dim)
 
   def as_is(bound, d):  # usable with x as it is: an unbatched scalar, or batched like x
@@ -860,7 +860,7 @@ defjvp2(clamp_p,
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(lo, x), lt(lo, hi)), g, x),
          lambda g, ans, lo, x, hi: _clamp_tangent(bitwise_and(gt(x, lo), lt(x, hi)), g, x),
          lambda g, ans, lo, x, hi: _clamp_tangent(lt(hi, x), g, x))
-batching.primitive_batchers[clamp_p] = _clamp_batcher
+batching.fancy_primitive_batchers[clamp_p] = _clamp_batcher
 
 
 # ----------------------------------------------------------------------------------------------

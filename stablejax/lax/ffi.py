@@ -75,12 +75,12 @@ def _batched_aliases(aliases: tuple, in_avals: Sequence[core.ShapedArray],
   return tuple((i, o) for i, o in aliases if in_avals[i].shape == out_avals[o].shape)
 
 
-def _ffi_call_batch(args, dims, *, target_name: str, result_avals: tuple, vmap_method: str | None,
-                    input_output_aliases: tuple, **params: Any):
+def _ffi_call_batch(axis_data, args, dims, *, target_name: str, result_avals: tuple,
+                    vmap_method: str | None, input_output_aliases: tuple, **params: Any):
   """`sequential`(`_unrolled`): one call per element, in a scan; `expand_dims`: one call on a
   leading batch axis, of size 1 for the unbatched operands; `broadcast_all`: one call with every
   operand batched. The kernel sees the batch as the leading dimension."""
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   if vmap_method in ("sequential", "sequential_unrolled"):
     args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
     batched = [d is not None for d in dims]
@@ -109,5 +109,5 @@ def _ffi_call_batch(args, dims, *, target_name: str, result_avals: tuple, vmap_m
 ffi_call_p.def_abstract_eval(_ffi_call_abstract_eval)
 ffi_call_p.def_effects(_ffi_call_effects)
 ad.primitive_jvps[ffi_call_p] = _ffi_call_jvp
-batching.primitive_batchers[ffi_call_p] = _ffi_call_batch
+batching.fancy_primitive_batchers[ffi_call_p] = _ffi_call_batch
 # No numpy reference: the kernel is the user's compiled code (tests/py/test_rules.py NO_REFERENCE).

@@ -80,8 +80,8 @@ def _per_matrix(fn, x: np.ndarray) -> np.ndarray:
 def _batch_at_front(prim: core.Primitive):
   """A batching rule for primitives batched over leading axes: every operand's batch axis to
   the front (broadcast where unbatched)."""
-  def batcher(args, dims, **params):
-    size = batching.axis_size_of(args, dims)
+  def batcher(axis_data, args, dims, **params):
+    size = axis_data.size
     out = prim.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)), **params)
     return out, ([0] * len(out) if prim.multiple_results else 0)
   return batcher
@@ -156,7 +156,7 @@ def _cholesky_reference(x: np.ndarray) -> np.ndarray:
 cholesky_p = standard_primitive("cholesky", _cholesky_abstract_eval)
 def_reference(cholesky_p, _cholesky_reference)
 ad.primitive_jvps[cholesky_p] = _cholesky_jvp
-batching.primitive_batchers[cholesky_p] = _batch_at_front(cholesky_p)
+batching.fancy_primitive_batchers[cholesky_p] = _batch_at_front(cholesky_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def_reference(triangular_solve_p, _triangular_solve_reference)
 ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
           lambda t, a, b, **params: triangular_solve_p.bind(a, t, **params))
 ad.primitive_transposes[triangular_solve_p] = ad.zero_ct_aware(_triangular_solve_transpose)
-batching.primitive_batchers[triangular_solve_p] = _batch_at_front(triangular_solve_p)
+batching.fancy_primitive_batchers[triangular_solve_p] = _batch_at_front(triangular_solve_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -345,7 +345,7 @@ def _eigh_reference(x: np.ndarray, *, lower, subset_by_index, **_) -> list[np.nd
 eigh_p = standard_primitive("eigh", _eigh_abstract_eval, multiple_results=True)
 def_reference(eigh_p, _eigh_reference)
 ad.primitive_jvps[eigh_p] = _eigh_jvp
-batching.primitive_batchers[eigh_p] = _batch_at_front(eigh_p)
+batching.fancy_primitive_batchers[eigh_p] = _batch_at_front(eigh_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,7 +460,7 @@ def _svd_reference(x: np.ndarray, *, full_matrices, compute_uv, subset_by_index,
 svd_p = standard_primitive("svd", _svd_abstract_eval, multiple_results=True)
 def_reference(svd_p, _svd_reference)
 ad.primitive_jvps[svd_p] = _svd_jvp
-batching.primitive_batchers[svd_p] = _batch_at_front(svd_p)
+batching.fancy_primitive_batchers[svd_p] = _batch_at_front(svd_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -581,7 +581,7 @@ def _lu_reference(x: np.ndarray) -> list[np.ndarray]:
 lu_p = standard_primitive("lu", _lu_abstract_eval, multiple_results=True)
 def_reference(lu_p, _lu_reference)
 ad.primitive_jvps[lu_p] = _lu_jvp
-batching.primitive_batchers[lu_p] = _batch_at_front(lu_p)
+batching.fancy_primitive_batchers[lu_p] = _batch_at_front(lu_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -641,7 +641,7 @@ lu_pivots_to_permutation_p = standard_primitive("lu_pivots_to_permutation",
                                                 _lu_pivots_to_permutation_abstract_eval)
 def_reference(lu_pivots_to_permutation_p, _lu_pivots_to_permutation_reference)
 ad.defjvp_zero(lu_pivots_to_permutation_p)
-batching.primitive_batchers[lu_pivots_to_permutation_p] = _batch_at_front(
+batching.fancy_primitive_batchers[lu_pivots_to_permutation_p] = _batch_at_front(
     lu_pivots_to_permutation_p)
 
 
@@ -672,7 +672,7 @@ def _geqrf_reference(a: np.ndarray) -> list[np.ndarray]:
 geqrf_p = standard_primitive("geqrf", _geqrf_abstract_eval, multiple_results=True)
 def_reference(geqrf_p, _geqrf_reference)
 ad.primitive_jvps[geqrf_p] = _not_differentiable("geqrf")
-batching.primitive_batchers[geqrf_p] = _batch_at_front(geqrf_p)
+batching.fancy_primitive_batchers[geqrf_p] = _batch_at_front(geqrf_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -723,7 +723,7 @@ householder_product_p = standard_primitive("householder_product",
                                            _householder_product_abstract_eval)
 def_reference(householder_product_p, _householder_product_reference)
 ad.primitive_jvps[householder_product_p] = _not_differentiable("householder_product")
-batching.primitive_batchers[householder_product_p] = _batch_at_front(householder_product_p)
+batching.fancy_primitive_batchers[householder_product_p] = _batch_at_front(householder_product_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -836,7 +836,7 @@ def _qr_reference(x: np.ndarray, *, pivoting, full_matrices, use_magma) -> list[
 qr_p = standard_primitive("qr", _qr_abstract_eval, multiple_results=True)
 def_reference(qr_p, _qr_reference)
 ad.primitive_jvps[qr_p] = _qr_jvp
-batching.primitive_batchers[qr_p] = _batch_at_front(qr_p)
+batching.fancy_primitive_batchers[qr_p] = _batch_at_front(qr_p)
 
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)

@@ -49,16 +49,16 @@ def _named_batcher(prim: core.Primitive, names_of, named_rule):
   """The collective batcher of `prim` under a vmap with an axis name: `named_rule` where the
   collective is over that name (alone), else the ordinary batching rule (the batch axis goes
   through the collective)."""
-  def rule(frame_name, frame_size, vals, dims, /, **params):
+  def rule(axis_data, vals, dims, /, **params):
     names = names_of(params)
-    if frame_name not in names:
+    if axis_data.name not in names:
       if all(d is not_mapped for d in dims):
         return prim.bind(*vals, **params), not_mapped
       return batching.primitive_batchers[prim](vals, dims, **params)
     if len(names) > 1:
-      raise NotImplementedError(f"{prim.name} over the vmapped axis {frame_name!r} together "
-                                f"with other axes {names} is not supported")
-    return named_rule(frame_size, vals, dims, **params)
+      raise NotImplementedError(f"{prim.name} over the vmapped axis {axis_data.name!r} "
+                                f"together with other axes {names} is not supported")
+    return named_rule(axis_data.size, vals, dims, **params)
   batching.collective_batchers[prim] = rule
 
 

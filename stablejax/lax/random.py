@@ -218,8 +218,8 @@ def _random_gamma_jvp(primals, tangents, *, log_space):
   return out, lax.mul(tangents[1], _gamma_grad(out, a, log_space))
 
 
-def _random_gamma_batcher(args, dims, *, log_space):
-  size = batching.axis_size_of(args, dims)
+def _random_gamma_batcher(axis_data, args, dims, *, log_space):
+  size = axis_data.size
   key, a = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
   return random_gamma_p.bind(key, a, log_space=log_space), 0
 
@@ -294,7 +294,7 @@ def _random_gamma_reference(key: np.ndarray, a: np.ndarray, *, log_space: bool) 
 
 random_gamma_p = standard_primitive("random_gamma", _random_gamma_abstract_eval)
 ad.primitive_jvps[random_gamma_p] = _random_gamma_jvp
-batching.primitive_batchers[random_gamma_p] = _random_gamma_batcher
+batching.fancy_primitive_batchers[random_gamma_p] = _random_gamma_batcher
 def_reference(random_gamma_p, _random_gamma_reference)
 
 # ----------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ Lowering rules live in `stablejax.lowering.rules.slicing`.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -230,12 +231,12 @@ def _shift(dims: Sequence[int], by: int = 1) -> tuple[int, ...]:
   return tuple(d + by for d in dims)
 
 
-def _gather_batcher(args, dims, *, dimension_numbers, slice_sizes, **params):
+def _gather_batcher(axis_data, args, dims, *, dimension_numbers, slice_sizes, **params):
   """A batched operand gets a leading offset axis of full size; batched indices a leading batch
   axis; both batched become a batching dimension pair."""
   (operand, indices), (od, idx_d) = args, dims
   dn = dimension_numbers
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   if idx_d is not_mapped:
     operand = batching.moveaxis(operand, od, 0)
     dn = GatherDimensionNumbers((0,) + _shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
@@ -307,7 +308,7 @@ gather_p = standard_primitive("gather", _gather_abstract_eval)
 def_reference(gather_p, _gather_reference)
 ad.primitive_jvps[gather_p] = _gather_jvp
 ad.primitive_transposes[gather_p] = ad.zero_ct_aware(_gather_transpose)
-batching.primitive_batchers[gather_p] = _gather_batcher
+batching.fancy_primitive_batchers[gather_p] = _gather_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -392,9 +393,10 @@ def _bind_scatter(prim: core.Primitive, operand: Any, scatter_indices: Any, upda
                    unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
 
 
-def _scatter_batcher(prim: core.Primitive, args, dims, *, dimension_numbers, **params):
+def _scatter_batcher(prim: core.Primitive, axis_data, args, dims, *, dimension_numbers,
+                     **params):
   """Every operand gets the batch axis at the front, paired as a batching dimension."""
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   operand, indices, updates = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
   dn = dimension_numbers
   dn = ScatterDimensionNumbers(_shift(dn.update_window_dims), _shift(dn.inserted_window_dims),
@@ -408,8 +410,7 @@ def _scatter_primitive(name: str, combine: Callable, accepted: DTypeClass = any_
                        ) -> core.Primitive:
   prim = standard_primitive(name, _scatter_abstract_eval(name, accepted))
   def_reference(prim, _apply_updates(combine))
-  batching.primitive_batchers[prim] = lambda args, dims, **params: _scatter_batcher(
-      prim, args, dims, **params)
+  batching.fancy_primitive_batchers[prim] = functools.partial(_scatter_batcher, prim)
   return prim
 
 

@@ -80,8 +80,8 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
                 else _take_along(t, perm, dimension) for o, t in zip(outs, tangents)]
 
 
-def _sort_batcher(args, dims, *, dimension, is_stable, num_keys):
-  size = batching.axis_size_of(args, dims)
+def _sort_batcher(axis_data, args, dims, *, dimension, is_stable, num_keys):
+  size = axis_data.size
   args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
   outs = sort_p.bind(*args, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
   return outs, [0] * len(outs)
@@ -99,7 +99,7 @@ def _sort_reference(*operands: np.ndarray, dimension, is_stable, num_keys) -> li
 sort_p = standard_primitive("sort", _sort_abstract_eval, multiple_results=True)
 def_reference(sort_p, _sort_reference)
 ad.primitive_jvps[sort_p] = _sort_jvp
-batching.primitive_batchers[sort_p] = _sort_batcher
+batching.fancy_primitive_batchers[sort_p] = _sort_batcher
 
 
 # ----------------------------------------------------------------------------------------------

@@ -339,8 +339,8 @@ def _concatenate_transpose(ct, *operands, dimension):
   return out
 
 
-def _concatenate_batcher(args, dims, *, dimension):
-  size = batching.axis_size_of(args, dims)
+def _concatenate_batcher(axis_data, args, dims, *, dimension):
+  size = axis_data.size
   xs = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
   return concatenate(xs, dimension + 1), 0
 
@@ -348,7 +348,7 @@ def _concatenate_batcher(args, dims, *, dimension):
 concatenate_p = standard_primitive("concatenate", _concatenate_abstract_eval)
 def_reference(concatenate_p, lambda *xs, dimension: np.concatenate(xs, axis=dimension))
 ad.deflinear2(concatenate_p, _concatenate_transpose)
-batching.primitive_batchers[concatenate_p] = _concatenate_batcher
+batching.fancy_primitive_batchers[concatenate_p] = _concatenate_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -526,11 +526,11 @@ def _dynamic_slice_transpose(ct, operand, *indices, slice_sizes):
   return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
-def _dynamic_slice_batcher(args, dims, *, slice_sizes):
+def _dynamic_slice_batcher(axis_data, args, dims, *, slice_sizes):
   """Unbatched indices: one dynamic_slice taking the whole batch axis. Batched indices: a
   gather-free log-shifter per axis (see `_shift_left_by`)."""
   (x, *indices), (xd, *idims) = args, dims
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   if all(d is not_mapped for d in idims):
     indices.insert(xd, _zero_index(indices))
     sizes = list(slice_sizes)
@@ -605,7 +605,7 @@ dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_ev
 def_reference(dynamic_slice_p, _dynamic_slice_reference)
 ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
 ad.primitive_transposes[dynamic_slice_p] = ad.zero_ct_aware(_dynamic_slice_transpose)
-batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
+batching.fancy_primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -651,11 +651,11 @@ def _dynamic_update_slice_transpose(ct, operand, update, *indices):
   return [ct_x, ct_u] + [None] * len(indices)
 
 
-def _dynamic_update_slice_batcher(args, dims):
+def _dynamic_update_slice_batcher(axis_data, args, dims):
   """Unbatched indices: one dynamic_update_slice. Batched indices: shift the update into place
   per axis with the log-shifter and select it where an iota mask says the window is."""
   (x, u, *indices), (xd, ud, *idims) = args, dims
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   x = batching.bdim_at_front(x, xd, size)
   u = batching.bdim_at_front(u, ud, size)
   if all(d is not_mapped for d in idims):
@@ -708,7 +708,7 @@ dynamic_update_slice_p = standard_primitive("dynamic_update_slice",
 def_reference(dynamic_update_slice_p, _dynamic_update_slice_reference)
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 ad.primitive_transposes[dynamic_update_slice_p] = ad.zero_ct_aware(_dynamic_update_slice_transpose)
-batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
+batching.fancy_primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -755,9 +755,9 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
   return [ct_x if ad.is_undefined_primal(operand) else None, ct_v]
 
 
-def _pad_batcher(args, dims, *, padding_config):
+def _pad_batcher(axis_data, args, dims, *, padding_config):
   (x, v), (xd, vd) = args, dims
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   x = batching.bdim_at_front(x, xd, size)
   config = ((0, 0, 0),) + padding_config
   if vd is not_mapped:
@@ -795,7 +795,7 @@ def _pad_reference(x: np.ndarray, padding_value: np.ndarray, *, padding_config) 
 pad_p = standard_primitive("pad", _pad_abstract_eval)
 def_reference(pad_p, _pad_reference)
 ad.deflinear2(pad_p, _pad_transpose)
-batching.primitive_batchers[pad_p] = _pad_batcher
+batching.fancy_primitive_batchers[pad_p] = _pad_batcher
 
 
 # ----------------------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ import stablejax as sj
 from stablejax import test_util
 
 
-# stablejax's own lowering rules have their result types checked in the tests, as users' are
-# always (config.check_lowering_rules).
+# stablejax's own lowering, JVP, transpose and batching rules have their results checked in the
+# tests, as users' are always (config.check_lowering_rules, config.check_transform_rules).
 sj.config.update("check_lowering_rules", True)
+sj.config.update("check_transform_rules", True)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -42,8 +42,9 @@ def missing_rules(prim: core.Primitive) -> list[str]:
       "cpu lowering (register_lowering)": _has_lowering(prim),
       "JVP (ad.primitive_jvps; ad.defjvp_zero if not differentiable)":
           prim in NULLARY or prim in ad.primitive_jvps,
-      "batching (batching.primitive_batchers)":
-          prim in NULLARY or prim in batching.primitive_batchers,
+      "batching (batching.primitive_batchers or fancy_primitive_batchers)":
+          prim in NULLARY or prim in batching.primitive_batchers
+          or prim in batching.fancy_primitive_batchers,
       "numpy reference (primitive_kit.def_reference), or partial evaluation "
       "(pe.partial_eval_rules) if its params hold jaxprs":
           prim in pe.partial_eval_rules or prim in NO_REFERENCE

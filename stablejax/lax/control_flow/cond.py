@@ -152,30 +152,30 @@ ad.primitive_jvps[cond_p] = _cond_jvp
 # ----------------------------------------------------------------------------------------------
 # Batching: a batched index runs every branch and selects per example
 
-def _cond_batch(args, dims, *, branches: tuple[ClosedJaxpr, ...]):
+def _cond_batch(axis_data, args, dims, *, branches: tuple[ClosedJaxpr, ...]):
   (index, *operands), (index_dim, *op_dims) = args, dims
-  size = batching.axis_size_of(args, dims)
   if index_dim is not batching.not_mapped:
-    return _select_branches(batching.bdim_at_front(index, index_dim, size), operands, op_dims,
-                            size, branches)
+    index = batching.bdim_at_front(index, index_dim, axis_data.size)
+    return _select_branches(index, operands, op_dims, axis_data, branches)
   out_batched = _any([[d is not batching.not_mapped for d in
-                       batching.batch_jaxpr(b, size, op_dims)[1]] for b in branches])
-  batched = tuple(batching.batch_jaxpr(b, size, op_dims, out_batched)[0] for b in branches)
+                       batching.batch_jaxpr(b, axis_data, op_dims)[1]] for b in branches])
+  batched = tuple(batching.batch_jaxpr(b, axis_data, op_dims, out_batched)[0]
+                  for b in branches)
   return (cond_p.bind(index, *operands, branches=batched),
           [0 if b else batching.not_mapped for b in out_batched])
 
 
-def _select_branches(index: Any, operands: Sequence, op_dims: Sequence, size: int,
-                     branches: tuple[ClosedJaxpr, ...]):
+def _select_branches(index: Any, operands: Sequence, op_dims: Sequence,
+                     axis_data: batching.AxisData, branches: tuple[ClosedJaxpr, ...]):
   """Every branch's results, batched at axis 0, chosen per example by `index` (`select_n`)."""
-  results = [jaxpr_as_fun(batching.batch_jaxpr(b, size, op_dims, True)[0])(*operands)
+  results = [jaxpr_as_fun(batching.batch_jaxpr(b, axis_data, op_dims, True)[0])(*operands)
              for b in branches]
   outs = [lax.select_n(broadcast_per_example(index, cases[0]), *cases)
           for cases in zip(*results)]
   return outs, [0] * len(outs)
 
 
-batching.primitive_batchers[cond_p] = _cond_batch
+batching.fancy_primitive_batchers[cond_p] = _cond_batch
 
 
 # ----------------------------------------------------------------------------------------------

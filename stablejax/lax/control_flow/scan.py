@@ -258,15 +258,16 @@ ad.primitive_jvps[scan_p] = _scan_jvp
 # ----------------------------------------------------------------------------------------------
 # Batching: batched consts and carries get the batch axis first, batched xs get it second
 
-def _scan_batch(args, dims, *, jaxpr: ClosedJaxpr, num_consts: int, num_carry: int, **params):
-  size = batching.axis_size_of(args, dims)
+def _scan_batch(axis_data, args, dims, *, jaxpr: ClosedJaxpr, num_consts: int, num_carry: int,
+                **params):
+  size = axis_data.size
   batched = [d is not batching.not_mapped for d in dims]
   const_b, init_b, xs_b = split_list(batched, [num_consts, num_carry])
   num_ys = len(jaxpr.out_avals) - num_carry
 
   def batch_body(carry_b):
     in_dims = [0 if b else batching.not_mapped for b in const_b + carry_b + xs_b]
-    return batching.batch_jaxpr(jaxpr, size, in_dims, carry_b + [False] * num_ys)
+    return batching.batch_jaxpr(jaxpr, axis_data, in_dims, carry_b + [False] * num_ys)
 
   carry_b = carry_fixpoint(
       init_b, lambda b: [d is not batching.not_mapped for d in batch_body(b)[1][:num_carry]])
@@ -285,7 +286,7 @@ def _scan_batch(args, dims, *, jaxpr: ClosedJaxpr, num_consts: int, num_carry: i
   return outs, out_dims
 
 
-batching.primitive_batchers[scan_p] = _scan_batch
+batching.fancy_primitive_batchers[scan_p] = _scan_batch
 
 
 # ----------------------------------------------------------------------------------------------

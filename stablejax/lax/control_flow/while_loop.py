@@ -145,9 +145,9 @@ ad.primitive_jvps[while_p] = _while_jvp
 # Batching: batched carries at axis 0; a batched predicate runs until every example is done,
 # freezing the carries of the examples already done
 
-def _while_batch(args, dims, *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
+def _while_batch(axis_data, args, dims, *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
                  cond_nconsts: int, body_nconsts: int):
-  size = batching.axis_size_of(args, dims)
+  size = axis_data.size
   cond_consts, body_consts, carry = _split(args, cond_nconsts, body_nconsts)
   cond_dims, body_dims, carry_dims = _split(dims, cond_nconsts, body_nconsts)
 
@@ -157,14 +157,14 @@ def _while_batch(args, dims, *, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr
   carry_b = carry_fixpoint(
       [d is not batching.not_mapped for d in carry_dims],
       lambda b: [d is not batching.not_mapped for d in
-                 batching.batch_jaxpr(body_jaxpr, size, body_dims + front(b), b)[1]])
-  pred_dim, = batching.batch_jaxpr(cond_jaxpr, size, cond_dims + front(carry_b))[1]
+                 batching.batch_jaxpr(body_jaxpr, axis_data, body_dims + front(b), b)[1]])
+  pred_dim, = batching.batch_jaxpr(cond_jaxpr, axis_data, cond_dims + front(carry_b))[1]
   if pred_dim is not batching.not_mapped:
     carry_b = [True] * len(carry)
   carry = [batching.bdim_at_front(x, d, size) if b else x
            for x, d, b in zip(carry, carry_dims, carry_b)]
-  cond, _ = batching.batch_jaxpr(cond_jaxpr, size, cond_dims + front(carry_b))
-  body, _ = batching.batch_jaxpr(body_jaxpr, size, body_dims + front(carry_b), carry_b)
+  cond, _ = batching.batch_jaxpr(cond_jaxpr, axis_data, cond_dims + front(carry_b))
+  body, _ = batching.batch_jaxpr(body_jaxpr, axis_data, body_dims + front(carry_b), carry_b)
   if pred_dim is batching.not_mapped:
     outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond, body_jaxpr=body,
                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
@@ -195,7 +195,7 @@ def _until_all_done(cond: ClosedJaxpr, body: ClosedJaxpr, cond_nconsts: int
           pe.trace_to_closed_jaxpr(masked_body, body_avals))
 
 
-batching.primitive_batchers[while_p] = _while_batch
+batching.fancy_primitive_batchers[while_p] = _while_batch
 
 
 # ----------------------------------------------------------------------------------------------
