@@ -293,10 +293,11 @@ def _index_vector_part(i: Any, size: int) -> Any:
   return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, np.int32(size)))
 
 
-def _gather_indexer(x_shape: Sequence[int], entries: list, contiguous: bool) -> _Indexer:
-  """Slices are windows (offset axes) or, with steps, index arrays of their own batch axis;
-  the advanced indices broadcast together to one group of batch axes, in place if contiguous,
-  else first (numpy's rule)."""
+def _gather_order(x_shape: Sequence[int], entries: list, contiguous: bool
+                  ) -> tuple[list, list]:
+  """(the output's items in order: `("none",)`-like new axes, slices and one `("group",)` of
+  the advanced indices, in place if contiguous, else first (numpy's rule); the advanced
+  indices `("adv", axis, index)`)."""
   items, axis = [], 0
   for kind, i in entries:
     if kind == "none":
@@ -314,6 +315,13 @@ def _gather_indexer(x_shape: Sequence[int], entries: list, contiguous: bool) -> 
         [it for it in items[first:] if it[0] != "adv"]
   else:
     order = [("group",)] + basic
+  return order, advanced
+
+
+def _gather_indexer(x_shape: Sequence[int], entries: list, contiguous: bool) -> _Indexer:
+  """Slices are windows (offset axes) or, with steps, index arrays of their own batch axis;
+  the advanced indices broadcast together to one group of batch axes (`_gather_order`)."""
+  order, advanced = _gather_order(x_shape, entries, contiguous)
   group_shape = np.broadcast_shapes(*(np.shape(i) if not isinstance(i, core.Tracer)
                                       else i.aval.shape for _, _, i in advanced))
   parts, batch, offset_dims, collapsed, new_axes, y_shape, out_shape = [], [], [], [], [], [], []
