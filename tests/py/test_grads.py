@@ -3,357 +3,125 @@ orders 1 and 2, forward and reverse mode, float64 under x64), of `jit`-wrapped f
 `jacrev` against `jacfwd` and `jax.jacrev`."""
 from __future__ import annotations
 
+import re
+from typing import Callable
+
 import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import lax, test_util
+from stablejax import core, lax, test_util
+from stablejax.interpreters import ad
 from stablejax.test_util import check_close, check_grads
-from test_differential import HIGHER_ORDER, SPMD
+from primitive_cases import (A, CASE_BY_ID, CASES, HIGHER_ORDER, SPMD, USER_CODE, Case,
+                             arg_values)
 
-F64 = np.float64
-
-
-def normal(*shape):
-  return lambda rng: rng.standard_normal(shape)
+F64 = np.dtype(np.float64)
 
 
-def positive(*shape):
-  return lambda rng: np.abs(rng.standard_normal(shape)) + 0.5
+def grad_args(case: Case) -> tuple[list[np.ndarray], list[bool]]:
+  """The float64 arguments of `case`'s gradient check, and which of them are differentiated."""
+  specs = case.grad.args if case.grad.args is not None else case.args
+  rng = np.random.default_rng(0)  # (the tolerances of the narrow casts were set at seed 0)
+  args, varies = [], []
+  for a in specs:
+    values = arg_values(a, rng, F64)
+    args += values
+    varies += [a.dtype is None] * len(values)
+  if case.grad.wrt is not None:
+    varies = [i in case.grad.wrt for i in range(len(args))]
+  return args, varies
 
 
-def nonzero(*shape):
-  return lambda rng: (np.abs(rng.standard_normal(shape)) + 0.5) * rng.choice([-1, 1], shape)
+def grad_fn(case: Case) -> tuple[Callable, list[np.ndarray]]:
+  """`case`'s function of its differentiated arguments (the others closed over), and those."""
+  args, varies = grad_args(case)
+  def fn(*xs):
+    it = iter(xs)
+    return case.fn(*[next(it) if v else a for a, v in zip(args, varies)])
+  return fn, [a for a, v in zip(args, varies) if v]
 
 
-def positive_definite(*shape):
-  """Well-conditioned symmetric positive-definite matrices (the last two axes)."""
-  def make(rng):
-    m = rng.standard_normal(shape)
-    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
-  return make
+def check_grad_case(case: Case, order: int) -> None:
+  """`case` against finite differences, to `order` (reused by test_recipe.py)."""
+  fn, args = grad_fn(case)
+  check_grads(fn, args, order=order, modes=("fwd", "rev"), **case.grad.tol)
 
 
-def diagonally_dominant(*shape):
-  """Square matrices with a dominant diagonal: well-conditioned triangles."""
-  return lambda rng: rng.standard_normal(shape) + 3 * shape[-1] * np.eye(shape[-1])
+def _is_candidate(case: Case) -> bool:
+  """A row the gradient check can take: a real floating dtype, a differentiated argument and an
+  inexact output."""
+  if case.grad is None or not any(np.dtype(d).kind == "f" for d in case.dtypes):
+    return False
+  fn, args = grad_fn(case)
+  if not args:
+    return False
+  with test_util.x64(True):
+    outs = sj.tree_util.tree_leaves(sj.eval_shape(fn, *args))
+  return all(np.dtype(o.dtype).kind in "fc" for o in outs)
 
 
-def uniform(lo, hi, *shape):
-  return lambda rng: rng.uniform(lo, hi, shape)
+def _refuses(case: Case) -> bool:
+  """The JVP rule of `case`'s primitive refuses to differentiate it (the rules JAX defines none
+  for raise saying so); any other error is the test's to report."""
+  fn, args = grad_fn(case)
+  try:
+    with test_util.x64(True):
+      sj.make_jaxpr(lambda *xs: sj.jvp(fn, xs, xs))(*args)
+  except (ValueError, NotImplementedError, TypeError) as e:
+    if _REFUSAL.search(str(e)):
+      return True
+    raise
+  return False
 
 
-def apart(*shape):
-  """Values at least 0.1 apart from each other and 0.05 from 0: away from max/min ties and from
-  abs/sign's kink."""
-  def make(rng):
-    n = int(np.prod(shape))
-    vals = (np.arange(n) - n / 2 + 0.5) * 0.3 + rng.uniform(-0.1, 0.1, n)
-    return rng.permutation(vals).reshape(shape)
-  return make
+_REFUSAL = re.compile(r"(?i)differentia|gradient|derivative|JVP")
+CANDIDATES = [case for case in CASES if _is_candidate(case)]
 
 
-def off_integers(*shape, offset=0.5):
-  """Values at least 0.2 away from integers + `offset` (the jumps of floor/ceil, or of round)."""
-  return lambda rng: (rng.integers(-3, 4, shape) + offset + rng.uniform(-0.3, 0.3, shape))
+def _zero_jvp_code():
+  """The code of the rules `ad.defjvp_zero` registers (a zero tangent)."""
+  probe = core.Primitive("zero_jvp_probe")
+  ad.defjvp_zero(probe)
+  return ad.primitive_jvps.pop(probe).__code__
 
 
-def rem_pair(*shape):
-  """x, y with x / y at least 0.2 away from an integer (rem's jumps)."""
-  def make(rng):
-    y = nonzero(*shape)(rng)
-    return y * (rng.integers(-2, 3, shape) + rng.uniform(0.2, 0.8, shape)), y
-  return make
+_ZERO_JVP = _zero_jvp_code()
+# The primitives whose every candidate row's JVP refuses: not differentiable (nextafter,
+# igamma_grad_a, the QR building blocks, pure_callback...). A row of another primitive that
+# refuses fails its test.
+REFUSING = ({case.prim for case in CANDIDATES if _refuses(case)}
+            - {case.prim for case in CANDIDATES if not _refuses(case)})
+CHECKED = [case for case in CANDIDATES if case.prim not in REFUSING]
 
 
-def distinct_pair(*shape):
-  """Two arrays that differ by at least 0.2 everywhere (no max/min ties)."""
-  def make(rng):
-    x = rng.standard_normal(shape)
-    return x, x + rng.choice([-1, 1], shape) * rng.uniform(0.2, 1.0, shape)
-  return make
+def not_differentiable(prim: core.Primitive) -> bool:
+  """From the registries: `prim` has no JVP rule, `ad.defjvp_zero`'s, or one that refuses."""
+  rule = ad.primitive_jvps.get(prim)
+  return rule is None or getattr(rule, "__code__", None) is _ZERO_JVP or prim in REFUSING
 
 
-ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
-ROW_UPDATES = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
-                                          scatter_dims_to_operand_dims=(0,))
-
-# name -> (function, argument makers). A maker returning a tuple gives several arguments.
-CASES = {
-    # arithmetic, with broadcasting of rank-0 and size-1 operands
-    "add": (lax.add, [normal(3, 4), normal(3, 4)]),
-    "add_scalar": (lax.add, [normal(3, 4), normal()]),
-    "sub": (lax.sub, [normal(3, 4), normal(3, 4)]),
-    "sub_size1": (lax.sub, [normal(1, 4), normal(3, 1)]),
-    "mul": (lax.mul, [normal(3, 4), normal(3, 4)]),
-    "mul_scalar": (lax.mul, [normal(), normal(3, 4)]),
-    "div": (lax.div, [normal(3, 4), nonzero(3, 4)]),
-    "div_size1": (lax.div, [normal(3, 1), nonzero(1, 4)]),
-    "neg": (lax.neg, [normal(3, 4)]),
-    "rem": (lambda xy: lax.rem(*xy), [rem_pair(3, 4)]),
-    "max": (lambda xy: lax.max(*xy), [distinct_pair(3, 4)]),
-    "min": (lambda xy: lax.min(*xy), [distinct_pair(3, 4)]),
-    "abs": (lax.abs, [apart(3, 4)]),
-    "pow": (lax.pow, [positive(3, 4), uniform(-2, 2, 3, 4)]),
-    "pow_int_exponent": (lambda x: lax.pow(x, np.tile(np.arange(-2, 2, dtype=np.int32), (3, 1))),
-                         [nonzero(3, 4)]),
-    "integer_pow_3": (lambda x: lax.integer_pow(x, 3), [normal(3, 4)]),
-    "integer_pow_neg2": (lambda x: lax.integer_pow(x, -2), [nonzero(3, 4)]),
-    # piecewise constant: zero derivatives, away from the jumps
-    "sign": (lax.sign, [apart(3, 4)]),
-    "floor": (lax.floor, [off_integers(3, 4)]),
-    "ceil": (lax.ceil, [off_integers(3, 4)]),
-    "round": (lax.round, [off_integers(3, 4, offset=0.0)]),
-    # elementwise math
-    "exp": (lax.exp, [normal(3, 4)]),
-    "log": (lax.log, [positive(3, 4)]),
-    "log1p": (lax.log1p, [uniform(-0.5, 2.0, 3, 4)]),
-    "expm1": (lax.expm1, [normal(3, 4)]),
-    "sin": (lax.sin, [normal(3, 4)]),
-    "cos": (lax.cos, [normal(3, 4)]),
-    "tan": (lax.tan, [uniform(-1.2, 1.2, 3, 4)]),
-    "tanh": (lax.tanh, [normal(3, 4)]),
-    "logistic": (lax.logistic, [normal(3, 4)]),
-    "sqrt": (lax.sqrt, [positive(3, 4)]),
-    "rsqrt": (lax.rsqrt, [positive(3, 4)]),
-    "exp2": (lax.exp2, [normal(3, 4)]),
-    "cbrt": (lax.cbrt, [nonzero(3, 4)]),  # away from the infinite slope at 0
-    "square": (lax.square, [normal(3, 4)]),
-    "asin": (lax.asin, [uniform(-0.9, 0.9, 3, 4)]),
-    "acos": (lax.acos, [uniform(-0.9, 0.9, 3, 4)]),
-    "atan": (lax.atan, [normal(3, 4)]),
-    "atan2": (lax.atan2, [nonzero(3, 4), nonzero(3, 4)]),
-    "sinh": (lax.sinh, [normal(3, 4)]),
-    "cosh": (lax.cosh, [normal(3, 4)]),
-    "asinh": (lax.asinh, [normal(3, 4)]),
-    "acosh": (lax.acosh, [uniform(1.2, 4.0, 3, 4)]),
-    "atanh": (lax.atanh, [uniform(-0.9, 0.9, 3, 4)]),
-    # complex numbers, between real inputs and outputs
-    "complex_real_imag": (lambda x, y: lax.add(lax.real(lax.mul(lax.complex(x, y),
-                                                                lax.complex(y, x))),
-                                               lax.imag(lax.mul(lax.complex(x, y),
-                                                                lax.complex(x, x)))),
-                          [normal(3, 4), normal(3, 4)]),
-    "conj": (lambda x, y: lax.imag(lax.mul(lax.conj(lax.complex(x, y)), lax.complex(y, y))),
-             [normal(3, 4), normal(3, 4)]),
-    "conj_of_real": (lambda x: lax.imag(lax.mul(lax.conj(x), lax.complex(x, x))), [normal(3, 4)]),
-    # special functions (polygamma in x, zeta in q: neither has a derivative in its other operand)
-    "erf": (lax.erf, [normal(3, 4)]),
-    "erfc": (lax.erfc, [normal(3, 4)]),
-    "erf_inv": (lax.erf_inv, [uniform(-0.9, 0.9, 3, 4)]),
-    "lgamma": (lax.lgamma, [positive(3, 4)]),
-    "digamma": (lax.digamma, [positive(3, 4)]),
-    "lgamma_off_poles": (lax.lgamma, [off_integers(3, 4)]),  # negative values too
-    "digamma_off_poles": (lax.digamma, [off_integers(3, 4)]),
-    "polygamma": (lambda x: lax.polygamma(np.tile(np.arange(3.0), 4).reshape(3, 4), x),
-                  [positive(3, 4)]),
-    "zeta": (lambda q: lax.zeta(np.linspace(1.5, 4.0, 12).reshape(3, 4), q), [positive(3, 4)]),
-    "igamma": (lax.igamma, [positive(3, 4), positive(3, 4)]),
-    "igamma_x": (lambda x: lax.igamma(np.linspace(0.5, 3.0, 12).reshape(3, 4), x),
-                 [positive(3, 4)]),
-    "igammac": (lax.igammac, [positive(3, 4), positive(3, 4)]),
-    "betainc_x": (lambda x: lax.betainc(np.linspace(0.5, 3.0, 12).reshape(3, 4),
-                                        np.linspace(3.0, 0.8, 12).reshape(3, 4), x),
-                  [uniform(0.1, 0.9, 3, 4)]),  # (no derivative in a and b, as in JAX)
-    "bessel_i0e": (lax.bessel_i0e, [apart(3, 4)]),  # |x| has a kink at 0
-    "bessel_i1e": (lax.bessel_i1e, [apart(3, 4)]),
-    # select, clamp, casts (with respect to the differentiable operands)
-    "select_n_bool": (lambda x, y: lax.select_n(np.arange(12).reshape(3, 4) % 3 == 0, x, y),
-                      [normal(3, 4), normal(3, 4)]),
-    "select_n_int": (lambda x, y, z: lax.select_n(np.arange(12, dtype=np.int32).reshape(3, 4) % 3,
-                                                  x, y, z),
-                     [normal(3, 4), normal(3, 4), normal(3, 4)]),
-    # `apart` values are >= 0.05 from +-0.6; these lo, x, hi put x below, inside and above
-    # [lo, hi] with a margin >= 0.077 (so each of the three operands gets some gradient).
-    "clamp_x": (lambda x: lax.clamp(-0.6, x, 0.6), [apart(3, 4)]),
-    "clamp_arrays": (lambda lo, x, hi: lax.clamp(lo, x, hi),
-                     [lambda rng: np.linspace(-1, 1, 12).reshape(3, 4) - 0.35,
-                      lambda rng: np.linspace(-1, 1, 12).reshape(3, 4) * 2,
-                      lambda rng: np.linspace(-1, 1, 12).reshape(3, 4) + 0.55]),
-    "convert_f64_f32_f64": (lambda x: lax.convert_element_type(
-        lax.mul(lax.convert_element_type(x, np.float32), np.float32(1.5)), np.float64),
-        [normal(3, 4)]),
-    "convert_f64_f16": (lambda x: lax.convert_element_type(x, np.float16), [normal(3, 4)]),
-    # 40 mantissa bits: rounding steps (~1e-12) far below what finite differences resolve
-    "reduce_precision": (lambda x: lax.reduce_precision(x, 11, 40), [normal(3, 4)]),
-    # structural
-    "broadcast_in_dim": (lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (0, 2)), [normal(2, 4)]),
-    "broadcast_in_dim_size1": (lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)),
-                               [normal(1, 4)]),
-    "reshape": (lambda x: lax.reshape(x, (6, 2)), [normal(3, 4)]),
-    "reshape_dimensions": (lambda x: lax.reshape(x, (2, 6), (1, 0)), [normal(3, 4)]),
-    "transpose": (lambda x: lax.transpose(x, (2, 0, 1)), [normal(2, 3, 4)]),
-    "squeeze": (lambda x: lax.squeeze(x, (0, 2)), [normal(1, 3, 1, 4)]),
-    "expand_dims": (lambda x: lax.expand_dims(x, (0, 3)), [normal(3, 4)]),
-    "concatenate": (lambda x, y, z: lax.concatenate([x, y, z], 1),
-                    [normal(2, 1), normal(2, 3), normal(2, 2)]),
-    "slice": (lambda x: lax.slice(x, (1, 0), (4, 3)), [normal(5, 4)]),
-    "slice_strided": (lambda x: lax.slice(x, (1, 0), (6, 4), (2, 3)), [normal(7, 4)]),
-    "pad": (lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))), [normal(3, 4), normal()]),
-    "pad_negative": (lambda x: lax.pad(x, 0.5, ((-2, 1, 2), (2, -3, 0))), [normal(3, 4)]),
-    "dynamic_slice": (lambda x: lax.dynamic_slice(x, (np.int32(1), np.int32(2)), (2, 2)),
-                      [normal(4, 5)]),
-    "dynamic_slice_clamped": (lambda x: lax.dynamic_slice(x, (np.int32(3), np.int32(-1)), (2, 2)),
-                              [normal(4, 5)]),
-    "dynamic_update_slice": (lambda x, u: lax.dynamic_update_slice(
-        x, u, (np.int32(1), np.int32(3))), [normal(4, 5), normal(2, 2)]),
-    "rev": (lambda x: lax.rev(x, (0, 2)), [normal(2, 3, 4)]),
-    "optimization_barrier": (lambda x, y: lax.optimization_barrier((x, lax.sin(y))),
-                             [normal(3, 4), normal(3, 4)]),
-    # gather and scatter (duplicate indices where the combination is order-free)
-    "gather": (lambda x: lax.gather(x, np.array([[3], [0], [3]], np.int32), ROWS, (1, 4)),
-               [normal(5, 4)]),
-    "gather_clip": (lambda x: lax.gather(x, np.array([[7], [-2], [1]], np.int32), ROWS, (1, 4),
-                                         mode="clip"), [normal(5, 4)]),
-    # (an explicit fill value: the default NaN would make the finite differences NaN)
-    "gather_fill": (lambda x: lax.gather(x, np.array([[7], [4], [1]], np.int32), ROWS, (1, 4),
-                                         mode="fill", fill_value=0.5), [normal(5, 4)]),
-    "scatter": (lambda x, u: lax.scatter(x, np.array([[3], [0]], np.int32), u, ROW_UPDATES,
-                                         unique_indices=True), [normal(5, 4), normal(2, 4)]),
-    "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[3], [0], [3]], np.int32), u,
-                                                 ROW_UPDATES), [normal(5, 4), normal(3, 4)]),
-    # (in the updates only with unique indices, as in JAX; in the operand with duplicates too)
-    "scatter_mul": (lambda x, u: lax.scatter_mul(x, np.array([[3], [0]], np.int32), u,
-                                                 ROW_UPDATES, unique_indices=True),
-                    [normal(5, 4), normal(2, 4)]),
-    "scatter_mul_operand": (lambda x: lax.scatter_mul(x, np.array([[3], [0], [3]], np.int32),
-                                                      np.linspace(-1, 2, 12).reshape(3, 4),
-                                                      ROW_UPDATES), [normal(5, 4)]),
-    # rows 3 and 0 get two and one distinct candidates (no ties)
-    "scatter_min": (lambda xu: lax.scatter_min(xu[:5], np.array([[3], [0], [3]], np.int32),
-                                               xu[5:], ROW_UPDATES), [apart(8, 4)]),
-    "scatter_max": (lambda xu: lax.scatter_max(xu[:5], np.array([[3], [0], [3]], np.int32),
-                                               xu[5:], ROW_UPDATES), [apart(8, 4)]),
-    # sorting (of distinct values: the sorted order is then locally constant)
-    "sort": (lambda x: lax.sort(x, dimension=0), [apart(4, 3)]),
-    "sort_key_val": (lambda k, v: lax.sort_key_val(k, v), [apart(3, 4), normal(3, 4)]),
-    "top_k": (lambda x: lax.top_k(x, 2)[0], [apart(3, 5)]),
-    # reductions
-    "reduce_sum": (lambda x: lax.reduce_sum(x, (0, 2)), [normal(2, 3, 4)]),
-    "reduce_max": (lambda x: lax.reduce_max(x, (1,)), [apart(3, 4)]),
-    "reduce_max_all": (lambda x: lax.reduce_max(x, (0, 1)), [apart(3, 4)]),
-    "reduce_min": (lambda x: lax.reduce_min(x, (0,)), [apart(3, 4)]),
-    "reduce_prod": (lambda x: lax.reduce_prod(x, (1,)), [nonzero(2, 4, 3)]),
-    "cumsum": (lambda x: lax.cumsum(x, 1), [normal(3, 4)]),
-    "cumsum_reverse": (lambda x: lax.cumsum(x, 0, reverse=True), [normal(3, 4)]),
-    "cumprod": (lambda x: lax.cumprod(x, 1), [nonzero(3, 4)]),
-    "cumprod_reverse": (lambda x: lax.cumprod(x, 0, reverse=True), [nonzero(3, 4)]),
-    "cummax": (lambda x: lax.cummax(x, 1), [apart(3, 4)]),
-    "cummin": (lambda x: lax.cummin(x, 0, reverse=True), [apart(3, 4)]),
-    "cumlogsumexp": (lambda x: lax.cumlogsumexp(x, 1), [normal(3, 4)]),
-    "cumlogsumexp_reverse": (lambda x: lax.cumlogsumexp(x, 0, reverse=True), [normal(3, 4)]),
-    # windowed reductions
-    "reduce_window_sum": (lambda x: lax.reduce_window_sum(x, (2, 2), (1, 2), ((1, 0), (0, 1))),
-                          [normal(4, 5)]),
-    "reduce_window_sum_dilated": (lambda x: lax.reduce_window_sum(x, (2, 2), (2, 1), "SAME",
-                                                                  (2, 1), (1, 2)),
-                                  [normal(3, 5)]),
-    "reduce_window_max": (lambda x: lax.reduce_window_max(x, (1, 3), (1, 1), "SAME"),
-                          [apart(4, 5)]),
-    "reduce_window_min": (lambda x: lax.reduce_window_min(x, (2, 2), (2, 2), "VALID"),
-                          [apart(4, 5)]),
-    # contractions
-    "dot_general_matmul": (lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
-                           [normal(2, 3), normal(3, 4)]),
-    "dot_general_vector": (lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
-                           [normal(3), normal(3)]),
-    "dot_general_lhs_transposed": (lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
-                                   [normal(3, 2), normal(3, 4)]),
-    "dot_general_batch": (lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
-                          [normal(2, 3, 4), normal(2, 4, 5)]),
-    "dot_general_batch_permuted": (lambda x, y: lax.dot_general(x, y,
-                                                                (((2,), (1,)), ((0,), (2,)))),
-                                   [normal(2, 3, 4), normal(5, 4, 2)]),
-    "dot_general_multi_contract": (lambda x, y: lax.dot_general(x, y,
-                                                                (((0, 2), (3, 1)), ((), ()))),
-                                   [normal(2, 3, 4), normal(5, 4, 6, 2)]),
-    "dot": (lax.dot, [normal(4), normal(4, 3)]),
-    "conv_general_dilated": (lambda x, w: lax.conv_general_dilated(x, w, (1, 2), ((1, 1), (0, 1))),
-                             [normal(2, 3, 6, 5), normal(4, 3, 3, 2)]),
-    "conv_general_dilated_grouped": (lambda x, w: lax.conv_general_dilated(
-        x, w, (1, 1), ((1, 0), (0, 1)), (1, 2), (2, 1), ("NHWC", "HWIO", "NHWC"),
-        feature_group_count=2), [normal(2, 5, 4, 4), normal(2, 2, 2, 6)]),
-    # linear algebra
-    "cholesky": (lax.linalg.cholesky, [positive_definite(2, 3, 3)]),
-    "triangular_solve_left_lower": (lambda a, b: lax.linalg.triangular_solve(
-        a, b, left_side=True, lower=True), [diagonally_dominant(3, 3), normal(3, 2)]),
-    "triangular_solve_right_transposed_unit": (
-        lambda a, b: lax.linalg.triangular_solve(a, b, transpose_a=True, unit_diagonal=True),
-        [diagonally_dominant(2, 3, 3), normal(2, 4, 3)]),
-    # (their outputs as functions of the input: an LU with stable pivots, a QR, the eigen- and
-    # singular values, whose vectors are defined up to sign only)
-    "lu": (lambda x: lax.linalg.lu(x)[0], [diagonally_dominant(2, 3, 3)]),
-    "qr": (lambda x: lax.linalg.qr(x, full_matrices=False), [normal(4, 3)]),
-    "eigh": (lambda x: lax.linalg.eigh(x + lax.transpose(x, (0, 2, 1)))[1], [normal(2, 3, 3)]),
-    "svd": (lambda x: lax.linalg.svd(x, compute_uv=False), [normal(3, 4)]),
-    "fft": (lambda x: lax.fft(x, "RFFT", (6,)), [normal(2, 6)]),
-}
-
-
-def flat_case(name, seed=0):
-  """The case's function and float64 arguments; a function of a pair (a maker returning a
-  tuple) is wrapped to take the pair's halves as separate arguments, to differentiate both."""
-  fn, makers = CASES[name]
-  rng = np.random.default_rng(seed)
-  vals = [make(rng) for make in makers]
-  if len(vals) == 1 and isinstance(vals[0], tuple):
-    return (lambda *xs: fn(tuple(xs))), [np.asarray(v, F64) for v in vals[0]]
-  return fn, [np.asarray(v, F64) for v in vals]
-
-
-# Finite differences through a narrower float type are only as accurate as that type.
-TOLERANCES = {"convert_f64_f32_f64": dict(rtol=1e-2, atol=1e-2),
-              "convert_f64_f16": dict(rtol=5e-2, atol=5e-2, eps=1e-2)}
-
-
-# Cases checked to first order only: their derivative has no derivative of its own (as in JAX).
-FIRST_ORDER_ONLY = {"igamma", "igammac"}  # d/da is igamma_grad_a, which is not differentiable
-
-
-# Cases taking more than ~2 s: derivatives running while loops, or (cumlogsumexp, whose JVP is
-# an associative scan) a hundred-odd primitives compiled one by one.
-SLOW_CASES = {"igamma", "igammac", "igamma_x", "cumlogsumexp", "cumlogsumexp_reverse"}
-
-
-@pytest.mark.parametrize("name,order", [
-    pytest.param(name, order, marks=[pytest.mark.slow] if name in SLOW_CASES else [])
-    for name in sorted(CASES) for order in (1, 2) if order == 1 or name not in FIRST_ORDER_ONLY])
-def test_check_grads(name, order, x64):
-  fn, args = flat_case(name)
-  check_grads(fn, args, order=order, modes=("fwd", "rev"), **TOLERANCES.get(name, {}))
-
-
-# Primitives whose derivatives are not checked by finite differences here. Bool or integer
-# outputs, or no operands (comparisons, logic and bit operations, indices, bit reinterpretation):
-NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "argmax", "argmin",
-                      "iota", "is_finite", "xor", "shift_left", "shift_right_logical",
-                      "shift_right_arithmetic", "population_count", "clz", "bitcast_convert_type",
-                      "reduce_and", "reduce_or", "reduce_xor", "mulhi",
-                      # no derivative rule, as in JAX (they raise)
-                      "nextafter", "igamma_grad_a", "pure_callback",
-                      # a user's compiled kernel (tests/py/test_ffi.py checks the error), and an
-                      # exported module, differentiated through its exported VJP instead
-                      # (tests/py/test_export.py)
-                      "ffi_call", "call_exported",
-                      # integer pivots, and QR's building blocks (no JVP in JAX: qr has one)
-                      "lu_pivots_to_permutation", "geqrf", "householder_product",
-                      # a zero derivative by design, which finite differences do not see
-                      "stop_gradient",
-                      # the implicit reparameterization derivative (d sample / d a at a fixed
-                      # CDF value), not the sampler's at a fixed key: see
-                      # test_random_gamma_implicit_derivative
-                      "random_gamma",
-                      # an effect with no results: nothing to differentiate
-                      "debug_callback"}
+@pytest.mark.parametrize("case,order", [
+    pytest.param(case, order, id=f"{case.id}-{order}", marks=case.grad.marks)
+    for case in CHECKED for order in case.grad.orders])
+def test_check_grads(case, order, x64):
+  check_grad_case(case, order)
 
 
 def test_every_differentiable_primitive_is_covered():
   covered = set()
-  for name in CASES:
-    fn, args = flat_case(name)
-    covered |= {e.primitive.name for e in sj.make_jaxpr(fn)(*args).eqns}
-  builtin = {p.name for p in test_util.lax_primitives()} - HIGHER_ORDER - SPMD
-  assert builtin - NOT_DIFFERENTIABLE - covered == set()
+  for case in CHECKED:
+    fn, args = grad_fn(case)
+    with test_util.x64(True):
+      covered |= {e.primitive for e in sj.make_jaxpr(fn)(*args).eqns}
+  # (a primitive whose rows all say why they are not checked, as random_gamma's)
+  unchecked = ({case.prim for case in CASES if case.grad is None}
+               - {case.prim for case in CASES if case.grad is not None})
+  builtin = {p for p in test_util.lax_primitives()
+             if p.name not in HIGHER_ORDER | SPMD | USER_CODE}
+  missing = {p for p in builtin - covered - unchecked if not not_differentiable(p)}
+  assert not missing, ("differentiable primitives without a checked row: "
+                       f"{sorted(p.name for p in missing)}")
 
 
 def test_stop_gradient_has_zero_derivative(x64):
@@ -381,12 +149,13 @@ def test_random_gamma_implicit_derivative(x64):
 
 JIT_CASES = ["tanh", "div_size1", "dot_general_batch", "pad", "reduce_max", "concatenate",
              "dynamic_update_slice", "cumsum", "gather_clip", "scatter_add", "sort_key_val",
-             "reduce_window_max", "conv_general_dilated_grouped", "cumprod", "complex_real_imag"]
+             "reduce_window_max", "conv_general_dilated_nhwc_dilated_grouped", "cumprod",
+             "complex_real_imag"]
 
 
 @pytest.mark.parametrize("name", JIT_CASES)
 def test_check_grads_of_jit(name, x64):
-  fn, args = flat_case(name)
+  fn, args = grad_fn(CASE_BY_ID[name])
   check_grads(sj.jit(fn), args, order=2, modes=("fwd", "rev"))
 
 
@@ -435,7 +204,7 @@ def test_jacrev_matches_jacfwd_and_jax(name, x64):
   jax = pytest.importorskip("jax")
   import jax.numpy as jax_np
   make, shape = JACOBIAN_CASES[name]
-  x = apart(*shape)(np.random.default_rng(2)) + 0.05
+  x = A(shape, "apart").make(np.random.default_rng(2), F64) + 0.05
   rev = np.asarray(sj.jacrev(make(lax, np))(x))
   fwd = np.asarray(sj.jacfwd(make(lax, np))(x))
   with jax.enable_x64(True):

@@ -11,8 +11,10 @@ from stablejax import lax
 from stablejax.interpreters import ad, flops
 from stablejax.lax.primitive_kit import binop, const_like, defjvp, float_dtypes, linear_ct
 from stablejax.lowering import lower_fun, register_lowering
-from stablejax.test_util import check_close, check_grads
-from test_differential import A, Case, F32, check_case
+from stablejax.test_util import check_close
+from primitive_cases import A, Case, F32
+from test_differential import check_case
+from test_grads import check_grad_case
 from test_rules import missing_rules
 
 # Step 1, its family file: the primitive, with its abstract eval, numpy reference, batching and
@@ -41,7 +43,8 @@ register_lowering(scale_add_p, lower_fun(
     lambda x, y, *, alpha: lax.mul(lax.add(x, lax.div(y, const_like(y, alpha))),
                                    const_like(x, alpha))), platform="cuda")
 
-# Step 3, its test row (for test_differential.py's CASES).
+# Step 3, its test rows (for primitive_cases.py's CASES: their sample arguments serve both the
+# differential and the gradient check).
 CASES = [Case("scale_add", scale_add_p, scale_add, [A(), A()], [F32]),
          Case("scale_add_scalar", scale_add_p, scale_add, [A(), A(())], [F32])]
 
@@ -56,9 +59,9 @@ def test_the_toy_passes_the_differential_check():
 
 
 def test_the_toy_passes_the_gradient_check(x64):
-  rng = np.random.default_rng(0)
-  check_grads(scale_add, [rng.standard_normal((3, 4)), rng.standard_normal((3, 4))], order=2)
-  check_grads(scale_add, [rng.standard_normal((3, 4)), rng.standard_normal(())], order=2)
+  for case in CASES:
+    for order in case.grad.orders:
+      check_grad_case(case, order)
 
 
 def test_a_rank0_operand_tangent_is_broadcast():
