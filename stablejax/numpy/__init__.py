@@ -24,8 +24,8 @@ from stablejax.numpy._manipulation_shape import (  # noqa: F401
 from stablejax.numpy._manipulation_elements import (  # noqa: F401
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays,
     broadcast_shapes, broadcast_to, column_stack, delete, dsplit, dstack, flip, fliplr, flipud,
-    hsplit, hstack, insert, pad, repeat, resize, roll, rot90, split, tile, trim_zeros, unstack,
-    vsplit, vstack)
+    hsplit, hstack, insert, repeat, resize, roll, rot90, split, tile, trim_zeros, unstack, vsplit,
+    vstack)
 # binary operations
 from stablejax.numpy._bitwise import (  # noqa: F401
     bitwise_and, bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
@@ -77,6 +77,8 @@ from stablejax.numpy._reductions import (  # noqa: F401
     cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod,
     nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum,
     var)
+# padding arrays
+from stablejax.numpy._padding import pad  # noqa: F401
 # polynomials
 from stablejax.numpy._polynomial import (  # noqa: F401
     poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
