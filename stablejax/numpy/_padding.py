@@ -1,5 +1,5 @@
 """numpy's padding arrays: `pad`, in all of numpy's modes but 'median' and callables (its
-statistic modes use the reductions max, min and mean)."""
+statistic modes use the statistics of `_statistics`)."""
 from __future__ import annotations
 
 import operator
@@ -13,7 +13,7 @@ from stablejax.numpy._manipulation_elements import repeat
 from stablejax.numpy._math_arithmetic import round as round_
 from stablejax.numpy._promotion import (
     broadcast_to as _broadcast_to, convert, dtype, ensure_arraylike, scalar_like, shape)
-from stablejax.numpy._reductions import max as max_, mean, min as min_
+from stablejax.numpy._statistics import max as max_, mean, min as min_
 
 _PAD_KWARGS = {
     "constant": ("constant_values",), "edge": (), "wrap": (), "empty": (),
