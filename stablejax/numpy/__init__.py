@@ -2,9 +2,10 @@
 
 Importing it installs the operators and methods of traced values and device arrays. Each function
 lives in the private module named for the section of numpy's reference that documents it
-(`_creation`, `_manipulation_*`, `_logic`, `_math_*`, `_sets`, `_sorting_searching`, ...);
-`_promotion`, `_axes`, `_elementwise`, `_reductions`, `_indexing` and `_scalar_types` are the
-machinery they share.
+(`_creation`, `_manipulation_*`, `_logic`, `_math_*`, `_padding`, `_sets`, `_sorting_searching`,
+`_statistics`, ...), reductions included (`sum` in `_math_sums`, `all` in `_logic`, `mean` in
+`_statistics`, `argmax` in `_sorting_searching`); `_promotion`, `_axes`, `_elementwise`,
+`_reductions`, `_indexing` and `_scalar_types` are the machinery they share.
 """
 import numpy as _np
 
@@ -24,8 +25,8 @@ from stablejax.numpy._manipulation_shape import (  # noqa: F401
 from stablejax.numpy._manipulation_elements import (  # noqa: F401
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays,
     broadcast_shapes, broadcast_to, column_stack, delete, dsplit, dstack, flip, fliplr, flipud,
-    hsplit, hstack, insert, pad, repeat, resize, roll, rot90, split, tile, trim_zeros, unstack,
-    vsplit, vstack)
+    hsplit, hstack, insert, repeat, resize, roll, rot90, split, tile, trim_zeros, unstack, vsplit,
+    vstack)
 # binary operations
 from stablejax.numpy._bitwise import (  # noqa: F401
     bitwise_and, bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
@@ -51,9 +52,9 @@ from stablejax.numpy._linalg_products import (  # noqa: F401
     vecdot, vecmat)
 # logic functions
 from stablejax.numpy._logic import (  # noqa: F401
-    allclose, array_equal, array_equiv, equal, greater, greater_equal, isclose, isfinite, isinf,
-    isnan, isneginf, isposinf, less, less_equal, logical_and, logical_not, logical_or,
-    logical_xor, not_equal)
+    all, allclose, any, array_equal, array_equiv, equal, greater, greater_equal, isclose,
+    isfinite, isinf, isnan, isneginf, isposinf, less, less_equal, logical_and, logical_not,
+    logical_or, logical_xor, not_equal)
 from stablejax.numpy._logic_type_tests import (  # noqa: F401
     iscomplex, iscomplexobj, isreal, isrealobj, isscalar, iterable)
 # mathematical functions
@@ -68,15 +69,12 @@ from stablejax.numpy._math_transcendental import (  # noqa: F401
     atan, atan2, atanh, cos, cosh, deg2rad, degrees, exp, exp2, expm1, hypot, i0, log, log10,
     log1p, log2, logaddexp, logaddexp2, rad2deg, radians, sin, sinc, sinh, tan, tanh)
 from stablejax.numpy._math_sums import (  # noqa: F401
-    diff, ediff1d, gradient, trapezoid)
+    cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, gradient, nancumprod,
+    nancumsum, nanprod, nansum, prod, sum, trapezoid)
 from stablejax.numpy._math_miscellaneous import (  # noqa: F401
     convolve, correlate, interp, unwrap)
-# reductions (sums, extrema, means, logic and counts along axes)
-from stablejax.numpy._reductions import (  # noqa: F401
-    all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
-    cumulative_prod, cumulative_sum, max, mean, min, nanargmax, nanargmin, nancumprod,
-    nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum,
-    var)
+# padding arrays
+from stablejax.numpy._padding import pad  # noqa: F401
 # polynomials
 from stablejax.numpy._polynomial import (  # noqa: F401
     poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
@@ -86,12 +84,13 @@ from stablejax.numpy._sets import (  # noqa: F401
     unique_inverse, unique_values)
 # sorting, searching and counting
 from stablejax.numpy._sorting_searching import (  # noqa: F401
-    argpartition, argsort, argwhere, extract, flatnonzero, lexsort, partition, searchsorted,
-    sort, sort_complex)
+    argmax, argmin, argpartition, argsort, argwhere, count_nonzero, extract, flatnonzero,
+    lexsort, nanargmax, nanargmin, partition, searchsorted, sort, sort_complex)
 # statistics
 from stablejax.numpy._statistics import (  # noqa: F401
-    bincount, corrcoef, cov, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd,
-    median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
+    amax, amin, average, bincount, corrcoef, cov, digitize, histogram, histogram2d,
+    histogram_bin_edges, histogramdd, max, mean, median, min, nanmax, nanmean, nanmedian, nanmin,
+    nanpercentile, nanquantile, nanstd, nanvar, percentile, ptp, quantile, std, var)
 # window functions
 from stablejax.numpy._windows import (  # noqa: F401
     bartlett, blackman, hamming, hanning, kaiser)

@@ -19,7 +19,7 @@ from stablejax.numpy._math_arithmetic import conjugate, multiply, subtract
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, dtype, ensure_arraylike,
     promote_dtypes, result_type, shape)
-from stablejax.numpy._reductions import sum as sum_
+from stablejax.numpy._math_sums import sum as sum_
 
 
 def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None) -> Any:

@@ -1,6 +1,6 @@
-"""numpy's logic functions: comparisons, logical operations, tests of values (isnan, isinf,
-isfinite, ...), closeness and equality of arrays (array type tests are in `_logic_type_tests`;
-`all` and `any` are reductions: see `_reductions`)."""
+"""numpy's logic functions: truth value testing (all, any, over `_reductions`), comparisons,
+logical operations, tests of values (isnan, isinf, isfinite, ...), closeness and equality of
+arrays (array type tests are in `_logic_type_tests`)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -12,6 +12,28 @@ from stablejax.numpy._elementwise import all_bool, binary, logical, named, order
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args_inexact,
     promote_dtypes, scalar_like, shape, unchanged)
+from stablejax.numpy._reductions import ALL, ANY, Axis, check_out, reduce
+
+
+def _nonzero(a: Any) -> Any:
+  """Nonzero as True; a complex value by its real part, as JAX casts it."""
+  if dtypes.is_complex(dtype(a)):
+    a = lax.real(a)
+  return a if dtype(a) == dtypes.bool_ else lax.ne(a, scalar_like(a, 0))
+
+
+def all(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
+        where: Any = None) -> Any:
+  """Whether every element of `a` over `axis` is nonzero."""
+  check_out("all", out)
+  return reduce("all", ALL, a, axis, None, keepdims, None, where, preproc=_nonzero)
+
+
+def any(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
+        where: Any = None) -> Any:
+  """Whether any element of `a` over `axis` is nonzero."""
+  check_out("any", out)
+  return reduce("any", ANY, a, axis, None, keepdims, None, where, preproc=_nonzero)
 
 
 equal = binary("equal", lax.eq, False)
@@ -90,11 +112,6 @@ isposinf = _is_signed_inf("isposinf", np.inf)
 isneginf = _is_signed_inf("isneginf", -np.inf)
 
 
-def _reduce_all(x: Any) -> Any:
-  """Whether every element is True, strongly typed (as JAX's jnp.all)."""
-  return convert(lax.reduce_and(x, tuple(range(len(shape(x))))), dtypes.bool_)
-
-
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
             equal_nan: bool = False) -> Any:
   """Elementwise a == b or, for finite b, |a - b| <= atol + rtol |b|, in floating point (so
@@ -111,7 +128,7 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
 def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08,
              equal_nan: bool = False) -> Any:
   """Whether every element of `a` is close to `b` (`isclose`)."""
-  return _reduce_all(isclose(a, b, rtol, atol, equal_nan))
+  return all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
@@ -123,7 +140,7 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
   equal = lax.eq(a1, a2)
   if equal_nan:
     equal = lax.bitwise_or(equal, lax.bitwise_and(isnan(a1), isnan(a2)))
-  return _reduce_all(equal)
+  return all(equal)
 
 
 def array_equiv(a1: Any, a2: Any) -> Any:
@@ -134,4 +151,4 @@ def array_equiv(a1: Any, a2: Any) -> Any:
   except ValueError:
     return unchanged(np.bool_(False))
   a1, a2 = promote_dtypes(a1, a2)
-  return _reduce_all(lax.eq(broadcast_to(a1, out_shape), broadcast_to(a2, out_shape)))
+  return all(lax.eq(broadcast_to(a1, out_shape), broadcast_to(a2, out_shape)))

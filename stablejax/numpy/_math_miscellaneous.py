@@ -14,11 +14,10 @@ from stablejax.numpy._elementwise import where
 from stablejax.numpy._manipulation_elements import flip
 from stablejax.numpy._manipulation_shape import concatenate
 from stablejax.numpy._math_arithmetic import absolute, clip, conjugate, remainder
-from stablejax.numpy._math_sums import diff
+from stablejax.numpy._math_sums import cumsum, diff
 from stablejax.numpy._promotion import (
     dtype as dtype_of, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, scalar_like,
     shape)
-from stablejax.numpy._reductions import cumsum
 from stablejax.numpy._sorting_searching import searchsorted
 
 _PADDINGS = {"valid": lambda n: (0, 0), "same": lambda n: (n // 2, n - n // 2 - 1),

@@ -1,21 +1,146 @@
-"""numpy's mathematical functions, sums, products and differences part: diff, ediff1d,
-gradient and trapezoid."""
+"""numpy's mathematical functions, sums, products and differences part: sum, prod, their
+cumulative (cumsum, cumprod, cumulative_sum, cumulative_prod) and nan variants (over
+`_reductions`); diff, ediff1d, gradient and trapezoid. (`cross` is with the products in
+`_linalg_products`.)"""
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import lax
+from stablejax import dtypes, lax
 from stablejax.numpy._creation import array, asarray
 from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel
 from stablejax.numpy._promotion import (
-    broadcast_to as _broadcast_to, convert, dtype, ensure_arraylike, promote_dtypes_inexact,
-    shape)
-from stablejax.numpy._reductions import sum as sum_
+    broadcast_to as _broadcast_to, convert, dtype as dtype_of, ensure_arraylike,
+    promote_dtypes_inexact, shape)
+from stablejax.numpy._reductions import (
+    Axis, PROD, SUM, check_out, nan_reduction, promoted_int_dtype, reduce)
 from stablejax.util import canonicalize_axis
 
+
+# ----------------------------------------------------------------------------------------------
+# Sums and products
+
+def _to_numeric(a: Any) -> Any:
+  """Booleans become the default integer type."""
+  return convert(a, dtypes.default_int()) if dtype_of(a) == dtypes.bool_ else a
+
+
+def sum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,  # noqa: A001
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Any:
+  """The sum of the elements of `a` over `axis` (all axes when None)."""
+  check_out("sum", out)
+  return reduce("sum", SUM, a, axis, dtype, keepdims, initial, where,
+                promote_integers=promote_integers, upcast_f16=dtype is None,
+                preproc=_to_numeric)
+
+
+def prod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None, promote_integers: bool = True) -> Any:
+  """The product of the elements of `a` over `axis` (all axes when None)."""
+  check_out("prod", out)
+  return reduce("prod", PROD, a, axis, dtype, keepdims, initial, where,
+                promote_integers=promote_integers, upcast_f16=dtype is None,
+                preproc=_to_numeric)
+
+
+def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
+           keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
+  """The sum over `axis` treating NaNs as zero."""
+  check_out("nansum", out)
+  return nan_reduction("nansum", sum, 0, a, axis, keepdims, where, dtype=dtype,
+                       initial=initial)
+
+
+def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
+            keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
+  """The product over `axis` treating NaNs as one."""
+  check_out("nanprod", out)
+  return nan_reduction("nanprod", prod, 1, a, axis, keepdims, where, dtype=dtype,
+                       initial=initial)
+
+
+# ----------------------------------------------------------------------------------------------
+# Cumulative sums and products
+
+def _accumulate(name: str, lax_fn: Callable, a: Any, axis: int | None, dtype: Any,
+                nan_fill: Any = None, promote_integers: bool = False) -> Any:
+  """A cumulative reduction along `axis` (of the flattened array when None), JAX's dtypes:
+  booleans (and narrow integers when `promote_integers`) accumulate in the default int."""
+  (a,) = ensure_arraylike(name, a)
+  if axis is None or not shape(a):
+    a = ravel(a)
+  axis = canonicalize_axis(0 if axis is None else axis, len(shape(a)))
+  if nan_fill is not None and dtypes.is_inexact(dtype_of(a)):
+    a = lax.select_n(lax.ne(a, a), a, lax.full_like(a, nan_fill))
+  a_dtype = dtype_of(a)
+  if dtype is None:
+    result_dtype = (promoted_int_dtype(a_dtype) if promote_integers or a_dtype == dtypes.bool_
+                    else a_dtype)
+    computation = result_dtype
+  else:
+    result_dtype = dtypes.canonicalize(np.dtype(dtype))
+    if result_dtype == dtypes.bool_ and a_dtype != dtypes.bool_:
+      a = lax.ne(a, lax.full_like(a, 0))
+    computation = promoted_int_dtype(result_dtype)
+  return convert(lax_fn(convert(a, computation), axis), result_dtype)
+
+
+def cumsum(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
+  """Cumulative sum along `axis` (of the flattened array when None)."""
+  return _accumulate("cumsum", lax.cumsum, a, axis, dtype)
+
+
+def cumprod(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
+  """Cumulative product along `axis` (of the flattened array when None)."""
+  return _accumulate("cumprod", lax.cumprod, a, axis, dtype)
+
+
+def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
+  """Cumulative sum along `axis`, NaNs counted as zero."""
+  return _accumulate("nancumsum", lax.cumsum, a, axis, dtype, nan_fill=0)
+
+
+def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
+  """Cumulative product along `axis`, NaNs counted as one."""
+  return _accumulate("nancumprod", lax.cumprod, a, axis, dtype, nan_fill=1)
+
+
+def _cumulative(name: str, lax_fn: Callable, initial: int, promote_integers: bool) -> Callable:
+  """The array-API cumulative_sum/cumulative_prod (axis required above rank 1); as in JAX,
+  only the sum promotes narrow integers."""
+  def cumulative(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+                 include_initial: bool = False) -> Any:
+    (x,) = ensure_arraylike(name, x)
+    ndim = len(shape(x))
+    if ndim == 0:
+      raise ValueError(f"The input must be non-scalar to take a {name}, however a scalar "
+                       "value or scalar array was given.")
+    if axis is None and ndim > 1:
+      raise ValueError(f"The input array has rank {ndim}, however axis was not set to an "
+                       "explicit value. The axis argument is only optional for "
+                       "one-dimensional arrays.")
+    axis = canonicalize_axis(0 if axis is None else axis, ndim)
+    out = _accumulate(name, lax_fn, x, axis, dtype, promote_integers=promote_integers)
+    if include_initial:
+      first = list(shape(out))
+      first[axis] = 1
+      out = lax.concatenate([lax.full(first, initial, dtype_of(out)), out], axis)
+    return out
+  cumulative.__name__ = cumulative.__qualname__ = name
+  cumulative.__doc__ = f"The {name.replace('_', ' ')} along `axis` (array API)."
+  return cumulative
+
+
+cumulative_sum = _cumulative("cumulative_sum", lax.cumsum, 0, promote_integers=True)
+cumulative_prod = _cumulative("cumulative_prod", lax.cumprod, 1, promote_integers=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# Differences and integrals
 
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
   """The `n`-th discrete difference along `axis` (after joining `prepend` and `append`)."""
@@ -33,7 +158,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
   parts = [p for p in parts if p is not None]
   if len(parts) > 1:
     a = concatenate(parts, axis)
-  op = lax.ne if dtype(a) == np.bool_ else lax.sub
+  op = lax.ne if dtype_of(a) == np.bool_ else lax.sub
   for _ in range(n):
     size = shape(a)[axis]
     a = op(lax.slice_in_dim(a, 1, max(size, 1), axis=axis),
@@ -63,7 +188,7 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
   for values, position in edges:
     if values is not None:
       (values,) = ensure_arraylike("ediff1d", values)
-      parts.insert(min(position, len(parts)), ravel(convert(values, dtype(flat))))
+      parts.insert(min(position, len(parts)), ravel(convert(values, dtype_of(flat))))
   return parts[0] if len(parts) == 1 else concatenate(parts, 0)
 
 
@@ -82,8 +207,8 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
   y = moveaxis(y, axis, -1)
   if not shape(d) or shape(d)[-1] == 1:
     d0 = d if not shape(d) else d[..., 0]
-    return d0 * (sum_(y, -1) - 0.5 * (y[..., 0] + y[..., -1]))
-  return sum_(0.5 * (d * (y[..., 1:] + y[..., :-1])), -1)
+    return d0 * (sum(y, -1) - 0.5 * (y[..., 0] + y[..., -1]))
+  return sum(0.5 * (d * (y[..., 1:] + y[..., :-1])), -1)
 
 
 def _gradient_along(a: Any, h: Any, axis: int) -> Any:

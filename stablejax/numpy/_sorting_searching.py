@@ -1,19 +1,22 @@
 """numpy's sorting, searching and counting: sort, argsort, lexsort, sort_complex, partition and
-argpartition over `lax.sort`; searchsorted, argwhere, flatnonzero and extract. (`nonzero` and
-`where` are in `_indexing_routines`; argmax, argmin and count_nonzero are reductions: see
-`_reductions`.)"""
+argpartition over `lax.sort`; argmax, argmin and their nan variants; searchsorted, argwhere,
+flatnonzero and extract; count_nonzero. (`nonzero` and `where` are in `_indexing_routines`.)"""
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import dtypes, lax
+from stablejax.numpy._axes import expand_axes
 from stablejax.numpy._indexing_routines import compress, INDEX_DTYPE, nonzero, static_size
+from stablejax.numpy._logic import all as all_, isnan
 from stablejax.numpy._manipulation_shape import ravel
+from stablejax.numpy._math_sums import sum as sum_
 from stablejax.numpy._promotion import (
-    convert, dtype as dtype_of, ensure_arraylike, promote_dtypes, shape)
+    convert, dtype as dtype_of, ensure_arraylike, promote_dtypes, scalar_like, shape)
+from stablejax.numpy._reductions import Axis, check_out
 from stablejax.util import canonicalize_axis
 
 
@@ -134,6 +137,53 @@ def sort_complex(a: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------------------
+# Searching for extrema
+
+def _arg_reduction(name: str, lax_name: str) -> Callable:
+  def arg_reduce(a: Any, axis: int | None = None, out: None = None,
+                 keepdims: bool | None = None) -> Any:
+    check_out(name, out)
+    (a,) = ensure_arraylike(name, a)
+    ndim = len(shape(a))
+    if axis is None:
+      a, lax_axis = ravel(a), 0
+    else:
+      lax_axis = canonicalize_axis(axis, ndim)
+    out = getattr(lax, lax_name)(a, lax_axis, dtypes.default_int())
+    if keepdims:
+      out = expand_axes(out, tuple(range(ndim)) if axis is None else (lax_axis,))
+    return out
+  arg_reduce.__name__ = arg_reduce.__qualname__ = name
+  arg_reduce.__doc__ = f"The index of the {name[3:]} along `axis` (of the flattened array " \
+                       "when None)."
+  return arg_reduce
+
+
+argmax = _arg_reduction("argmax", "argmax")
+argmin = _arg_reduction("argmin", "argmin")
+
+
+def _nan_arg_reduction(name: str, reduction: Callable, fill: float) -> Callable:
+  def nan_arg_reduce(a: Any, axis: int | None = None, out: None = None,
+                     keepdims: bool | None = None) -> Any:
+    check_out(name, out)
+    (a,) = ensure_arraylike(name, a)
+    if not dtypes.is_inexact(dtype_of(a)):
+      return reduction(a, axis, keepdims=bool(keepdims))
+    nan = isnan(a)
+    out = reduction(lax.select_n(nan, a, lax.full_like(a, fill)), axis, keepdims=bool(keepdims))
+    return lax.select_n(all_(nan, axis, keepdims=bool(keepdims)), out, lax.full_like(out, -1))
+  nan_arg_reduce.__name__ = nan_arg_reduce.__qualname__ = name
+  nan_arg_reduce.__doc__ = f"The index of the {name[6:]} along `axis` ignoring NaNs (-1 where " \
+                           "all are NaN)."
+  return nan_arg_reduce
+
+
+nanargmax = _nan_arg_reduction("nanargmax", argmax, -np.inf)
+nanargmin = _nan_arg_reduction("nanargmin", argmin, np.inf)
+
+
+# ----------------------------------------------------------------------------------------------
 # Searching with nonzero
 
 
@@ -159,3 +209,12 @@ def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: An
   return compress(lax.ne(flat_c, lax.full((), 0, dtypes.dtype_of(flat_c))),
                   lax.reshape(arr, (int(np.prod(shape(arr))),)), size=size,
                   fill_value=fill_value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Counting
+
+def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+  """The number of nonzero elements of `a` over `axis`, in the default integer type."""
+  (a,) = ensure_arraylike("count_nonzero", a)
+  return sum_(lax.ne(a, scalar_like(a, 0)), axis, dtype=dtypes.default_int(), keepdims=keepdims)

@@ -1,10 +1,12 @@
-"""numpy's statistics: order statistics (quantile, percentile, median and their nan variants),
-correlating (cov, corrcoef; `correlate` is beside `convolve` in `_math_miscellaneous`) and
-histograms (histogram, histogram2d, histogramdd, histogram_bin_edges, bincount, digitize). (The
-averages and variances, mean, var, std, average, ptp, are reductions: see `_reductions`.)"""
+"""numpy's statistics: order statistics (max, min, ptp, quantile, percentile and their nan
+variants), averages and variances (mean, var, std, average, median and their nan variants; the
+reductions over `_reductions`), correlating (cov, corrcoef; `correlate` is beside `convolve` in
+`_math_miscellaneous`) and histograms (histogram, histogram2d, histogramdd, histogram_bin_edges,
+bincount, digitize)."""
 from __future__ import annotations
 
-from typing import Any
+import builtins
+from typing import Any, Callable
 
 import numpy as np
 
@@ -13,19 +15,346 @@ from stablejax.numpy._creation import asarray, full, linspace, zeros
 from stablejax.numpy._elementwise import where
 from stablejax.numpy._indexing_routines import diag, ix_, ravel_multi_index, take_along_axis
 from stablejax.numpy._linalg_products import dot
-from stablejax.numpy._logic import isnan
+from stablejax.numpy._logic import all as all_, isnan
 from stablejax.numpy._manipulation_elements import atleast_2d
 from stablejax.numpy._manipulation_shape import (
     concatenate, moveaxis, ravel, reshape, squeeze, stack)
 from stablejax.numpy._math_arithmetic import absolute, clip, divide, imag, real, sqrt, true_divide
-from stablejax.numpy._math_sums import diff
+from stablejax.numpy._math_sums import diff, nansum, sum as sum_
 from stablejax.numpy._promotion import (
-    concrete_int, convert, dtype as dtype_of, ensure_arraylike, promote_args_inexact,
-    promote_dtypes_inexact, shape, to_inexact)
-from stablejax.numpy._reductions import amax, amin, average, sum as sum_
+    broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike, promote_args_inexact,
+    promote_dtypes_inexact, scalar_like, shape, to_inexact)
+from stablejax.numpy._reductions import (
+    MAX, MIN, Axis, check_out, check_where, computation_dtype, nan_reduction, reduce,
+    reduced_axes, user_dtype)
 from stablejax.numpy._sorting_searching import searchsorted
 from stablejax.util import canonicalize_axis
+from stablejax.util import prod as size_of
 
+
+# ----------------------------------------------------------------------------------------------
+# Order statistics: extrema and range
+
+def max(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
+        initial: Any = None, where: Any = None) -> Any:
+  """The maximum of `a` over `axis` (all axes when None); NaN if any element is NaN."""
+  check_out("max", out)
+  return reduce("max", MAX, a, axis, None, keepdims, initial, where, has_identity=False)
+
+
+def min(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
+        initial: Any = None, where: Any = None) -> Any:
+  """The minimum of `a` over `axis` (all axes when None); NaN if any element is NaN."""
+  check_out("min", out)
+  return reduce("min", MIN, a, axis, None, keepdims, initial, where, has_identity=False)
+
+
+amax, amin = max, min
+
+
+def _nan_extremum(name: str, reduction: Callable, fill: float, a: Any, axis: Axis,
+                  keepdims: bool, initial: Any, where: Any) -> Any:
+  """`reduction` ignoring NaNs; NaN where every element is NaN."""
+  (a,) = ensure_arraylike(name, a)
+  out = nan_reduction(name, reduction, fill, a, axis, keepdims, where, initial=initial)
+  if not dtypes.is_inexact(dtype_of(a)):
+    return out
+  return lax.select_n(all_(isnan(a), axis, keepdims=keepdims), out, lax.full_like(out, np.nan))
+
+
+def nanmax(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Any:
+  """The maximum over `axis` ignoring NaNs (NaN where all are NaN)."""
+  check_out("nanmax", out)
+  return _nan_extremum("nanmax", max, -np.inf, a, axis, keepdims, initial, where)
+
+
+def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Any:
+  """The minimum over `axis` ignoring NaNs (NaN where all are NaN)."""
+  check_out("nanmin", out)
+  return _nan_extremum("nanmin", min, np.inf, a, axis, keepdims, initial, where)
+
+
+def ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Any:
+  """The range (maximum minus minimum) of `a` over `axis`."""
+  check_out("ptp", out)
+  return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+# ----------------------------------------------------------------------------------------------
+# Order statistics: quantiles and percentiles
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
+              squash_nans: bool, weights: Any = None) -> Any:
+  """Sort the reduced axes, moved last and flattened, and read (and interpolate) the values
+  at q * (n - 1), n counting only the non-NaN values when `squash_nans`."""
+  a, q = ensure_arraylike(name, a, q)
+  if weights is not None:
+    raise NotImplementedError(f"jnp.{name}: weights are not supported")
+  if method not in _QUANTILE_METHODS:
+    raise ValueError(f"method can only be {', '.join(map(repr, _QUANTILE_METHODS))}; got "
+                     f"{method!r}")
+  if len(shape(q)) > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {shape(q)}")
+  a, q = promote_dtypes_inexact(a, q)
+  ndim = len(shape(a))
+  axes = tuple(range(ndim)) if axis is None else tuple(
+      canonicalize_axis(ax, ndim) for ax in np.atleast_1d(axis))
+  kept = [d for d in range(ndim) if d not in axes]
+  kept_shape = tuple(shape(a)[d] for d in kept)
+  n = int(np.prod([shape(a)[d] for d in axes]))
+  rows = lax.reshape(lax.transpose(a, kept + list(axes)), kept_shape + (n,))
+  rows = lax.sort(rows, dimension=len(kept))
+  dt = dtype_of(a)
+  nan_count = lax.reduce_sum(convert(isnan(rows), dt), (len(kept),))
+  count = lax.sub(lax.full(kept_shape, n, dt), nan_count) if squash_nans else lax.full(
+      kept_shape, n, dt)
+  q_flat = lax.reshape(q, (int(np.prod(shape(q))),))
+  nq = shape(q_flat)[0]
+  out_shape = kept_shape + (nq,)
+  last = lax.broadcast_in_dim(lax.sub(count, lax.full((), 1, dt)), out_shape,
+                              tuple(range(len(kept))))
+  pos = lax.mul(lax.broadcast_in_dim(q_flat, out_shape, (len(kept),)), last)
+  low, high = lax.floor(pos), lax.ceil(pos)
+
+  def at(p):
+    idx = lax.clamp(np.int32(0), lax.convert_element_type(p, np.int32),
+                    np.int32(builtins.max(n - 1, 0)))
+    return take_along_axis(rows, idx, axis=-1)
+
+  if method == "linear":
+    frac = lax.sub(pos, low)
+    out = lax.add(lax.mul(at(low), lax.sub(lax.full((), 1, dt), frac)), lax.mul(at(high), frac))
+  elif method == "midpoint":
+    out = lax.mul(lax.add(at(low), at(high)), lax.full((), 0.5, dt))
+  else:
+    out = at({"lower": low, "higher": high, "nearest": lax.round(
+        pos, lax.RoundingMethod.TO_NEAREST_EVEN)}[method])
+  if not squash_nans:
+    out = where(lax.broadcast_in_dim(lax.gt(nan_count, lax.full((), 0, dt)), out_shape,
+                                     tuple(range(len(kept)))), np.nan, out)
+  if keepdims:
+    kept_shape = tuple(1 if d in axes else s for d, s in enumerate(shape(a)))
+  out = lax.reshape(out, kept_shape + shape(q))
+  return moveaxis(out, tuple(range(len(kept_shape), len(kept_shape) + len(shape(q)))),
+                  tuple(range(len(shape(q)))))
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None) -> Any:
+  """The `q`-th quantiles (q in [0, 1]) of `a` along `axis`; NaN where a slice holds NaN."""
+  return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights: Any = None) -> Any:
+  """The `q`-th quantiles of `a` along `axis`, ignoring NaNs."""
+  return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, weights: Any = None) -> Any:
+  """The `q`-th percentiles (q in [0, 100]) of `a` along `axis`."""
+  a, q = ensure_arraylike("percentile", a, q)
+  return _quantile("percentile", a, true_divide(q, 100), axis, method, keepdims, False,
+                   weights)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None) -> Any:
+  """The `q`-th percentiles of `a` along `axis`, ignoring NaNs."""
+  a, q = ensure_arraylike("nanpercentile", a, q)
+  return _quantile("nanpercentile", a, true_divide(q, 100), axis, method, keepdims, True,
+                   weights)
+
+
+def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+  """The median of `a` along `axis`."""
+  return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
+
+
+def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+  """The median of `a` along `axis`, ignoring NaNs."""
+  return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Averages and variances (median and nanmedian are with the quantiles, on which they are built)
+
+def _count(a: Any, axes: tuple[int, ...], where: Any, dt: np.dtype,
+           keepdims: bool) -> Any:
+  """How many elements each reduction sees: the size of `axes`, or the True count of `where`."""
+  if where is None:
+    return np.asarray(size_of(shape(a)[i] for i in axes), dt)[()]
+  return sum_(broadcast_to(where, shape(a)), axes, dtype=dt, keepdims=keepdims)
+
+
+def mean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+         *, where: Any = None) -> Any:
+  """The arithmetic mean over `axis` (of the elements where `where` is True), in floating
+  point."""
+  check_out("mean", out)
+  (a,) = ensure_arraylike("mean", a)
+  where = check_where("mean", where)
+  axes = reduced_axes("mean", axis, len(shape(a)))
+  result_dtype = user_dtype(dtype, to_inexact(dtype_of(a)))
+  computation = computation_dtype(result_dtype)
+  count = _count(a, axes, where, computation, keepdims)
+  total = sum_(a, axes, dtype=computation, keepdims=keepdims, where=where)
+  return convert(lax.div(total, count), result_dtype)
+
+
+_arithmetic_mean = mean  # for functions whose `mean` parameter hides it
+
+
+def _var_dtypes(name: str, a_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
+  """(computation dtype, result dtype) of var/std: floating point, real for complex input."""
+  if dtype is not None:
+    dtype = user_dtype(dtype, a_dtype)
+    if dtypes.is_complex(a_dtype) and not dtypes.is_complex(dtype):
+      raise ValueError(f"jax.numpy.{name} does not yet support real dtype parameters when "
+                       "computing the variance of an array of complex values.")
+    return computation_dtype(dtype), dtype
+  if not dtypes.is_inexact(a_dtype):
+    return computation_dtype(dtypes.default_float()), dtypes.default_float()
+  return computation_dtype(a_dtype), np.zeros((), a_dtype).real.dtype
+
+
+def _correction(ddof: int, correction: int | float | None) -> int | float:
+  if correction is None:
+    return ddof
+  if ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  return correction
+
+
+def _abs2(x: Any) -> Any:
+  """|x|**2, real for complex x."""
+  return lax.real(lax.mul(x, lax.conj(x))) if dtypes.is_complex(dtype_of(x)) else lax.square(x)
+
+
+def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, mean: Any = None,
+        correction: int | float | None = None) -> Any:
+  """The variance over `axis`: the mean squared deviation with `correction` (or `ddof`)
+  subtracted from the count; NaN where that count is not positive."""
+  check_out("var", out)
+  (a,) = ensure_arraylike("var", a)
+  where = check_where("var", where)
+  correction = _correction(ddof, correction)
+  computation, result_dtype = _var_dtypes("var", dtype_of(a), dtype)
+  a = convert(a, computation)
+  axes = reduced_axes("var", axis, len(shape(a)))
+  if mean is None:
+    mean = _arithmetic_mean(a, axes, computation, keepdims=True, where=where)
+  a_mean = convert(mean, computation)
+  real = computation_dtype(np.zeros((), computation).real.dtype)
+  total = sum_(_abs2(lax.sub(a, a_mean)), axes, dtype=real, keepdims=keepdims, where=where)
+  count = lax.sub(_count(a, axes, where, real, keepdims), scalar_like(total, correction))
+  result = lax.div(total, count)
+  result = lax.select_n(lax.gt(count, scalar_like(count, 0)),
+                        lax.full_like(result, np.nan), result)
+  return convert(result, result_dtype)
+
+
+def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, mean: Any = None,
+        correction: int | float | None = None) -> Any:
+  """The standard deviation over `axis`: the square root of `var`."""
+  check_out("std", out)
+  return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
+                      correction=correction))
+
+
+def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = False,
+            keepdims: bool = False) -> Any:
+  """The mean over `axis` weighted by `weights` (the shape of `a`, or of `a` along `axis`);
+  with `returned`, also the sum of the weights."""
+  (a,) = ensure_arraylike("average", a)
+  axes = reduced_axes("average", axis, len(shape(a)))
+  if weights is None:
+    (a,) = promote_dtypes_inexact(a)
+    avg = _arithmetic_mean(a, axis, keepdims=keepdims)
+    weights_sum = lax.full((), size_of(shape(a)[i] for i in axes), dtype_of(avg))
+  else:
+    a, weights = promote_dtypes_inexact(*ensure_arraylike("average", a, weights))
+    weights = _align_weights(a, weights, axis, axes)
+    weights_sum = sum_(weights, axis, keepdims=keepdims)
+    avg = lax.div(sum_(lax.mul(a, weights), axis, keepdims=keepdims), weights_sum)
+  if not returned:
+    return avg
+  if shape(weights_sum) != shape(avg):
+    weights_sum = broadcast_to(weights_sum, shape(avg))
+  return avg, weights_sum
+
+
+def _align_weights(a: Any, weights: Any, axis: Axis, axes: tuple[int, ...]) -> Any:
+  """Weights given along `axes` only, reshaped to broadcast against `a`."""
+  a_shape, w_shape = shape(a), shape(weights)
+  if a_shape == w_shape:
+    return weights
+  if axis is None:
+    raise ValueError("Axis must be specified when shapes of a and weights differ.")
+  if w_shape != tuple(a_shape[i] for i in axes):
+    raise ValueError("Shape of weights must be consistent with shape of a along specified "
+                     "axis.")
+  order = tuple(int(i) for i in np.argsort(axes))
+  sorted_axes = tuple(sorted(axes))
+  weights = lax.transpose(weights, order) if order != tuple(range(len(order))) else weights
+  return lax.broadcast_in_dim(weights, tuple(n if i in axes else 1 for i, n in
+                                             enumerate(a_shape)), sorted_axes)
+
+
+def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
+            keepdims: bool = False, where: Any = None) -> Any:
+  """The mean over `axis` of the elements that are not NaN."""
+  check_out("nanmean", out)
+  (a,) = ensure_arraylike("nanmean", a)
+  if not dtypes.is_inexact(dtype_of(a)):
+    return _arithmetic_mean(a, axis, dtype, keepdims=keepdims, where=where)
+  dt = to_inexact(dtype_of(a)) if dtype is None else dtype
+  count = sum_(lax.bitwise_not(isnan(a)), axis, dtype=dt, keepdims=keepdims, where=where)
+  return lax.div(nansum(a, axis, dtype=dt, keepdims=keepdims, where=where), count)
+
+
+def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: Any = None, mean: Any = None) -> Any:
+  """The variance over `axis` of the elements that are not NaN."""
+  check_out("nanvar", out)
+  (a,) = ensure_arraylike("nanvar", a)
+  computation, result_dtype = _var_dtypes("nanvar", dtype_of(a), dtype)
+  a = convert(a, computation)
+  a_mean = nanmean(a, axis, computation, keepdims=True, where=where) if mean is None else mean
+  nan = isnan(a)
+  centered = lax.select_n(nan, lax.sub(a, convert(a_mean, computation)),
+                          lax.full_like(a, 0))
+  count = lax.sub(sum_(lax.bitwise_not(nan), axis, keepdims=keepdims, where=where),
+                  np.asarray(ddof, dtypes.default_int())[()])
+  empty = lax.le(count, scalar_like(count, 0))
+  total = sum_(_abs2(centered), axis, keepdims=keepdims, where=where)
+  divisor = convert(lax.select_n(empty, count, lax.full_like(count, 1)), dtype_of(total))
+  result = lax.select_n(empty, lax.div(total, divisor), lax.full_like(total, np.nan))
+  return convert(result, result_dtype)
+
+
+def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, where: Any = None, mean: Any = None) -> Any:
+  """The standard deviation over `axis` of the elements that are not NaN."""
+  check_out("nanstd", out)
+  return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean))
+
+
+# ----------------------------------------------------------------------------------------------
+# Correlating
 
 def _check_weights(kind: str, w: Any, n: int) -> Any:
   (w,) = ensure_arraylike("cov", w)
@@ -108,6 +437,9 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, dtype: Any = None) -> A
   return lax.complex(re, clip(imag(c), -1, 1)) if _dt(c).kind == "c" else re
 
 
+# ----------------------------------------------------------------------------------------------
+# Histograms
+
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None,  # noqa: A002  (numpy's name)
                 weights: Any = None, density: bool | None = None) -> tuple[Any, list]:
   """The histogram of N points in D dimensions (sample of shape (N, D)) and the bin edges of
@@ -163,107 +495,6 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None,  # noqa: A002
   return hist, edges[0], edges[1]
 
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
-def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
-              squash_nans: bool, weights: Any = None) -> Any:
-  """Sort the reduced axes, moved last and flattened, and read (and interpolate) the values
-  at q * (n - 1), n counting only the non-NaN values when `squash_nans`."""
-  a, q = ensure_arraylike(name, a, q)
-  if weights is not None:
-    raise NotImplementedError(f"jnp.{name}: weights are not supported")
-  if method not in _QUANTILE_METHODS:
-    raise ValueError(f"method can only be {', '.join(map(repr, _QUANTILE_METHODS))}; got "
-                     f"{method!r}")
-  if len(shape(q)) > 1:
-    raise ValueError(f"q must be have rank <= 1, got shape {shape(q)}")
-  a, q = promote_dtypes_inexact(a, q)
-  ndim = len(shape(a))
-  axes = tuple(range(ndim)) if axis is None else tuple(
-      canonicalize_axis(ax, ndim) for ax in np.atleast_1d(axis))
-  kept = [d for d in range(ndim) if d not in axes]
-  kept_shape = tuple(shape(a)[d] for d in kept)
-  n = int(np.prod([shape(a)[d] for d in axes]))
-  rows = lax.reshape(lax.transpose(a, kept + list(axes)), kept_shape + (n,))
-  rows = lax.sort(rows, dimension=len(kept))
-  dt = dtype_of(a)
-  nan_count = lax.reduce_sum(convert(isnan(rows), dt), (len(kept),))
-  count = lax.sub(lax.full(kept_shape, n, dt), nan_count) if squash_nans else lax.full(
-      kept_shape, n, dt)
-  q_flat = lax.reshape(q, (int(np.prod(shape(q))),))
-  nq = shape(q_flat)[0]
-  out_shape = kept_shape + (nq,)
-  last = lax.broadcast_in_dim(lax.sub(count, lax.full((), 1, dt)), out_shape,
-                              tuple(range(len(kept))))
-  pos = lax.mul(lax.broadcast_in_dim(q_flat, out_shape, (len(kept),)), last)
-  low, high = lax.floor(pos), lax.ceil(pos)
-
-  def at(p):
-    idx = lax.clamp(np.int32(0), lax.convert_element_type(p, np.int32), np.int32(max(n - 1, 0)))
-    return take_along_axis(rows, idx, axis=-1)
-
-  if method == "linear":
-    frac = lax.sub(pos, low)
-    out = lax.add(lax.mul(at(low), lax.sub(lax.full((), 1, dt), frac)), lax.mul(at(high), frac))
-  elif method == "midpoint":
-    out = lax.mul(lax.add(at(low), at(high)), lax.full((), 0.5, dt))
-  else:
-    out = at({"lower": low, "higher": high, "nearest": lax.round(
-        pos, lax.RoundingMethod.TO_NEAREST_EVEN)}[method])
-  if not squash_nans:
-    out = where(lax.broadcast_in_dim(lax.gt(nan_count, lax.full((), 0, dt)), out_shape,
-                                     tuple(range(len(kept)))), np.nan, out)
-  if keepdims:
-    kept_shape = tuple(1 if d in axes else s for d, s in enumerate(shape(a)))
-  out = lax.reshape(out, kept_shape + shape(q))
-  return moveaxis(out, tuple(range(len(kept_shape), len(kept_shape) + len(shape(q)))),
-                  tuple(range(len(shape(q)))))
-
-
-def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-             method: str = "linear", keepdims: bool = False, *, weights: Any = None) -> Any:
-  """The `q`-th quantiles (q in [0, 1]) of `a` along `axis`; NaN where a slice holds NaN."""
-  return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
-
-
-def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
-                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-                *, weights: Any = None) -> Any:
-  """The `q`-th quantiles of `a` along `axis`, ignoring NaNs."""
-  return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
-
-
-def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
-               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-               *, weights: Any = None) -> Any:
-  """The `q`-th percentiles (q in [0, 100]) of `a` along `axis`."""
-  a, q = ensure_arraylike("percentile", a, q)
-  return _quantile("percentile", a, true_divide(q, 100), axis, method, keepdims, False,
-                   weights)
-
-
-def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
-                  overwrite_input: bool = False, method: str = "linear",
-                  keepdims: bool = False, *, weights: Any = None) -> Any:
-  """The `q`-th percentiles of `a` along `axis`, ignoring NaNs."""
-  a, q = ensure_arraylike("nanpercentile", a, q)
-  return _quantile("nanpercentile", a, true_divide(q, 100), axis, method, keepdims, True,
-                   weights)
-
-
-def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-           keepdims: bool = False) -> Any:
-  """The median of `a` along `axis`."""
-  return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
-
-
-def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-              keepdims: bool = False) -> Any:
-  """The median of `a` along `axis`, ignoring NaNs."""
-  return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
-
-
 def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None
              ) -> Any:
   """The number (or summed weights) of each non-negative integer in `x` (negative values count
@@ -279,7 +510,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
   if length is None:
     values = np.asarray(core.concrete_or_error(
         x, "jnp.bincount needs a static length= under jit, or a concrete x"))
-    length = max(minlength, int(values.max()) + 1 if values.size else 0)
+    length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
   length = concrete_int(length, "The length of jnp.bincount")
   if weights is None:
     weights = np.ones((), dtypes.default_int())

@@ -7,8 +7,8 @@ from typing import Any, Callable
 from stablejax import core
 from stablejax.numpy import (
     _bitwise, _creation, _indexing, _indexing_routines, _linalg_products, _logic,
-    _manipulation_elements, _manipulation_shape, _math_arithmetic, _reductions,
-    _sorting_searching)
+    _manipulation_elements, _manipulation_shape, _math_arithmetic, _math_sums,
+    _sorting_searching, _statistics)
 from stablejax.numpy._promotion import is_arraylike
 from stablejax.runtime import Array
 
@@ -53,14 +53,14 @@ _METHODS = {
     "reshape": _manipulation_shape.reshape, "transpose": _transpose,
     "squeeze": _manipulation_shape.squeeze, "flatten": _manipulation_shape.ravel,
     "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
-    "sum": _reductions.sum, "mean": _reductions.mean, "max": _reductions.max,
-    "min": _reductions.min, "prod": _reductions.prod, "argmax": _reductions.argmax,
-    "argmin": _reductions.argmin, "cumsum": _reductions.cumsum,
-    "std": _reductions.std, "var": _reductions.var, "any": _reductions.any,
-    "all": _reductions.all, "ptp": _reductions.ptp, "trace": _linalg_products.trace,
+    "sum": _math_sums.sum, "mean": _statistics.mean, "max": _statistics.max,
+    "min": _statistics.min, "prod": _math_sums.prod, "argmax": _sorting_searching.argmax,
+    "argmin": _sorting_searching.argmin, "cumsum": _math_sums.cumsum,
+    "std": _statistics.std, "var": _statistics.var, "any": _logic.any,
+    "all": _logic.all, "ptp": _statistics.ptp, "trace": _linalg_products.trace,
     "astype": _creation.astype, "dot": _linalg_products.dot, "clip": _clip,
     "round": _math_arithmetic.round, "conj": _math_arithmetic.conj,
-    "conjugate": _math_arithmetic.conjugate, "cumprod": _reductions.cumprod,
+    "conjugate": _math_arithmetic.conjugate, "cumprod": _math_sums.cumprod,
     "sort": _sorting_searching.sort, "argsort": _sorting_searching.argsort,
     "argpartition": _sorting_searching.argpartition,
     "searchsorted": _sorting_searching.searchsorted, "diagonal": _indexing_routines.diagonal,
