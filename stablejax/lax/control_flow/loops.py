@@ -92,7 +92,8 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa:
   ys = tree_map(lambda y: reshape(y, (steps * batch_size,) + _tail(y)[1:]), ys)
   if not rest:
     return ys
-  remainder = vf(tree_unflatten(tree, [slice_in_dim(x, steps * batch_size, n) for x in leaves]))
+  remainder = _vmap(f, tree_unflatten(tree, [slice_in_dim(x, steps * batch_size, n)
+                                              for x in leaves]), rest)
   return tree_map(lambda y, r: concatenate([y, r], 0), ys, remainder)
 
 
