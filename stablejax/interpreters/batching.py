@@ -233,21 +233,34 @@ def _check_batch_result(primitive: core.Primitive, rule: Callable, size: int, va
     raise rule_checks.bad_result("batching", primitive, rule, f"({out!r}, {out_dim!r}); a rule "
                                  "of a primitive with multiple results returns a list of "
                                  "outputs and a list of their batch dims")
-  in_avals = [core.get_aval(v) if d is not_mapped else mapped_aval(core.get_aval(v), d)
-              for v, d in zip(vals, dims)]
-  want = primitive.out_avals(in_avals, params)
-  if len(outs) != len(want) or len(out_dims) != len(want):
+  if len(outs) != len(out_dims):
     raise rule_checks.bad_result("batching", primitive, rule, f"{len(outs)} outputs and "
-                                 f"{len(out_dims)} batch dims; the primitive has {len(want)} "
-                                 "outputs")
-  for i, (o, d, w) in enumerate(zip(outs, out_dims, want)):
+                                 f"{len(out_dims)} batch dims")
+  for i, (o, d) in enumerate(zip(outs, out_dims)):
     aval = core.get_aval(o)
     if d is not not_mapped:
       if not (isinstance(d, int) and 0 <= d < aval.ndim and aval.shape[d] == size):
         raise rule_checks.bad_result(
             "batching", primitive, rule, f"output {i} of type {aval.str_short()} with batch "
             f"dim {d!r}, which is not an axis of size {size} (the batch size)")
-      aval = mapped_aval(aval, d)
+  if size:  # (an empty batch has no example: its rule may batch what no example could be)
+    _check_unbatched_types(primitive, rule, vals, dims, params, outs, out_dims)
+
+
+def _check_unbatched_types(primitive: core.Primitive, rule: Callable, vals: Sequence,
+                           dims: Sequence, params: dict, outs: Sequence, out_dims: Sequence
+                           ) -> None:
+  """Without their batch dims, the outputs are of the types the primitive gives the unbatched
+  inputs."""
+  in_avals = [core.get_aval(v) if d is not_mapped else mapped_aval(core.get_aval(v), d)
+              for v, d in zip(vals, dims)]
+  want = primitive.out_avals(in_avals, params)
+  if len(outs) != len(want):
+    raise rule_checks.bad_result("batching", primitive, rule, f"{len(outs)} outputs; the "
+                                 f"primitive has {len(want)}")
+  for i, (o, d, w) in enumerate(zip(outs, out_dims, want)):
+    aval = core.get_aval(o)
+    aval = aval if d is not_mapped else mapped_aval(aval, d)
     if aval.shape != w.shape or aval.dtype != w.dtype:
       raise rule_checks.bad_result(
           "batching", primitive, rule, f"output {i} of type {aval.str_short()} without its "
