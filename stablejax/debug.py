@@ -2,7 +2,7 @@
 under jit too (the effectful `debug_callback` primitive, stablejax/lax/callback.py)."""
 from __future__ import annotations
 
-import builtins
+import sys
 from typing import Any, Callable
 
 from stablejax.lax.callback import (
@@ -31,6 +31,7 @@ def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
 def print(fmt: str, *args: Any, ordered: bool = False,  # noqa: A001  (JAX's name)
           partitioned: bool = False, **kwargs: Any) -> None:
   """Print `fmt.format(*args, **kwargs)` with the values, eagerly or when the compiled program
-  reaches it; `ordered` prints run in program order."""
-  callback(lambda *a, **kw: builtins.print(fmt.format(*a, **kw)), *args, ordered=ordered,
-           partitioned=partitioned, **kwargs)
+  reaches it; `ordered` prints run in program order. Each print is one write, so the lines
+  of devices printing at once do not interleave (as JAX's)."""
+  callback(lambda *a, **kw: sys.stdout.write(fmt.format(*a, **kw) + "\n"), *args,
+           ordered=ordered, partitioned=partitioned, **kwargs)
