@@ -57,6 +57,9 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
+# issue 33, part 9: pmap
+from stablejax.pmap import pmap  # noqa: F811  (the function shadows its module)
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]

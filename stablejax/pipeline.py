@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, runtime, sharding as sharding_lib
+from stablejax import core, lowering, runtime, sharding as sharding_lib, spmd
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.passes import registry
@@ -233,15 +233,26 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     if len(cache) >= _EAGER_CACHE_SIZE:
       del cache[next(iter(cache))]  # the oldest entry
     closed = _primitive_jaxpr(prim, avals, params)
-    entry = cache[key] = (compile(lower(closed, prim.name, runtime.platform_of(device)), device,
-                                  closed.out_avals), keep)
+    entry = cache[key] = (_eager_executable(closed, prim.name, device), keep)
   exe = entry[0]
-  if on_device:
+  if on_device and not isinstance(exe, ShardedExecutable):
     _last_call[prim] = _LastCall(avals, params, exe)
     outs = exe.launch(args)
   else:
     outs = exe(*args)
   return outs if prim.multiple_results else outs[0]
+
+
+def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device) -> Any:
+  """The eager executable of `closed`: on `device`, or partitioned over the mesh its body names
+  (a call of a `shard_map`, as `grad` of a `pmap` evaluates eagerly), the partitioner choosing
+  the argument and result shardings."""
+  mesh = spmd.constraint_mesh(closed)
+  if mesh is None:
+    return compile(lower(closed, name, runtime.platform_of(device)), device, closed.out_avals)
+  ctx = lowering.ShardingContext(mesh, (None,) * len(closed.in_avals),
+                                 (None,) * len(closed.out_avals))
+  return _executable(closed, name, ctx, registry.choose(None), ())
 
 
 class _LastCall:
