@@ -45,7 +45,8 @@ from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from stablejax.callback import pure_callback
 from stablejax import debug  # noqa: F401
 from stablejax import ffi  # noqa: F401
-from stablejax.runtime import Array, devices
+from stablejax.basearray import Array  # (the public type; runtime.Array is the concrete one)
+from stablejax.runtime import devices
 from stablejax.runtime import (device_count, local_device_count, local_devices, process_count,
                                process_index)
 from stablejax import sharding  # noqa: F401

@@ -16,6 +16,7 @@ import numpy as np
 from jaxlib import xla_client
 
 from stablejax import dtypes
+from stablejax.basearray import Array
 from stablejax.config import config
 
 
@@ -288,8 +289,9 @@ class set_current_trace:
     _state.trace = self.prev
 
 
-class Tracer:
-  """A value being traced by `_trace`; the operators come from `stablejax.numpy`."""
+class Tracer(Array):
+  """A value being traced by `_trace` (an `Array`, as JAX's tracers); the operators come from
+  `stablejax.numpy`."""
   __slots__ = ("_trace",)
   __array_priority__ = 1000
   __hash__ = None  # like JAX: traced values are not hashable

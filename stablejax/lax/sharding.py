@@ -32,7 +32,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
 def _broadcast_prefix(shardings: Any, x: Any, n: int) -> list:
   """One sharding per leaf of `x`: a single one (or PartitionSpec) for all, else the leaves of
   a pytree with `x`'s structure."""
-  if isinstance(shardings, (sharding_lib.PartitionSpec, *sharding_lib.Sharding)):
+  if isinstance(shardings, (sharding_lib.PartitionSpec, sharding_lib.Sharding)):
     return [shardings] * n
   flat, _ = tree_flatten(shardings, is_leaf=lambda s: isinstance(s, sharding_lib.PartitionSpec))
   if len(flat) != n:

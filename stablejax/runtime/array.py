@@ -9,7 +9,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from stablejax import core, tree_util
+from stablejax import basearray, core, tree_util
 from stablejax.runtime import pjrt
 
 
@@ -28,8 +28,9 @@ def canonical_aval(aval: core.ShapedArray) -> core.ShapedArray:
   return c
 
 
-class Array:
-  """A value living on a device; `aval` is its core.ShapedArray (including weak_type)."""
+class Array(basearray.Array):
+  """A value living on a device; `aval` is its core.ShapedArray (including weak_type). The
+  concrete class: `stablejax.Array`, the public type, is its base (and traced values')."""
   __slots__ = ("_buf", "aval", "_npy", "__weakref__")
   __array_priority__ = 100
   __hash__ = None  # like JAX: arrays are mutable-looking values, not hashable

@@ -61,9 +61,15 @@ class SingleDeviceSharding(_jax.SingleDeviceSharding):
   device_set = property(lambda self: {self._device})
   addressable_devices = device_set
   num_devices = 1
+  has_addressable_devices = True
+
+  def with_memory_kind(self, kind: str) -> SingleDeviceSharding:
+    return SingleDeviceSharding(self._device, memory_kind=kind)
 
   def devices_indices_map(self, shape: tuple) -> dict:
     return {self._device: (slice(None),) * len(shape)}
+
+  addressable_devices_indices_map = devices_indices_map
 
   def _shard_layout(self, shape: tuple) -> list[tuple[Device, tuple, int]]:
     """(device, index, replica id) of the one shard."""
