@@ -58,6 +58,9 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
+# deliverables 8 and 9 (arrays, avals, reshard)
+from stablejax.lax.sharding import reshard
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]
