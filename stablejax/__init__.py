@@ -45,7 +45,8 @@ from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from stablejax.callback import pure_callback
 from stablejax import debug  # noqa: F401
 from stablejax import ffi  # noqa: F401
-from stablejax.runtime import Array, devices
+from stablejax.basearray import Array  # (the public type; runtime.Array is the concrete one)
+from stablejax.runtime import devices
 from stablejax.runtime import (device_count, local_device_count, local_devices, process_count,
                                process_index)
 from stablejax import sharding  # noqa: F401
@@ -59,6 +60,9 @@ from stablejax import distributed  # noqa: F401
 
 # issue 33, part 9: pmap
 from stablejax.pmap import pmap  # noqa: F811  (the function shadows its module)
+
+# issue 33, parts 8 and 9: arrays, avals, reshard
+from stablejax.lax.sharding import reshard
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

@@ -16,6 +16,7 @@ import numpy as np
 from jaxlib import xla_client
 
 from stablejax import dtypes
+from stablejax.basearray import Array
 from stablejax.config import config
 
 
@@ -23,13 +24,17 @@ from stablejax.config import config
 # Abstract values
 
 class ShapedArray:
-  """The type of an array: shape, dtype and whether the dtype is weak (from a Python scalar)."""
-  __slots__ = ("shape", "dtype", "weak_type", "_hash")
+  """The type of an array: shape, dtype and whether the dtype is weak (from a Python scalar).
+  `sharding` (None: unspecified) is carried for the user and kept by `update`; it takes no part
+  in equality, as stablejax's operations do not propagate it."""
+  __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
 
-  def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+  def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *,
+               sharding: Any = None):
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
     self.weak_type = weak_type
+    self.sharding = sharding
     self._hash = None
 
   @property
@@ -52,10 +57,17 @@ class ShapedArray:
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     return self._hash
 
-  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+  def update(self, shape=None, dtype=None, weak_type=None, sharding=None) -> ShapedArray:
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
-                       self.weak_type if weak_type is None else weak_type)
+                       self.weak_type if weak_type is None else weak_type,
+                       sharding=self.sharding if sharding is None else sharding)
+
+  def to_tangent_aval(self) -> ShapedArray:
+    """The type of a tangent of this type: the same, with float0 for an integer or boolean
+    dtype (JAX's `to_tangent_aval`)."""
+    dtype = self.dtype if dtypes.is_inexact(self.dtype) else dtypes.float0
+    return ShapedArray(self.shape, dtype, self.weak_type, sharding=self.sharding)
 
   def str_short(self) -> str:
     return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -288,8 +300,9 @@ class set_current_trace:
     _state.trace = self.prev
 
 
-class Tracer:
-  """A value being traced by `_trace`; the operators come from `stablejax.numpy`."""
+class Tracer(Array):
+  """A value being traced by `_trace` (an `Array`, as JAX's tracers); the operators come from
+  `stablejax.numpy`."""
   __slots__ = ("_trace",)
   __array_priority__ = 1000
   __hash__ = None  # like JAX: traced values are not hashable

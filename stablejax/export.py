@@ -214,7 +214,8 @@ def _vjp_exporter(closed: ClosedJaxpr) -> Callable[[Exported], Exported]:
     vjp_fun.__name__ = f"vjp_{primal.fun_name}"
     tangents_in = list(map(ad.tangent_aval, primal.in_avals))
     tangents_out = list(map(ad.tangent_aval, primal.out_avals))
-    specs = [ShapeDtypeStruct(a.shape, np.bool_ if _is_float0(a) else a.dtype, a.weak_type)
+    specs = [ShapeDtypeStruct(a.shape, np.bool_ if _is_float0(a) else a.dtype,
+                              weak_type=a.weak_type)
              for a in tangents_out]
     return export(jit(vjp_fun), platforms=primal.platforms)(
         *map(ShapeDtypeStruct.from_aval, primal.in_avals), *specs)

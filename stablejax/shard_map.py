@@ -6,7 +6,8 @@ results are put together by `out_specs` (an output whose spec leaves a mesh axis
 same on all devices along it). The higher-order primitive `shard_map_p`
 (stablejax/lax/shard_map.py) holds the per-shard jaxpr; it lowers to Shardy's
 `sdy.manual_computation` (lowering/rules/shard_map.py), which XLA's SPMD partitioner runs on the
-mesh's devices.
+mesh's devices. Called outside `jit`, it runs as a `jit` of itself (as JAX's eager shard_map gives
+the same values).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import functools
 from typing import Any, Callable
 
 from stablejax import core
+from stablejax.jit import jit
 from stablejax.lax.shard_map import shard_aval, shard_map_p, trace_body
 from stablejax.sharding import Mesh, PartitionSpec, current_mesh
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_structure,
@@ -36,7 +38,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any,
   of the enclosing `with mesh:`): arguments are split by `in_specs` and results put together
   by `out_specs` (PartitionSpecs, pytree prefixes of the arguments and results). Inside `f`
   the mesh axis names are bound for collectives. All mesh axes are manual (`axis_names` must
-  be empty or all of them); `check_vma` is accepted, and replication is not checked."""
+  be empty or all of them); `check_vma` is accepted, and replication is not checked. Outside
+  `jit` it runs compiled over the mesh."""
   if f is None:
     return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                              axis_names=axis_names, check_vma=check_vma)
@@ -60,3 +63,18 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any,
                             out_specs=tuple(flat_out_specs), check_vma=check_vma)
     return tree_unflatten(out_tree(), outs)
   return mapped
+
+
+def _bind(*args: Any, **params: Any) -> list:
+  return shard_map_p.bind(*args, **params)
+
+
+_compiled = jit(_bind, static_argnames=("jaxpr", "mesh", "in_specs", "out_specs", "check_vma"))
+
+
+def _shard_map_impl(*args: Any, **params: Any) -> list:
+  """A shard_map on concrete values: compiled over its mesh (cached per body and specs)."""
+  return _compiled(*args, **params)
+
+
+shard_map_p.def_impl(_shard_map_impl)

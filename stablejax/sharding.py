@@ -7,6 +7,7 @@ jaxlib's multi-device ArrayImpl holds it directly (as the single-device arrays h
 """
 from __future__ import annotations
 
+import abc
 import collections
 import enum
 import itertools
@@ -36,6 +37,90 @@ class AxisType(enum.Enum):
 
   def __repr__(self) -> str:
     return self.name
+
+
+# ----------------------------------------------------------------------------------------------
+# Sharding: the base of every sharding
+
+class Sharding(metaclass=abc.ABCMeta):
+  """How an array is laid out over devices (JAX's `jax.sharding.Sharding`). A subclass defines
+  the properties and methods that raise NotImplementedError here; the others follow from them.
+  stablejax's shardings (NamedSharding, GSPMDSharding, SingleDeviceSharding) are jaxlib classes,
+  which take no Python base: they are registered as subclasses."""
+
+  @property
+  def device_set(self) -> set:
+    """The devices the sharding spans (of every process)."""
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    """Whether every device holds the whole array."""
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    """Whether this process addresses all of the devices."""
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def num_devices(self) -> int:
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def memory_kind(self) -> str | None:
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  def with_memory_kind(self, kind: str) -> Sharding:
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def _device_assignment(self) -> tuple:
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  def _to_xla_hlo_sharding(self, ndim: int) -> xla_client.HloSharding:
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  @property
+  def addressable_devices(self) -> set:
+    """The devices of the sharding that this process addresses."""
+    return {d for d in self.device_set if d.process_index == d.client.process_index()}
+
+  @property
+  def has_addressable_devices(self) -> bool:
+    return bool(self.addressable_devices)
+
+  def devices_indices_map(self, shape: Sequence[int]) -> dict:
+    """Device -> the index (a tuple of slices) of its shard of an array of `shape`."""
+    return {d: idx for d, idx, _ in self._shard_layout(tuple(shape))}
+
+  def addressable_devices_indices_map(self, shape: Sequence[int]) -> dict:
+    """`devices_indices_map` restricted to this process's devices."""
+    mine = self.addressable_devices
+    return {d: idx for d, idx in self.devices_indices_map(shape).items() if d in mine}
+
+  def shard_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape of each shard of an array of `shape`."""
+    hs = self._to_xla_hlo_sharding(len(shape))
+    if hs.is_replicated():
+      return tuple(shape)
+    tiles = hs.tile_assignment_dimensions()
+    return tuple(-(-n // t) for n, t in zip(shape, tiles))
+
+  def is_equivalent_to(self, other: Any, ndim: int) -> bool:
+    """Whether both lay out a rank-`ndim` array the same way on the same devices."""
+    a, b = self._to_xla_hlo_sharding(ndim), other._to_xla_hlo_sharding(ndim)
+    if a.is_replicated() and b.is_replicated():
+      return self.device_set == other.device_set
+    return (tuple(self._device_assignment) == tuple(other._device_assignment) and
+            _same_tiles(a, b))
+
+  def _shard_layout(self, shape: tuple) -> list[tuple[Device, Index, int]]:
+    """(device, index, replica id) of every device, in the device assignment's order."""
+    return _layout(tuple(self._device_assignment), self._to_xla_hlo_sharding(len(shape)), shape)
+
+
+Sharding.register(SingleDeviceSharding)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -271,28 +356,13 @@ class _MultiDevice(_jax.GSPMDSharding):
   def is_fully_addressable(self) -> bool:
     return self._internal_device_list.is_fully_addressable
 
-  def shard_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
-    """The shape of each shard of an array of `shape`."""
-    hs = self._to_xla_hlo_sharding(len(shape))
-    if hs.is_replicated():
-      return tuple(shape)
-    tiles = hs.tile_assignment_dimensions()
-    return tuple(-(-n // t) for n, t in zip(shape, tiles))
-
-  def devices_indices_map(self, shape: Sequence[int]) -> dict:
-    """Device -> the index (a tuple of slices) of its shard of an array of `shape`."""
-    return {d: idx for d, idx, _ in self._shard_layout(tuple(shape))}
-
-  def _shard_layout(self, shape: tuple) -> list[tuple[Device, Index, int]]:
-    """(device, index, replica id) of every device, in the device assignment's order."""
-    return _layout(self._device_assignment, self._to_xla_hlo_sharding(len(shape)), shape)
-
-  def is_equivalent_to(self, other: Any, ndim: int) -> bool:
-    """Whether both lay out a rank-`ndim` array the same way on the same devices."""
-    a, b = self._to_xla_hlo_sharding(ndim), other._to_xla_hlo_sharding(ndim)
-    if a.is_replicated() and b.is_replicated():
-      return self.device_set == other.device_set
-    return self._device_assignment == tuple(other._device_assignment) and _same_tiles(a, b)
+  # (jaxlib classes take no Python base: Sharding's implementations are shared by assignment)
+  shard_shape = Sharding.shard_shape
+  devices_indices_map = Sharding.devices_indices_map
+  addressable_devices_indices_map = Sharding.addressable_devices_indices_map
+  is_equivalent_to = Sharding.is_equivalent_to
+  _shard_layout = Sharding._shard_layout
+  has_addressable_devices = Sharding.has_addressable_devices
 
 
 def _same_tiles(a: xla_client.HloSharding, b: xla_client.HloSharding) -> bool:
@@ -438,10 +508,12 @@ def _specs(mesh: Mesh, ndim: int) -> Iterator[PartitionSpec]:
     yield PartitionSpec(*_strip_trailing_none(tuple(p or None for p in parts)))
 
 
+Sharding.register(NamedSharding)
+Sharding.register(GSPMDSharding)
+
+
 # ----------------------------------------------------------------------------------------------
 # device_put with a sharding
-
-Sharding = (NamedSharding, GSPMDSharding, SingleDeviceSharding)
 
 
 def put(x: Any, sharding: Any) -> Array:

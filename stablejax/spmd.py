@@ -18,7 +18,7 @@ from stablejax.util import weak_cache
 
 
 def _is_leaf_sharding(s: Any) -> bool:
-  return s is None or isinstance(s, (sharding_lib.PartitionSpec, *sharding_lib.Sharding))
+  return s is None or isinstance(s, (sharding_lib.PartitionSpec, sharding_lib.Sharding))
 
 
 def prefix_leaves(prefix: Any, value: Any, what: str) -> list:

@@ -13,7 +13,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, pipeline, runtime
+from stablejax import core, lowering, pipeline, runtime, sharding as sharding_lib
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lowering.module import copy_module, name_arguments
 from stablejax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
@@ -22,32 +22,68 @@ from stablejax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_w
 
 class ShapeDtypeStruct:
   """A stand-in for an array of this type (`jit(f).lower`, `.trace` and `eval_shape` take it
-  where they take an array)."""
-  __slots__ = ("shape", "dtype", "weak_type")
+  where they take an array); `sharding` (a Sharding, or a PartitionSpec resolved against the
+  mesh of the enclosing `with mesh:` when read) says how it is laid out."""
+  __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
-  def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+  def __init__(self, shape: Sequence[int], dtype: Any, *, sharding: Any = None,
+               weak_type: bool = False):
+    if dtype is None:
+      raise ValueError("ShapeDtypeStruct: dtype must be specified.")
     self.shape = tuple(shape)
     self.dtype = np.dtype(dtype)
     self.weak_type = weak_type
+    if sharding is not None and not isinstance(sharding, (sharding_lib.Sharding,
+                                                          sharding_lib.PartitionSpec)):
+      raise ValueError("sharding should be an instance of `stablejax.sharding.Sharding` or "
+                       f"`stablejax.sharding.PartitionSpec`. Got {sharding} of type "
+                       f"{type(sharding)}.")
+    if isinstance(sharding, sharding_lib.NamedSharding):
+      sharding._to_xla_hlo_sharding(len(self.shape))  # (a spec longer than the rank: an error)
+    self._sharding = sharding
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
 
+  @property
+  def sharding(self) -> Any:
+    """The sharding; a PartitionSpec given becomes a NamedSharding over the current mesh."""
+    if isinstance(self._sharding, sharding_lib.PartitionSpec):
+      if sharding_lib.current_mesh() is None:
+        raise TypeError("When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh "
+                        "cannot be empty: enter a mesh (`with mesh:`) first.")
+      return sharding_lib.check_sharding(self._sharding, "ShapeDtypeStruct")
+    return self._sharding
+
   @classmethod
   def from_aval(cls, aval: core.ShapedArray) -> ShapeDtypeStruct:
-    return cls(aval.shape, aval.dtype, aval.weak_type)
+    return cls(aval.shape, aval.dtype, sharding=aval.sharding, weak_type=aval.weak_type)
+
+  @classmethod
+  def like(cls, x: Any) -> ShapeDtypeStruct:
+    """The shape, dtype, weak type and sharding of `x` (an array, a traced value, a numpy
+    value or a Python scalar); an Array on one device has no sharding here, as an
+    uncommitted array in JAX."""
+    aval = core.get_aval(x)
+    sharding = aval.sharding
+    if type(x) is runtime.Array and not isinstance(x.sharding, sharding_lib.SingleDeviceSharding):
+      sharding = x.sharding
+    elif isinstance(x, ShapeDtypeStruct):
+      sharding = x._sharding
+    return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
 
   def __eq__(self, other: Any) -> bool:
     return (type(other) is ShapeDtypeStruct and
-            (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype,
-                                                          other.weak_type))
+            (self.shape, self.dtype, self.weak_type, self._sharding) ==
+            (other.shape, other.dtype, other.weak_type, other._sharding))
 
   def __hash__(self) -> int:
-    return hash((self.shape, self.dtype, self.weak_type))
+    return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
   def __repr__(self) -> str:
     weak = ", weak_type=True" if self.weak_type else ""
-    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+    sharding = "" if self._sharding is None else f", sharding={self._sharding}"
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
 core.aval_handlers[ShapeDtypeStruct] = lambda s: core.ShapedArray(s.shape, s.dtype, s.weak_type)

@@ -102,13 +102,8 @@ def _shard_map_abstract_eval(*avals, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs, o
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
 
 
-def _shard_map_eagerly(*args: Any, **params: Any) -> Any:
-  raise NotImplementedError(
-      "shard_map is compiled over its mesh only under jit in stablejax: call it inside "
-      "sj.jit (for example sj.jit(sj.shard_map(f, mesh=..., in_specs=..., out_specs=...)))")
-
-
-shard_map_p.def_impl(_shard_map_eagerly)  # (evaluated alone it would compile for one device)
+# Its evaluation on concrete values (`impl`) is a `jit` over the mesh, given by the API module
+# (stablejax/shard_map.py), as a program compiled for one device would not span the mesh.
 
 
 class _ShardMapRules(CallRules):

@@ -3,21 +3,15 @@ nested lists alike, without computing anything), and `ndarray`, the array type f
 checks (Arrays and traced values alike)."""
 from __future__ import annotations
 
-import abc
 from typing import Any
 
 import numpy as np
 
 from stablejax import core
-from stablejax.runtime import Array
+from stablejax.basearray import Array
 
 
-class ndarray(metaclass=abc.ABCMeta):  # noqa: N801  (numpy's name)
-  """The array type: `isinstance(x, jnp.ndarray)` holds for Arrays and for traced values."""
-
-
-ndarray.register(Array)
-ndarray.register(core.Tracer)
+ndarray = Array  # (as JAX's jnp.ndarray: the array type of Arrays and traced values alike)
 
 
 def aval_of(a: Any) -> core.ShapedArray:

@@ -9,7 +9,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from stablejax import core, tree_util
+from stablejax import basearray, core, tree_util
 from stablejax.runtime import pjrt
 
 
@@ -28,8 +28,9 @@ def canonical_aval(aval: core.ShapedArray) -> core.ShapedArray:
   return c
 
 
-class Array:
-  """A value living on a device; `aval` is its core.ShapedArray (including weak_type)."""
+class Array(basearray.Array):
+  """A value living on a device; `aval` is its core.ShapedArray (including weak_type). The
+  concrete class: `stablejax.Array`, the public type, is its base (and traced values')."""
   __slots__ = ("_buf", "aval", "_npy", "__weakref__")
   __array_priority__ = 100
   __hash__ = None  # like JAX: arrays are mutable-looking values, not hashable
@@ -48,7 +49,7 @@ class Array:
   @property
   def device(self) -> Any:
     """The device holding this array; its sharding if it spans several (as JAX)."""
-    if pjrt.is_single_device(self._buf):
+    if pjrt.on_one_device(self._buf):
       return pjrt.buffer_device(self._buf)
     return self._buf._sharding
 
@@ -68,7 +69,7 @@ class Array:
   @property
   def addressable_shards(self) -> list[Shard]:
     """The shards of the array on this process's devices, in the sharding's device order."""
-    if pjrt.is_single_device(self._buf):
+    if pjrt.on_one_device(self._buf):
       return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
     bufs = {pjrt.buffer_device(b): b for b in self._buf._arrays}
     layout = self._buf._sharding._shard_layout(self.shape)
@@ -80,7 +81,7 @@ class Array:
     if self._buf.is_deleted():  # (a host copy read before may still be cached)
       raise pjrt.deleted_error(self._buf, "the Array")
     if self._npy is None:
-      if pjrt.is_single_device(self._buf):
+      if pjrt.on_one_device(self._buf):
         self._npy = pjrt.to_numpy(self._buf)
       else:
         self._npy = _gather(self)
@@ -248,7 +249,7 @@ def put(x: Any, device: pjrt.Device | None = None) -> Array:
   if isinstance(x, Array):
     if device is None or device == x.device:
       return x
-    if not pjrt.is_single_device(x._buf):  # gathered, then put whole on `device`
+    if not pjrt.on_one_device(x._buf):  # gathered, then put whole on `device`
       return Array(pjrt.put(x._value(), x.aval, check_device(device)), x.aval)
     return Array(pjrt.copy_to(x._buf, check_device(device)), x.aval)
   if isinstance(x, core.Tracer):

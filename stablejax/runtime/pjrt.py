@@ -61,9 +61,15 @@ class SingleDeviceSharding(_jax.SingleDeviceSharding):
   device_set = property(lambda self: {self._device})
   addressable_devices = device_set
   num_devices = 1
+  has_addressable_devices = True
+
+  def with_memory_kind(self, kind: str) -> SingleDeviceSharding:
+    return SingleDeviceSharding(self._device, memory_kind=kind)
 
   def devices_indices_map(self, shape: tuple) -> dict:
     return {self._device: (slice(None),) * len(shape)}
+
+  addressable_devices_indices_map = devices_indices_map
 
   def _shard_layout(self, shape: tuple) -> list[tuple[Device, tuple, int]]:
     """(device, index, replica id) of the one shard."""
@@ -291,8 +297,15 @@ def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
 
 
 def is_single_device(buf: Buffer) -> bool:
-  """Whether `buf` lives whole on one device."""
+  """Whether `buf` has a single-device sharding."""
   return isinstance(buf._sharding, _jax.SingleDeviceSharding)
+
+
+def on_one_device(buf: Buffer) -> bool:
+  """Whether `buf` lives whole on one device: a single-device sharding's, or another sharding
+  over one device (a NamedSharding over a 1-device mesh)."""
+  s = buf._sharding
+  return isinstance(s, _jax.SingleDeviceSharding) or len(s._internal_device_list) == 1
 
 
 def copy_to(buf: Buffer, device: Device) -> Buffer:
@@ -304,8 +317,15 @@ def copy_to(buf: Buffer, device: Device) -> Buffer:
 
 
 def buffer_device(buf: Buffer) -> Device:
-  """The device holding `buf`."""
-  return buf._sharding._device
+  """The device holding `buf`, a buffer on one device (a single-device sharding's, or the one
+  device of another sharding: a shard of an array over a 1-device mesh keeps its NamedSharding)."""
+  s = buf._sharding
+  if isinstance(s, _jax.SingleDeviceSharding):
+    return s._device
+  devices = s._internal_device_list
+  if len(devices) != 1:
+    raise ValueError(f"buffer_device: the buffer spans {len(devices)} devices, not one")
+  return devices[0]
 
 
 def to_numpy(buf: Buffer) -> np.ndarray:

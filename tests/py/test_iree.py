@@ -40,7 +40,7 @@ def check_same(got, want, rtol=1e-5, atol=1e-5):
   want_leaves, want_tree = sj.tree_util.tree_flatten(want)
   assert got_tree == want_tree
   for i, (a, b) in enumerate(zip(got_leaves, want_leaves)):
-    assert type(a) is sj.Array, f"leaf {i}: {type(a)}"
+    assert type(a) is runtime.Array, f"leaf {i}: {type(a)}"
     assert (a.dtype, a.shape, a.weak_type) == (b.dtype, b.shape, b.weak_type), f"leaf {i}"
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol,
                                err_msg=f"leaf {i}")
@@ -124,7 +124,7 @@ def test_pytrees_weak_types_and_dtypes(rng):
 
 def test_results_are_arrays_on_the_default_device(rng):
   out = sj.jit(jnp.sin, backend="iree")(rng.standard_normal(3).astype(f32))
-  assert type(out) is sj.Array and out.device == runtime.default_device()
+  assert type(out) is runtime.Array and out.device == runtime.default_device()
   assert runtime.get_backend("iree").result_device() == runtime.default_device()
   # they mix with every other value, eager and jitted on XLA
   np.testing.assert_allclose(np.asarray(sj.jit(jnp.cos)(out) + out),
@@ -229,7 +229,7 @@ def test_the_backend_interface_compiles_one_module_text_with_both(rng):
   x = rng.standard_normal(4).astype(f32)
   text = sj.jit(lambda x: jnp.sort(x) * 2).lower(x).as_text()
   outs = [runtime.get_backend(name).compile(text)(x) for name in ("xla", "iree")]
-  assert [type(o[0]) for o in outs] == [sj.Array, sj.Array]
+  assert [type(o[0]) for o in outs] == [runtime.Array, runtime.Array]
   np.testing.assert_allclose(np.asarray(outs[1][0]), np.asarray(outs[0][0]), rtol=1e-6)
   assert runtime.get_backend("iree").platform() == "iree"
   assert runtime.get_backend("xla").platform() == "cpu"

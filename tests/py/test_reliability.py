@@ -467,7 +467,7 @@ def test_warns_as_jax_does(name, fn):
 def test_pickle_and_deepcopy_round_trip(value):
   x = sj.device_put(value)
   for y in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x), copy.copy(x)):
-    assert type(y) is sj.Array and y.aval == x.aval
+    assert type(y) is type(x) and isinstance(y, sj.Array) and y.aval == x.aval
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
   assert copy.deepcopy(x)._buf is not x._buf
 
