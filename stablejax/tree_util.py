@@ -161,8 +161,8 @@ def is_tree_node(typ: type) -> bool:
 
 
 class _Children(tuple):
-  """A node's child structures. Stored as a tuple; calling it gives them as a list, as JAX's
-  `PyTreeDef.children()` method does (so both spellings work)."""
+  """A node's child structures (`PyTreeDef.children`): a tuple, which called gives them as a
+  list, as JAX's `PyTreeDef.children()` method does (so both spellings work)."""
   __slots__ = ()
 
   def __call__(self) -> list[PyTreeDef]:
@@ -171,37 +171,42 @@ class _Children(tuple):
 
 class PyTreeDef:
   """The structure of a pytree: a node type, its auxiliary data and child structures."""
-  __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
+  __slots__ = ("node_type", "aux", "_kids", "num_leaves", "_hash")
 
   def __init__(self, node_type, aux, children: Iterable[PyTreeDef]):
     self.node_type = node_type
     self.aux = aux
-    self.children = children if type(children) is _Children else _Children(children)
+    self._kids = children if type(children) is tuple else tuple(children)
     if node_type is None:
       self.num_leaves = 1
     else:
       self.num_leaves = 0
-      for c in self.children:
+      for c in self._kids:
         self.num_leaves += c.num_leaves
     self._hash = None
+
+  @property
+  def children(self) -> _Children:
+    """The child structures of the root."""
+    return _Children(self._kids)
 
   def __eq__(self, other) -> bool:
     return (self is other or isinstance(other, PyTreeDef) and
             self.node_type is other.node_type and self.num_leaves == other.num_leaves and
             (self._hash is None or other._hash is None or self._hash == other._hash) and
-            self.aux == other.aux and self.children == other.children)
+            self.aux == other.aux and self._kids == other._kids)
 
   def __hash__(self) -> int:
     if self._hash is None:
       # A custom node's aux data need not be hashable: as JAX's, it is left out of the hash and
       # compared by equality only (jit's cache keys hold trees of such nodes).
       aux = self.aux if self.node_type is dict else None
-      self._hash = hash((self.node_type, aux, self.children))
+      self._hash = hash((self.node_type, aux, self._kids))
     return self._hash
 
   @property
   def num_nodes(self) -> int:
-    return 1 + sum(c.num_nodes for c in self.children)
+    return 1 + sum(c.num_nodes for c in self._kids)
 
   def node_data(self) -> tuple[type, Any] | None:
     """(node type, aux data) of the root node; None for a leaf."""
@@ -225,7 +230,7 @@ class PyTreeDef:
     `num_leaves`."""
     if self.node_type is None:
       return operator.itemgetter(0)
-    if self.node_type is tuple and all(c.node_type is None for c in self.children):
+    if self.node_type is tuple and all(c.node_type is None for c in self._kids):
       return tuple
     build = _builder(self)
     n = self.num_leaves
@@ -252,7 +257,7 @@ class PyTreeDef:
     """This structure with every leaf replaced by `inner`."""
     if self.node_type is None:
       return inner
-    return PyTreeDef(self.node_type, self.aux, tuple(c.compose(inner) for c in self.children))
+    return PyTreeDef(self.node_type, self.aux, tuple(c.compose(inner) for c in self._kids))
 
   def __repr__(self) -> str:
     return f"PyTreeDef({self._str()})"
@@ -260,7 +265,7 @@ class PyTreeDef:
   def _str(self) -> str:
     if self.node_type is None:
       return "*"
-    kids = [c._str() for c in self.children]
+    kids = [c._str() for c in self._kids]
     if self.node_type is tuple:
       return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
     if self.node_type is list:
@@ -285,9 +290,9 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
     raise ValueError(f"expected a tree of structure {treedef}, got a {type(tree).__name__}")
   children, aux = node.flatten(tree)
   children = list(children)
-  if aux != treedef.aux or len(children) != len(treedef.children):
+  if aux != treedef.aux or len(children) != len(treedef._kids):
     raise ValueError(f"expected a tree of structure {treedef}, got {tree_structure(tree)}")
-  return [x for c, t in zip(treedef.children, children) for x in _flatten_up_to(c, t)]
+  return [x for c, t in zip(treedef._kids, children) for x in _flatten_up_to(c, t)]
 
 
 def _match(treedef: PyTreeDef, tree: Any, leaves: list) -> bool:
@@ -307,9 +312,9 @@ def _match(treedef: PyTreeDef, tree: Any, leaves: list) -> bool:
     if aux != treedef.aux:
       return False
     children = list(children)
-  if len(children) != len(treedef.children):
+  if len(children) != len(treedef._kids):
     return False
-  for child_def, child in zip(treedef.children, children):
+  for child_def, child in zip(treedef._kids, children):
     if child_def.node_type is None:
       if type(child) in _registry or isinstance(child, tuple):  # a node where a leaf was
         return False
@@ -324,7 +329,7 @@ def _builder(treedef: PyTreeDef) -> Callable[[Iterator], Any]:
   node_type = treedef.node_type
   if node_type is None:
     return next
-  kids = [_builder(c) for c in treedef.children]
+  kids = [_builder(c) for c in treedef._kids]
   if node_type is tuple:
     return lambda it: tuple([k(it) for k in kids])
   if node_type is list:
@@ -342,7 +347,7 @@ def _flatten(x: Any, leaves: list, is_leaf) -> PyTreeDef:
     return LEAF
   node_type = type(x)
   if node_type is tuple or node_type is list:  # the common containers, without the registry
-    return PyTreeDef(node_type, None, _Children([_flatten(c, leaves, is_leaf) for c in x]))
+    return PyTreeDef(node_type, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
   node = _registry.get(node_type)
   if node is None and isinstance(x, tuple):
     node_type, node = _node_of(x)  # a namedtuple
@@ -350,7 +355,7 @@ def _flatten(x: Any, leaves: list, is_leaf) -> PyTreeDef:
     leaves.append(x)
     return LEAF
   children, aux = node.flatten(x)
-  return PyTreeDef(node_type, aux, _Children([_flatten(c, leaves, is_leaf) for c in children]))
+  return PyTreeDef(node_type, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
@@ -362,7 +367,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 def _unflatten(treedef: PyTreeDef, it) -> Any:
   if treedef.node_type is None:
     return next(it)
-  children = [_unflatten(c, it) for c in treedef.children]
+  children = [_unflatten(c, it) for c in treedef._kids]
   node = _registry.get(treedef.node_type)
   if node is None:  # a namedtuple
     return treedef.node_type(*children)
@@ -577,7 +582,7 @@ def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
   """The structures of the root's children."""
-  return list(treedef.children)
+  return list(treedef._kids)
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
