@@ -375,3 +375,16 @@ def test_every_jax_tree_util_name_exists():
   theirs = {n for n in dir(jtu) if not n.startswith("_")}
   assert theirs - ours == set()
   assert {n for n in dir(jax.tree) if not n.startswith("_")} <= set(dir(sj.tree))
+
+
+def test_ordered_dict_through_vmap_grad_jit_as_jax():
+  od = collections.OrderedDict([("b", np.ones((2, 3), np.float32)),
+                                ("a", np.arange(3, dtype=np.float32))])
+  axes = (collections.OrderedDict([("b", 0), ("a", None)]),)
+  f = lambda d: d["b"] * d["a"]
+  np.testing.assert_array_equal(sj.vmap(f, in_axes=axes)(od), jax.vmap(f, in_axes=axes)(od))
+  loss = lambda d: (d["b"].sum() * d["a"]).sum()
+  got, want = sj.grad(loss)(od), jax.grad(loss)(od)
+  assert list(got) == list(want) == ["b", "a"]
+  np.testing.assert_array_equal(got["a"], want["a"])
+  assert type(sj.jit(lambda d: d)(od)) is collections.OrderedDict
