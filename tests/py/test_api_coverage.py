@@ -22,6 +22,7 @@ MODULES = {
     "scipy.special": (0.83, 0.60),
     "scipy.stats": (0.83, None),
     "tree": (1.0, None),
+    "tree_util": (1.0, 0.95),
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
     "scipy.linalg": (0.42, None),

@@ -41,14 +41,14 @@ def test_registered_node():
 
 
 def test_register_twice_is_an_error():
-  with pytest.raises(ValueError, match="already registered"):
+  with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration"):
     tu.register_pytree_node(Box, lambda b: ((), None), lambda _, k: Box(0, 0))
 
 
 def test_tree_map_multiple_trees():
   assert tu.tree_map(lambda a, b: a + b, {"x": 1, "y": (2,)}, {"x": 10, "y": (20,)}) == \
       {"x": 11, "y": (22,)}
-  with pytest.raises(ValueError, match="structures differ"):
+  with pytest.raises(ValueError, match="pytree structure error: different types"):
     tu.tree_map(lambda a, b: a, (1, 2), [1, 2])
 
 
