@@ -376,7 +376,8 @@ def _on_extended(ctx: LoweringRuleContext, eqn: JaxprEqn) -> bool:
   """Whether the equation takes or makes values of extended dtypes (keys) and is not a call or
   control flow (whose jaxprs are lowered on the keys' physical types)."""
   return (any(not isinstance(a.dtype, np.dtype) for a in (*ctx.avals_in, *ctx.avals_out)) and
-          not any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in eqn.params.values()))
+          not any(isinstance(x, (Jaxpr, ClosedJaxpr)) for v in eqn.params.values()
+                  for x in (v if type(v) is tuple else (v,))))
 
 
 def _component(value: ir.Value, aval: core.ShapedArray, j: int) -> ir.Value:

@@ -176,8 +176,10 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
   if np.ndim(data):
     raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                     f"{np.shape(data)} != (). Use jax.vmap for batching.")
-  if typed:
-    return lax_random.random_fold_in_p.bind(key, jnp.asarray(data, dtype=np.uint32))
+  if typed:  # (a concrete `data` a numpy scalar: a literal of the jaxpr, as JAX's)
+    data = (lax.convert_element_type(data, np.uint32) if isinstance(data, core.Tracer)
+            else np.asarray(data).astype(np.uint32))
+    return lax_random.random_fold_in_p.bind(key, data)
   return _fold_in(key, jnp.asarray(data, dtype=np.uint32))
 
 
