@@ -83,7 +83,11 @@ def dtype_to_ir_type(dtype: np.dtype) -> ir.Type:
 def aval_to_ir_type(aval: core.ShapedArray) -> ir.RankedTensorType:
   """The ranked tensor type of an aval, e.g. f32[2,3] -> tensor<2x3xf32>."""
   t = _state.tensor_types.get((aval.shape, aval.dtype))
-  return _new_tensor_type(aval.shape, aval.dtype) if t is None else t
+  if t is None:
+    physical = core.physical_aval(aval)  # a key array is its uint32[..., 2] data
+    t = _state.tensor_types[aval.shape, aval.dtype] = aval_to_ir_type(physical) \
+        if physical is not aval else _new_tensor_type(aval.shape, aval.dtype)
+  return t
 
 
 def shaped_ir_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType:
@@ -131,6 +135,8 @@ def _dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
 
 
 def _as_array(value: Any, dtype: Any) -> np.ndarray:
+  if isinstance(dtype, dtypes.ExtendedDType):  # a key array: its data
+    return np.asarray(value, dtype.physical_dtype)
   dtype = dtypes.dtype_of(value) if dtype is None else np.dtype(dtype)
   if dtype == dtypes.float0:  # zero-width tangents are false booleans in HLO (as in JAX)
     return np.zeros(np.shape(value), np.bool_)

@@ -18,7 +18,7 @@ from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effe
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, MissingLoweringRule, checks_results,
-                                         lookup_rule)
+                                         lookup_rule, physical_lowerings)
 from stablejax.util import gc_paused
 
 SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
@@ -360,6 +360,8 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   except MissingLoweringRule as e:
     _add_context(e, ctx, None)
     raise
+  if prim not in physical_lowerings and _on_extended(ctx, eqn):
+    rules = tuple(_per_component(rule) for rule in rules)
   with module_ctx.location(name, info):
     if len(rules) == 1:
       outs = _apply_rule(rules[0], ctx, args, eqn.params)
@@ -368,6 +370,50 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   if ctx.tokens_out:
     tokens.update(ctx.tokens_out)
   return outs
+
+
+def _on_extended(ctx: LoweringRuleContext, eqn: JaxprEqn) -> bool:
+  """Whether the equation takes or makes values of extended dtypes (keys) and is not a call or
+  control flow (whose jaxprs are lowered on the keys' physical types)."""
+  return (any(not isinstance(a.dtype, np.dtype) for a in (*ctx.avals_in, *ctx.avals_out)) and
+          not any(isinstance(x, (Jaxpr, ClosedJaxpr)) for v in eqn.params.values()
+                  for x in (v if type(v) is tuple else (v,))))
+
+
+def _component(value: ir.Value, aval: core.ShapedArray, j: int) -> ir.Value:
+  """Component `j` of the physical value of `aval` (of an extended dtype): its last axis."""
+  physical = core.physical_aval(aval)
+  start = [0] * physical.ndim
+  start[-1] = j
+  piece = hlo.slice(value, start, [*physical.shape[:-1], j + 1], [1] * physical.ndim)
+  return hlo.reshape(aval_to_ir_type(core.ShapedArray(aval.shape, physical.dtype)), piece)
+
+
+def _per_component(rule: Callable) -> Callable:
+  """`rule`, applied to each component of the physical values of extended dtypes (a key's data
+  words), the results stacked back: a structural op (slice, reshape, gather, select, ...) moves
+  every word of a key alike."""
+  def per_component(ctx: LoweringRuleContext, *args: ir.Value, **params: Any) -> list:
+    def plain(aval):
+      return (core.ShapedArray(aval.shape, aval.dtype.physical_dtype)
+              if not isinstance(aval.dtype, np.dtype) else aval)
+    ext = [a for a in (*ctx.avals_in, *ctx.avals_out) if not isinstance(a.dtype, np.dtype)][0]
+    inner = ctx.replace(avals_in=list(map(plain, ctx.avals_in)),
+                        avals_out=list(map(plain, ctx.avals_out)))
+    parts = []
+    for j in range(ext.dtype.physical_shape[0]):
+      xs = [_component(x, a, j) if not isinstance(a.dtype, np.dtype) else x
+            for x, a in zip(args, ctx.avals_in)]
+      parts.append(_normalize_results(ctx.primitive, rule(inner, *xs, **params)))
+    return [_stack_components(ps, a) if not isinstance(a.dtype, np.dtype) else ps[0]
+            for a, ps in zip(ctx.avals_out, zip(*parts))]
+  return per_component
+
+
+def _stack_components(parts: Sequence[ir.Value], aval: core.ShapedArray) -> ir.Value:
+  physical = core.physical_aval(aval)
+  one = core.ShapedArray((*aval.shape, 1), physical.dtype)
+  return hlo.concatenate([hlo.reshape(aval_to_ir_type(one), p) for p in parts], physical.ndim - 1)
 
 
 def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequence[Any],
@@ -600,7 +646,7 @@ def lower_fun(fn: Callable, multiple_results: bool = False) -> Callable:
     def flat_fn(*xs):
       out = fn(*xs, **params)
       return list(out) if multiple_results else [out]
-    jaxpr, consts = pe.trace_to_jaxpr(flat_fn, ctx.avals_in)
+    jaxpr, consts = pe.trace_to_jaxpr(flat_fn, [core.physical_aval(a) for a in ctx.avals_in])
     return inline_jaxpr(ctx, jaxpr, consts, args, ctx.name_stack, ctx.source_info)
   return rule
 

@@ -13,6 +13,9 @@ _rules: dict[core.Primitive, dict[str | None, Callable]] = {}
 # suite checks (`config.check_lowering_rules`); any rule registered after them, a user's, has
 # its results checked on every equation, so a wrong one is named at once.
 _builtin: set[Callable] = set()
+# The primitives whose rules lower values of extended dtypes (PRNG keys) as their physical
+# arrays themselves; any other primitive on them is lowered once per physical component.
+physical_lowerings: set[core.Primitive] = set()
 
 
 class LoweringError(Exception):

@@ -32,7 +32,8 @@ class ShapedArray:
   def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *,
                sharding: Any = None):
     self.shape = tuple(shape)
-    self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    self.dtype = (dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType))
+                  else np.dtype(dtype))
     self.weak_type = weak_type
     self.sharding = sharding
     self._hash = None
@@ -77,6 +78,15 @@ class ShapedArray:
     return f"ShapedArray({self.str_short()}{weak})"
 
   __str__ = str_short
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+  """The aval of the array storing values of `aval`: itself, or for an extended dtype (PRNG
+  keys) the array of its physical dtype with its physical shape appended."""
+  dtype = aval.dtype
+  if not isinstance(dtype, dtypes.ExtendedDType):
+    return aval
+  return ShapedArray(aval.shape + dtype.physical_shape, dtype.physical_dtype)
 
 
 def typematch(a: ShapedArray, b: ShapedArray) -> bool:

@@ -19,6 +19,43 @@ float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.fl
 bfloat16 = np.dtype(ml_dtypes.bfloat16)  # numpy's kind for it is "V"; `kind` says "f"
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
+
+
+class extended(np.generic):  # noqa: N801  (JAX's name)
+  """The scalar type class of every extended dtype (`issubdtype(k.dtype, extended)`)."""
+
+
+class prng_key(extended):  # noqa: N801  (JAX's name)
+  """The scalar type class of typed PRNG key dtypes."""
+
+
+class ExtendedDType:
+  """A dtype numpy does not know (JAX's `dtypes.ExtendedDType`): `type` is its scalar type class;
+  a value of shape `s` is stored as an array of shape `s + physical_shape` and `physical_dtype`."""
+  type: type = extended
+  name: str = "extended"
+  physical_shape: tuple[int, ...] = ()
+  physical_dtype: np.dtype = np.dtype(np.uint32)
+  itemsize = property(lambda self: self.physical_dtype.itemsize * _prod(self.physical_shape))
+
+  def __str__(self) -> str:
+    return self.name
+
+  __repr__ = __str__
+
+
+def _prod(shape: tuple[int, ...]) -> int:
+  size = 1
+  for d in shape:
+    size *= d
+  return size
+
+
+def is_extended(dtype: Any) -> bool:
+  """Whether `dtype` is an extended dtype (a PRNG key type)."""
+  return isinstance(dtype, ExtendedDType)
+
+
 _x64_to_x32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 _supported = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               bfloat16, float16, float32, float64, complex64, complex128}
@@ -33,8 +70,8 @@ _short_names = {
 
 
 def short_name(dtype: np.dtype) -> str:
-  """`f32`, `i32`, `bool`, ... as JAX prints types."""
-  return _short_names.get(dtype, str(dtype))
+  """`f32`, `i32`, `bool`, ... as JAX prints types (`key<fry>` for keys)."""
+  return str(dtype) if isinstance(dtype, ExtendedDType) else _short_names.get(dtype, str(dtype))
 
 
 def kind(dtype) -> str:
@@ -45,6 +82,8 @@ def kind(dtype) -> str:
     if k is None:
       k = _kinds[dtype] = "f" if dtype.kind == "V" and dtype == bfloat16 else dtype.kind
     return k
+  if isinstance(dtype, ExtendedDType):
+    return "V"
   return kind(np.dtype(dtype))
 
 
@@ -78,7 +117,12 @@ def is_scalar_type(x: Any) -> bool:
 
 
 def issubdtype(arg1: Any, arg2: Any) -> bool:
-  """numpy's issubdtype, with bfloat16 a floating type (numpy knows it only as np.generic)."""
+  """numpy's issubdtype, with bfloat16 a floating type (numpy knows it only as np.generic)
+  and the extended dtypes (PRNG keys) under `extended`."""
+  if isinstance(arg1, ExtendedDType) or isinstance(arg2, ExtendedDType):
+    if isinstance(arg2, type) and isinstance(arg1, ExtendedDType):
+      return issubclass(arg1.type, arg2)
+    return arg1 == arg2
   if (arg2 in _BFLOAT16_SUPERTYPES and (arg1 is ml_dtypes.bfloat16 or (
       (isinstance(arg1, (str, np.dtype)) or is_scalar_type(arg1)) and
       np.dtype(arg1) == bfloat16))):
@@ -92,6 +136,8 @@ def is_bool(dtype) -> bool:
 
 def canonicalize(dtype) -> np.dtype:
   """The dtype stablejax computes in: 64-bit types narrow to 32 bits unless x64 is enabled."""
+  if isinstance(dtype, ExtendedDType):
+    return dtype
   dtype = np.dtype(dtype)
   if not config.enable_x64:
     dtype = _x64_to_x32.get(dtype, dtype)

@@ -1,9 +1,10 @@
 """stablejax.random: JAX's default PRNG (threefry-2x32, in JAX's default "partitionable" mode),
 bit for bit, written with lax ops so that it stages, transforms and lowers like any program.
 
-Keys are JAX's legacy raw keys: uint32[2] arrays (`PRNGKey`, `split`, `fold_in`). Typed key
-arrays are not implemented: `key` returns the same uint32[2] representation, and `key_data` and
-`wrap_key_data` are identities. Each sampler computes what JAX's computes, op for op. The
+Keys are typed key arrays of dtype `key<fry>` (`key`, `wrap_key_data`; `key_data` gives their
+uint32[..., 2] data), or JAX's legacy raw keys, uint32[2] arrays (`PRNGKey`): every function
+takes both, and `split` and `fold_in` return keys of the kind they are given. Each sampler
+computes what JAX's computes, op for op. The
 threefry hash, uniform and normal bits and the gamma primitive (`random_gamma_p`) live in
 `stablejax.lax.random`; `multivariate_normal` and `orthogonal` use `stablejax.numpy.linalg`.
 """
@@ -41,8 +42,18 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # Keys
 
+def _check_typed_key(name: str, key: Array) -> Array:
+  """A typed key array, checked to be one key."""
+  if key.ndim:
+    raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                     f"{key.shape} != (). Use jax.vmap for batching.")
+  return key
+
+
 def _check_key(name: str, key: ArrayLike) -> Array:
-  """`key` as an array, checked to be one uint32[2] key."""
+  """`key` as a raw key (a typed key's data), checked to be one uint32[2] key."""
+  if lax_random.is_key(key):
+    return lax_random.random_unwrap_p.bind(_check_typed_key(name, key))
   if not isinstance(key, core.Tracer):
     key = jnp.asarray(key)
   aval = core.get_aval(key)
@@ -85,23 +96,46 @@ def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802  (JAX's name)
   return _seed(seed)
 
 
-def key(seed: int | ArrayLike) -> Array:
-  """A PRNG key. Typed key arrays are not implemented: this is the uint32[2] of `PRNGKey`."""
-  return PRNGKey(seed)
+def _check_impl(impl: Any) -> str:
+  if impl not in (None, "threefry2x32"):
+    raise ValueError(f"unrecognized PRNG implementation {impl!r}: stablejax has 'threefry2x32'")
+  return "fry"
+
+
+def key(seed: int | ArrayLike, *, impl: Any = None) -> Array:
+  """A typed PRNG key (dtype `key<fry>`) from an integer seed."""
+  tag = _check_impl(impl)
+  if isinstance(seed, int) and not isinstance(seed, bool):
+    seed = np.int64(seed).astype(dtypes.canonicalize(np.int64))
+  seed = seed if isinstance(seed, core.Tracer) else jnp.asarray(seed)
+  if seed.ndim:
+    raise TypeError(f"key accepts a scalar seed, but was given an array of shape "
+                    f"{seed.shape} != (). Use jax.vmap for batching")
+  return lax_random.random_seed_p.bind(seed, impl=tag)
 
 
 def key_data(keys: ArrayLike) -> Array:
-  """The uint32 data of keys: the identity (keys are raw uint32[..., 2] arrays here)."""
+  """The uint32[..., 2] data of typed keys (raw keys are returned as they are)."""
+  if lax_random.is_key(keys):
+    return lax_random.random_unwrap_p.bind(keys)
   return keys
 
 
-def wrap_key_data(key_bits_array: ArrayLike) -> Array:
-  """Keys from their uint32 data: the identity (typed keys are not implemented)."""
-  return key_bits_array
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: Any = None) -> Array:
+  """Typed keys from their uint32[..., 2] data."""
+  tag = _check_impl(impl)
+  if lax_random.is_key(key_bits_array):
+    raise TypeError("wrap_key_data: key_bits_array is already a typed key array; expected "
+                    "uint32 data")
+  data = key_bits_array if isinstance(key_bits_array, core.Tracer) else jnp.asarray(
+      key_bits_array)
+  return lax_random.random_wrap_p.bind(data, impl=tag)
 
 
 def key_impl(keys: ArrayLike) -> str:
   """The name of the keys' PRNG implementation: always "threefry2x32" here."""
+  if lax_random.is_key(keys):
+    return keys.dtype.impl
   keys = jnp.asarray(keys) if not isinstance(keys, core.Tracer) else keys
   aval = core.get_aval(keys)
   if aval.dtype != np.uint32 or aval.shape[-1:] != (2,):
@@ -126,20 +160,26 @@ _split = jit(lax_random.split, static_argnums=1)
 
 def split(key: ArrayLike, num: int | tuple[int, ...] = 2) -> Array:
   """`num` new keys (a shape when a tuple), stacked on a leading axis."""
+  if lax_random.is_key(key):
+    return lax_random.random_split_p.bind(_check_typed_key("split", key),
+                                          shape=_canonical_shape("split", num))
   return _split(_check_key("split", key), _canonical_shape("split", num))
 
 
-@jit
-def _fold_in(key: Array, data: Array) -> Array:
-  return lax_random.stack_words(*lax_random.hash_counts(key, data))
+_fold_in = jit(lax_random.fold_in)
 
 
 def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
   """A new key, a function of `key` and the 32-bit integer `data`."""
-  key = _check_key("fold_in", key)
+  typed = lax_random.is_key(key)
+  key = _check_typed_key("fold_in", key) if typed else _check_key("fold_in", key)
   if np.ndim(data):
     raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                     f"{np.shape(data)} != (). Use jax.vmap for batching.")
+  if typed:  # (a concrete `data` a numpy scalar: a literal of the jaxpr, as JAX's)
+    data = (lax.convert_element_type(data, np.uint32) if isinstance(data, core.Tracer)
+            else np.asarray(data).astype(np.uint32))
+    return lax_random.random_fold_in_p.bind(key, data)
   return _fold_in(key, jnp.asarray(data, dtype=np.uint32))
 
 
@@ -151,11 +191,15 @@ _random_bits = jit(lax_random.random_bits, static_argnums=(1, 2))
 
 def bits(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
   """Uniform random bits: unsigned integers of `dtype` (uint32, or uint64 with x64)."""
-  key = _check_key("bits", key)
+  typed = lax_random.is_key(key)
+  key = _check_typed_key("bits", key) if typed else _check_key("bits", key)
   dtype = dtypes.canonicalize(np.uint64 if dtype is None else dtype)
   if dtype.kind != "u":
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-  return _random_bits(key, dtype.itemsize * 8, _canonical_shape("bits", shape))
+  shape = _canonical_shape("bits", shape)
+  if typed:
+    return lax_random.random_bits_p.bind(key, bit_width=dtype.itemsize * 8, shape=shape)
+  return _random_bits(key, dtype.itemsize * 8, shape)
 
 
 random_bits = bits

@@ -1,8 +1,11 @@
 """The threefry-2x32 PRNG written with lax ops (JAX's default PRNG, in its "partitionable"
-mode), and `random_gamma`: JAX's Marsaglia–Tsang gamma sampler as a primitive, with its rules.
+mode), typed PRNG keys (`KeyTy`, the dtype `key<fry>`, and the primitives `random_seed`,
+`random_wrap`, `random_unwrap`, `random_bits`, `random_split`, `random_fold_in`, as JAX's), and
+`random_gamma`: JAX's Marsaglia–Tsang gamma sampler as a primitive, with its rules.
 
-Keys are JAX's legacy raw keys, uint32[..., 2]. `stablejax.random` builds every sampler on the
-functions here; `random_gamma` is lowered with `lower_fun(gamma_impl)` (as JAX lowers it), and
+A typed key array of shape s is stored as its raw keys, uint32[*s, 2] (`core.physical_aval`); the
+key primitives are lowered as the physical functions here on them. `stablejax.random` builds
+every sampler on the functions here; `random_gamma` is lowered with `lower_fun(gamma_impl)` (as JAX lowers it), and
 its numpy reference is the same algorithm over a numpy threefry.
 """
 from __future__ import annotations
@@ -20,7 +23,7 @@ from stablejax.lax.primitive_kit import def_reference, standard_primitive
 
 Array = Any
 
-__all__ = ["random_gamma_p"]
+__all__ = ["random_gamma_p"]  # (the key primitives are reached as `lax.random.*`, not lax's)
 
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                64: np.dtype(np.uint64)}
@@ -71,8 +74,26 @@ def _counts(shape: tuple[int, ...]) -> Array:
 
 
 def hash_counts(key: Array, counts: Any) -> tuple[Array, Array]:
-  """threefry2x32 of the counts (high words 0) under `key`."""
-  return _threefry2x32(key[0], key[1], lax.full_like(counts, 0), counts)
+  """threefry2x32 of the counts (high words 0) under `key`: one raw key, or raw keys
+  uint32[*k, 2] with counts of shape (*k, ...) (each key hashing its own counts)."""
+  key_shape = core.get_aval(key).shape[:-1]
+  if not key_shape:
+    return _threefry2x32(key[0], key[1], lax.full_like(counts, 0), counts)
+  shape = core.get_aval(counts).shape
+  words = [lax.broadcast_in_dim(lax.squeeze(lax.slice_in_dim(key, j, j + 1, axis=-1),
+                                            (len(key_shape),)), shape, range(len(key_shape)))
+           for j in range(2)]
+  return _threefry2x32(*words, lax.full_like(counts, 0), counts)
+
+
+def _key_counts(key: Array, shape: tuple[int, ...]) -> Any:
+  """The counts of `shape` under each of the raw keys uint32[*k, 2]: of shape (*k, *shape)."""
+  key_shape = core.get_aval(key).shape[:-1]
+  counts = _counts(shape)
+  if not key_shape:
+    return counts
+  return lax.broadcast_in_dim(counts, key_shape + shape,
+                              range(len(key_shape), len(key_shape) + len(shape)))
 
 
 def stack_words(hi: Array, lo: Array) -> Array:
@@ -82,13 +103,19 @@ def stack_words(hi: Array, lo: Array) -> Array:
 
 
 def split(key: Array, shape: tuple[int, ...]) -> Array:
-  """Keys of `shape` (uint32[*shape, 2]) derived from `key`."""
-  return stack_words(*hash_counts(key, _counts(shape)))
+  """Keys of `shape` (uint32[*k, *shape, 2]) derived from each of the raw keys uint32[*k, 2]."""
+  return stack_words(*hash_counts(key, _key_counts(key, shape)))
+
+
+def fold_in(key: Array, data: Array) -> Array:
+  """Raw keys uint32[*k, 2] folding in `data` (uint32[*k]) under each raw key."""
+  return stack_words(*hash_counts(key, data))
 
 
 def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
-  """Unsigned integers of `bit_width` bits and `shape`."""
-  hi, lo = hash_counts(key, _counts(shape))
+  """Unsigned integers of `bit_width` bits and `shape` (after the key shape k) from each of
+  the raw keys uint32[*k, 2]."""
+  hi, lo = hash_counts(key, _key_counts(key, shape))
   dtype = UINT_DTYPES[bit_width]
   if bit_width == 64:
     hi, lo = (lax.convert_element_type(b, dtype) for b in (hi, lo))
@@ -117,6 +144,130 @@ def normal(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
   lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
   u = uniform(key, lo, np.array(1., dtype), shape, dtype)
   return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def seed(seeds: Array) -> Array:
+  """Raw keys from integer seeds: the high and low 32 bits of each."""
+  thirty_two = np.array(32, core.get_aval(seeds).dtype)
+  hi = lax.convert_element_type(lax.shift_right_logical(seeds, thirty_two), np.uint32)
+  return stack_words(hi, lax.convert_element_type(seeds, np.uint32))
+
+
+# ----------------------------------------------------------------------------------------------
+# Typed keys: the key dtype and its primitives
+
+class KeyTy(dtypes.ExtendedDType):
+  """The dtype of typed PRNG keys of one implementation (`key<fry>`: threefry2x32, the only
+  one here), stored as uint32[..., 2]."""
+  type = dtypes.prng_key
+  physical_shape = (2,)
+  physical_dtype = np.dtype(np.uint32)
+
+  def __init__(self, impl: str = "threefry2x32", tag: str = "fry"):
+    self.impl, self.tag = impl, tag
+    self.name = f"key<{tag}>"
+
+  def __eq__(self, other: Any) -> bool:
+    return type(other) is KeyTy and other.impl == self.impl
+
+  def __hash__(self) -> int:
+    return hash((KeyTy, self.impl))
+
+
+THREEFRY = KeyTy()
+_IMPLS = {"fry": THREEFRY}
+
+
+def is_key(x: Any) -> bool:
+  """Whether `x` is a typed key array (a value or a tracer of a key dtype)."""
+  return isinstance(getattr(x, "dtype", None), KeyTy)
+
+
+def _key_aval(name: str, keys: ShapedArray) -> KeyTy:
+  if not isinstance(keys.dtype, KeyTy):
+    raise TypeError(f"{name} expects typed PRNG keys (from random.key), got {keys.str_short()}")
+  return keys.dtype
+
+
+def _seed_abstract_eval(seeds: ShapedArray, *, impl: str) -> ShapedArray:
+  if dtypes.kind(seeds.dtype) not in "iu":
+    raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short()}")
+  return ShapedArray(seeds.shape, _IMPLS[impl])
+
+
+def _wrap_abstract_eval(base: ShapedArray, *, impl: str) -> ShapedArray:
+  if base.dtype != np.uint32 or base.shape[-1:] != (2,):
+    raise TypeError(f"random_wrap: key data must be uint32[..., 2] for impl {impl}, got "
+                    f"{base.str_short()}")
+  return ShapedArray(base.shape[:-1], _IMPLS[impl])
+
+
+def _unwrap_abstract_eval(keys: ShapedArray) -> ShapedArray:
+  _key_aval("random_unwrap", keys)
+  return core.physical_aval(keys)
+
+
+def _bits_abstract_eval(keys: ShapedArray, *, bit_width: int, shape: tuple) -> ShapedArray:
+  _key_aval("random_bits", keys)
+  if bit_width not in UINT_DTYPES:
+    raise ValueError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width}")
+  return ShapedArray(keys.shape + tuple(shape), UINT_DTYPES[bit_width])
+
+
+def _split_abstract_eval(keys: ShapedArray, *, shape: tuple) -> ShapedArray:
+  return ShapedArray(keys.shape + tuple(shape), _key_aval("random_split", keys))
+
+
+def _fold_in_abstract_eval(keys: ShapedArray, msgs: ShapedArray) -> ShapedArray:
+  _key_aval("random_fold_in", keys)
+  if msgs.dtype != np.uint32 or msgs.shape not in ((), keys.shape):
+    raise TypeError(f"random_fold_in: data must be uint32 of the keys' shape {keys.shape}, "
+                    f"got {msgs.str_short()}")
+  return keys
+
+
+random_seed_p = standard_primitive("random_seed", _seed_abstract_eval)
+random_wrap_p = standard_primitive("random_wrap", _wrap_abstract_eval)
+random_unwrap_p = standard_primitive("random_unwrap", _unwrap_abstract_eval)
+random_bits_p = standard_primitive("random_bits", _bits_abstract_eval)
+random_split_p = standard_primitive("random_split", _split_abstract_eval)
+random_fold_in_p = standard_primitive("random_fold_in", _fold_in_abstract_eval)
+
+# The physical computation of each key primitive, on raw keys (their lowering).
+physical_impls = {
+    random_seed_p: lambda seeds, *, impl: seed(seeds),
+    random_wrap_p: lambda base, *, impl: base,
+    random_unwrap_p: lambda keys: keys,
+    random_bits_p: lambda keys, *, bit_width, shape: random_bits(keys, bit_width, shape),
+    random_split_p: lambda keys, *, shape: split(keys, shape),
+    random_fold_in_p: lambda keys, msgs: fold_in(
+        keys, msgs if core.get_aval(keys).ndim == 1 else lax.broadcast_in_dim(
+            msgs, core.get_aval(keys).shape[:-1], ())),
+}
+
+
+def _key_batcher(prim: core.Primitive) -> Any:
+  """The batching rule of a key primitive: every operand batched at the front (the key
+  primitives all map over their operands' leading shape)."""
+  def rule(axis_data, args, dims, **params):
+    args = [batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims)]
+    return prim.bind(*args, **params), 0
+  return rule
+
+
+def _fold_in_batcher(axis_data, args, dims):
+  keys, msgs = (batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims))
+  shape = core.get_aval(keys).shape
+  if dims[1] is not batching.not_mapped and core.get_aval(msgs).shape != shape:
+    msgs = lax.broadcast_in_dim(msgs, shape, (0,))
+  return random_fold_in_p.bind(keys, msgs), 0
+
+
+for _prim in physical_impls:
+  ad.defjvp_zero(_prim)
+  batching.fancy_primitive_batchers[_prim] = _key_batcher(_prim)
+  flops.flops_rules[_prim] = flops.out_size
+batching.fancy_primitive_batchers[random_fold_in_p] = _fold_in_batcher
 
 
 # ----------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Operators, indexing and methods such as `.reshape` are installed by `stablejax.n
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -127,7 +127,8 @@ class Array(basearray.Array):
     if not self.shape:
       raise TypeError("iteration over a rank-0 array")
     aval, device = self.aval.update(shape=self.shape[1:]), self.device
-    return (Array(pjrt.put(row, aval, device), aval) for row in self._value())
+    physical = core.physical_aval(aval)
+    return (Array(pjrt.put(row, physical, device), aval) for row in self._value())
 
   def __bool__(self) -> bool:
     return bool(self._value())
@@ -155,6 +156,8 @@ class Array(basearray.Array):
     return self.copy()
 
   def __repr__(self) -> str:
+    if core.physical_aval(self.aval) is not self.aval:  # a key array, as JAX shows one
+      return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._value()}"
     prefix = "Array("
     dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
     line_width = np.get_printoptions()["linewidth"]
@@ -168,6 +171,8 @@ class Array(basearray.Array):
     return f"{prefix}{s},{sep}{dtype_str})"
 
   def __str__(self) -> str:
+    if core.physical_aval(self.aval) is not self.aval:
+      return repr(self)
     return str(self._value())
 
   def __format__(self, format_spec: str) -> str:
@@ -233,6 +238,15 @@ def from_buffer(buf: pjrt.Buffer) -> Array:
   return a
 
 
+def result_wrap(aval: core.ShapedArray) -> Callable[[pjrt.Buffer], Array]:
+  """How a result buffer of type `aval` becomes an Array: as it is, or for an extended dtype (a
+  key array) its physical buffer typed `aval`."""
+  if core.physical_aval(aval) is aval:
+    return from_buffer
+  aval = canonical_aval(aval)
+  return lambda buf: Array(buf, aval)
+
+
 core.aval_handlers[Array] = operator.attrgetter("aval")
 
 
@@ -250,7 +264,7 @@ def put(x: Any, device: pjrt.Device | None = None) -> Array:
     if device is None or device == x.device:
       return x
     if not pjrt.on_one_device(x._buf):  # gathered, then put whole on `device`
-      return Array(pjrt.put(x._value(), x.aval, check_device(device)), x.aval)
+      return Array(pjrt.put(x._value(), core.physical_aval(x.aval), check_device(device)), x.aval)
     return Array(pjrt.copy_to(x._buf, check_device(device)), x.aval)
   if isinstance(x, core.Tracer):
     raise TypeError(f"device_put of a traced value {x!r} is not supported; device_put values "

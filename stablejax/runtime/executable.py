@@ -5,7 +5,7 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core
 from stablejax.runtime import pjrt
-from stablejax.runtime.array import Array, canonical_aval, check_device, from_buffer, put
+from stablejax.runtime.array import Array, canonical_aval, check_device, put, result_wrap
 
 
 class Executable:
@@ -21,7 +21,8 @@ class Executable:
     self.out_avals = tuple(map(canonical_aval, out_avals))
     self._loaded = loaded
     # `run(buffers)`: execute on buffers already on `device` (no checks); the fast paths.
-    self.run = loaded.launcher(self.out_avals, from_buffer)
+    self.run = loaded.launcher([core.physical_aval(a) for a in self.out_avals],
+                               [result_wrap(a) for a in self.out_avals])
 
   def __call__(self, *args: Any) -> list[Array]:
     sh = self.sharding
@@ -40,7 +41,7 @@ class Executable:
     return [self._prepare(i, x)._buf for i, x in enumerate(args)]
 
   def _prepare(self, i: int, x: Any) -> Array:
-    want, got = self.in_avals[i], core.get_aval(x)
+    want, got = self.in_avals[i], core.physical_aval(core.get_aval(x))
     if (got.shape, got.dtype) != (want.shape, want.dtype):
       raise TypeError(f"argument {i} has type {got.str_short()} but the executable was compiled "
                       f"for {want.str_short()}")
@@ -68,7 +69,7 @@ def compile_module(module: Any, device: pjrt.Device | None = None,
   loaded = pjrt.compile(module, device, host_callbacks)
   if out_avals is None:
     out_avals = _avals(loaded.out_shapes)
-  elif [(a.shape, a.dtype) for a in out_avals] != loaded.out_shapes:
+  elif [(a.shape, a.dtype) for a in map(core.physical_aval, out_avals)] != loaded.out_shapes:
     raise TypeError(f"out_avals {[a.str_short() for a in out_avals]} do not match the compiled "
                     f"results {[core.ShapedArray(*s).str_short() for s in loaded.out_shapes]}")
   return Executable(loaded, _avals(loaded.in_shapes), out_avals)

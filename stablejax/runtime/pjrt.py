@@ -369,12 +369,12 @@ class Loaded:
     """What XLA reports: flops, bytes accessed, ..."""
     return dict(self.exe.cost_analysis())
 
-  def launcher(self, out_avals: Sequence[Any], wrap: Callable[[Buffer], Any]
+  def launcher(self, out_avals: Sequence[Any], wraps: Sequence[Callable[[Buffer], Any]]
                ) -> Callable[[list[Buffer]], list]:
     """`run(buffers) -> [wrap(out) ...]`: execute on argument buffers, each output buffer typed
-    by `out_avals` (the whole cached-dispatch path)."""
+    by `out_avals` and wrapped by its one of `wraps` (the whole cached-dispatch path)."""
     sh = sharding(self.device)
-    handlers = [result_handler(a, sh).wrap(wrap) for a in out_avals]
+    handlers = [result_handler(a, sh).wrap(wrap) for a, wrap in zip(out_avals, wraps)]
     execute = self.exe.execute_sharded
 
     def run(buffers: list[Buffer]) -> list:
