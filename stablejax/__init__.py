@@ -57,6 +57,10 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
+# errors and dtypes (issue 33, part 2)
+from stablejax import dtypes  # noqa: F401
+from stablejax import errors  # noqa: F401
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]
