@@ -31,6 +31,23 @@ _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
     dtypes.float64: lambda c: ir.F64Type.get(c),
     dtypes.complex64: lambda c: ir.ComplexType.get(ir.F32Type.get(c)),
     dtypes.complex128: lambda c: ir.ComplexType.get(ir.F64Type.get(c)),
+    dtypes.int4: lambda c: ir.IntegerType.get_signless(4, c),
+    dtypes.int2: lambda c: ir.IntegerType.get_signless(2, c),
+    dtypes.int1: lambda c: ir.IntegerType.get_signless(1, c),
+    dtypes.uint4: lambda c: ir.IntegerType.get_unsigned(4, c),
+    dtypes.uint2: lambda c: ir.IntegerType.get_unsigned(2, c),
+    dtypes.uint1: lambda c: ir.IntegerType.get_unsigned(1, c),
+    dtypes.float8_e4m3fn: ir.Float8E4M3FNType.get,
+    dtypes.float8_e5m2: ir.Float8E5M2Type.get,
+    dtypes.float8_e4m3b11fnuz: ir.Float8E4M3B11FNUZType.get,
+    dtypes.float8_e4m3fnuz: ir.Float8E4M3FNUZType.get,
+    dtypes.float8_e5m2fnuz: ir.Float8E5M2FNUZType.get,
+    dtypes.float8_e3m4: ir.Float8E3M4Type.get,
+    dtypes.float8_e4m3: ir.Float8E4M3Type.get,
+    dtypes.float8_e8m0fnu: ir.Float8E8M0FNUType.get,
+    dtypes.float4_e2m1fn: ir.Float4E2M1FNType.get,
+    dtypes.float6_e2m3fn: ir.Float6E2M3FNType.get,
+    dtypes.float6_e3m2fn: ir.Float6E3M2FNType.get,
 }
 
 

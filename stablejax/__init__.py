@@ -63,6 +63,9 @@ from stablejax.pmap import pmap  # noqa: F811  (the function shadows its module)
 
 # issue 33, parts 8 and 9: arrays, avals, reshard
 from stablejax.lax.sharding import reshard
+# errors and dtypes (issue 33, part 2)
+from stablejax import dtypes  # noqa: F401
+from stablejax import errors  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

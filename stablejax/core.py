@@ -17,6 +17,9 @@ from jaxlib import xla_client
 
 from stablejax import dtypes
 from stablejax.basearray import Array
+from stablejax.errors import (
+    ConcretizationTypeError, TracerArrayConversionError, TracerBoolConversionError,
+    TracerIntegerConversionError, UnexpectedTracerError)
 from stablejax.config import config
 
 
@@ -129,21 +132,6 @@ def get_aval(x: Any) -> ShapedArray:
 
 def is_concrete(x: Any) -> bool:
   return not isinstance(x, Tracer) and (type(x) in aval_handlers or isinstance(x, np.generic))
-
-
-# ----------------------------------------------------------------------------------------------
-# Errors
-
-class ConcretizationTypeError(TypeError):
-  """A concrete Python value was needed from an abstract (traced) one."""
-
-
-class TracerArrayConversionError(TypeError):
-  """A traced value was converted to a numpy array."""
-
-
-class UnexpectedTracerError(Exception):
-  """A tracer escaped the transformation that created it (a leak)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -341,10 +329,11 @@ class Tracer(Array):
       raise TypeError("iteration over a rank-0 traced value")
     return (self[i] for i in range(self.shape[0]))
 
-  def _concrete(self, what: str) -> Any:
+  def _concrete(self, what: str, error: type = ConcretizationTypeError) -> Any:
+    """The concrete value, or `error` (JAX's class for the conversion `what`)."""
     val = self.to_concrete_value()
     if val is None:
-      raise ConcretizationTypeError(
+      raise error(
           f"Abstract tracer value encountered where a concrete value is expected: {what} of "
           f"a traced value of type {self.aval.str_short()} ({self!r}). Python control flow "
           "can only depend on concrete values: under jit or make_jaxpr use lax.cond, "
@@ -353,7 +342,7 @@ class Tracer(Array):
     return val
 
   def __bool__(self) -> bool:
-    return bool(self._concrete("bool()"))
+    return bool(self._concrete("bool()", TracerBoolConversionError))
 
   def __int__(self) -> int:
     return int(self._concrete("int()"))
@@ -365,7 +354,8 @@ class Tracer(Array):
     return complex(self._concrete("complex()"))
 
   def __index__(self) -> int:
-    return int(np.asarray(self._concrete("an index (__index__)")).item())
+    return int(np.asarray(self._concrete("an index (__index__)", TracerIntegerConversionError))
+               .item())
 
   def __array__(self, dtype=None, copy=None):
     raise TracerArrayConversionError(

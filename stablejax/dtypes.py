@@ -19,6 +19,22 @@ float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.fl
 bfloat16 = np.dtype(ml_dtypes.bfloat16)  # numpy's kind for it is "V"; `kind` says "f"
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
+# ml_dtypes' small floats and integers (numpy's kind for each is "V"; `kind` says "f", "i", "u").
+(float8_e4m3fn, float8_e5m2, float8_e4m3b11fnuz, float8_e4m3fnuz, float8_e5m2fnuz, float8_e3m4,
+ float8_e4m3, float8_e8m0fnu, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn) = SMALL_FLOATS = tuple(
+    np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
+        "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn",
+        "float6_e2m3fn", "float6_e3m2fn"))
+int4, int2, int1 = SMALL_SIGNED = tuple(np.dtype(getattr(ml_dtypes, n))
+                                        for n in ("int4", "int2", "int1"))
+uint4, uint2, uint1 = SMALL_UNSIGNED = tuple(np.dtype(getattr(ml_dtypes, n))
+                                             for n in ("uint4", "uint2", "uint1"))
+_custom_kinds = {bfloat16: "f", **{t: "f" for t in SMALL_FLOATS},
+                 **{t: "i" for t in SMALL_SIGNED}, **{t: "u" for t in SMALL_UNSIGNED}}
+
+# The types XLA's CPU backend cannot hold (JAX's transfers and programs fail on them alike).
+NOT_ON_CPU = frozenset({float6_e2m3fn, float6_e3m2fn, int1, uint1})
 
 
 class extended(np.generic):  # noqa: N801  (JAX's name)
@@ -58,29 +74,31 @@ def is_extended(dtype: Any) -> bool:
 
 _x64_to_x32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 _supported = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-              bfloat16, float16, float32, float64, complex64, complex128}
-
-_short_names = {
-    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
-    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
-    bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
-    complex64: "c64", complex128: "c128",
-    float0: "float0",
-}
+              bfloat16, float16, float32, float64, complex64, complex128, *_custom_kinds}
 
 
 def short_name(dtype: np.dtype) -> str:
-  """`f32`, `i32`, `bool`, ... as JAX prints types (`key<fry>` for keys)."""
-  return str(dtype) if isinstance(dtype, ExtendedDType) else _short_names.get(dtype, str(dtype))
+  """`f32`, `i32`, `bool`, `f8_e4m3fn`, ... as JAX prints types (`key<fry>` for keys)."""
+  if isinstance(dtype, ExtendedDType):
+    return str(dtype)
+  name = _short_names.get(dtype)
+  if name is None:
+    name = _short_names[dtype] = (dtype.name.replace("float", "f").replace("uint", "u")
+                                  .replace("int", "i").replace("complex", "c"))
+  return name
+
+
+_short_names: dict[np.dtype, str] = {bool_: "bool", float0: "float0"}
 
 
 def kind(dtype) -> str:
-  """numpy's kind letter of `dtype` ("b", "i", "u", "f", "c"), but "f" for bfloat16 (which
-  numpy, not knowing it, calls "V"). Use it instead of `dtype.kind`."""
+  """numpy's kind letter of `dtype` ("b", "i", "u", "f", "c"), also for ml_dtypes' types
+  (bfloat16, float8, int4, ...) which numpy, not knowing them, calls "V". Use it instead of
+  `dtype.kind`."""
   if isinstance(dtype, np.dtype):
     k = _kinds.get(dtype)
     if k is None:
-      k = _kinds[dtype] = "f" if dtype.kind == "V" and dtype == bfloat16 else dtype.kind
+      k = _kinds[dtype] = _custom_kinds.get(dtype, "V") if dtype.kind == "V" else dtype.kind
     return k
   if isinstance(dtype, ExtendedDType):
     return "V"
@@ -106,9 +124,6 @@ def is_integer(dtype) -> bool:
   return kind(dtype) in "iu"
 
 
-_BFLOAT16_SUPERTYPES = (np.floating, np.inexact, np.number)
-
-
 def is_scalar_type(x: Any) -> bool:
   """Whether `x` is a scalar type: numpy's (`np.float32`) or stablejax.numpy's (`jnp.float32`,
   a class standing for its `dtype`)."""
@@ -116,18 +131,36 @@ def is_scalar_type(x: Any) -> bool:
                                   isinstance(getattr(x, "dtype", None), np.dtype))
 
 
+_CUSTOM_SUPERTYPES = {"f": {np.floating, np.inexact, np.number, np.generic},
+                      "i": {np.signedinteger, np.integer, np.number, np.generic},
+                      "u": {np.unsignedinteger, np.integer, np.number, np.generic}}
+
+
+def _scalar_type_of_dtype(x: Any) -> type:
+  """The scalar class of a dtype-like: numpy's (`np.float32`), an extended dtype's (`.type`,
+  a subclass of `extended`) or the one of `np.dtype(x)`."""
+  if isinstance(x, type) and issubclass(x, np.generic):
+    return x
+  t = getattr(x, "type", None)
+  if not isinstance(x, np.dtype) and isinstance(t, type) and issubclass(t, extended):
+    return t
+  return np.dtype(x).type
+
+
 def issubdtype(arg1: Any, arg2: Any) -> bool:
-  """numpy's issubdtype, with bfloat16 a floating type (numpy knows it only as np.generic)
-  and the extended dtypes (PRNG keys) under `extended`."""
-  if isinstance(arg1, ExtendedDType) or isinstance(arg2, ExtendedDType):
-    if isinstance(arg2, type) and isinstance(arg1, ExtendedDType):
-      return issubclass(arg1.type, arg2)
-    return arg1 == arg2
-  if (arg2 in _BFLOAT16_SUPERTYPES and (arg1 is ml_dtypes.bfloat16 or (
-      (isinstance(arg1, (str, np.dtype)) or is_scalar_type(arg1)) and
-      np.dtype(arg1) == bfloat16))):
-    return True
-  return np.issubdtype(arg1, arg2)
+  """numpy's issubdtype, knowing ml_dtypes' types (bfloat16 and float8 are floating, int4 a
+  signed integer, ...) and the extended dtypes (`extended`, `prng_key`)."""
+  return _issubdtype(_scalar_type_of_dtype(arg1), _scalar_type_of_dtype(arg2))
+
+
+@functools.lru_cache(maxsize=512)
+def _issubdtype(a: type, b: type) -> bool:
+  if issubclass(a, extended) or issubclass(b, extended):
+    return issubclass(a, b)
+  k = _custom_kinds.get(np.dtype(a))
+  if k is not None:
+    return b is a or b in _CUSTOM_SUPERTYPES[k]
+  return bool(np.issubdtype(a, b))
 
 
 def is_bool(dtype) -> bool:
@@ -188,9 +221,10 @@ def is_python_scalar(x: Any) -> bool:
 # `f*`, a complex `c*`; they sit below every concrete type of their kind.
 _I, _F, _C = "i*", "f*", "c*"
 _lattice = {
-    bool_: [_I], _I: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
+    bool_: [_I], _I: [uint8, int8, *SMALL_SIGNED, *SMALL_UNSIGNED], uint8: [int16, uint16], uint16: [int32, uint32],
     uint32: [int64, uint64], uint64: [_F], int8: [int16], int16: [int32], int32: [int64],
-    int64: [_F], _F: [_C, float16, bfloat16], float16: [float32], bfloat16: [float32],
+    int64: [_F], _F: [_C, float16, bfloat16, *SMALL_FLOATS], float16: [float32],
+    bfloat16: [float32], **{t: [] for t in SMALL_FLOATS + SMALL_SIGNED + SMALL_UNSIGNED},
     float32: [float64, complex64],
     float64: [complex128], _C: [complex64], complex64: [complex128], complex128: [],
 }
@@ -225,17 +259,27 @@ def _node(dtype: np.dtype, weak: bool):
 def _join(nodes: tuple):
   common = functools.reduce(frozenset.intersection, (_UPPER[n] for n in nodes))
   # The least upper bound is the common upper bound below all the others.
-  (lub,) = [n for n in common if common <= _UPPER[n]]
-  return lub
+  lubs = [n for n in common if common <= _UPPER[n]]
+  if len(lubs) != 1:
+    names = tuple(n if isinstance(n, str) else n.name for n in nodes)
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path. The small "
+        "float and integer types (float8, int4, ...) do not promote implicitly: convert "
+        "explicitly, e.g. with x.astype('float32').")
+  return lubs[0]
 
 
-def result_type(*dtypes_and_weak: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+class TypePromotionError(ValueError):
+  """Operand dtypes with no implicit promotion to a common dtype."""
+
+
+def lattice_join(*dtypes_and_weak: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
   """Promote `(dtype, weak_type)` pairs as JAX does; returns the result's `(dtype, weak_type)`."""
-  return _result_type(dtypes_and_weak, config.enable_x64)
+  return _lattice_join(dtypes_and_weak, config.enable_x64)
 
 
 @functools.lru_cache(maxsize=4096)
-def _result_type(dtypes_and_weak: tuple, x64: bool) -> tuple[np.dtype, bool]:
+def _lattice_join(dtypes_and_weak: tuple, x64: bool) -> tuple[np.dtype, bool]:
   nodes = tuple({_node(d, w) for d, w in dtypes_and_weak})
   lub = nodes[0] if len(nodes) == 1 else _join(tuple(sorted(nodes, key=str)))
   if isinstance(lub, str):
@@ -253,10 +297,83 @@ def dtype_of(x: Any) -> np.dtype:
   return canonicalize(dt)
 
 
-def finfo(dtype) -> ml_dtypes.finfo:
-  """Machine limits of a float or complex dtype, bfloat16 included (ml_dtypes' finfo)."""
-  return ml_dtypes.finfo(dtype)
+finfo = ml_dtypes.finfo  # machine limits of floats, ml_dtypes' (bfloat16, float8) included
+iinfo = ml_dtypes.iinfo  # of integers, int4 & co included
 
 
-def iinfo(dtype):
-  return np.iinfo(dtype)
+# ----------------------------------------------------------------------------------------------
+# JAX's public `jax.dtypes` functions
+
+def _dtype_and_weak(x: Any) -> tuple[np.dtype, bool]:
+  """The canonical (dtype, weak type) of a value, a dtype, a scalar type or a Python type."""
+  if isinstance(x, type) and x in (bool, int, float, complex):
+    return python_scalar_dtype(x()), x is not bool
+  if is_python_scalar(x):
+    return python_scalar_dtype(x), type(x) is not bool
+  aval = getattr(x, "aval", None)
+  if aval is not None:
+    return aval.dtype, aval.weak_type
+  if isinstance(x, (str, np.dtype)) or is_scalar_type(x):
+    return canonicalize(np.dtype(x)), False
+  return dtype_of(x), False
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+  """The dtype JAX's promotion gives `args` (values, dtypes or scalar types; None is the
+  default float); with `return_weak_type_flag`, the pair (dtype, weak_type)."""
+  if not args:
+    raise ValueError("at least one array or dtype is required")
+  out = lattice_join(*(_dtype_and_weak(default_float() if a is None else a) for a in args))
+  return out if return_weak_type_flag else out[0]
+
+
+def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
+  """`dtype` as a numpy dtype, narrowed to 32 bits unless x64 is enabled; an extended dtype
+  (a PRNG key type) is returned as it is where `allow_extended_dtype`."""
+  if _is_extended(dtype):
+    if allow_extended_dtype:
+      return dtype
+    raise TypeError(f"canonicalize_dtype: extended dtype {dtype} is not allowed here "
+                    "(pass allow_extended_dtype=True)")
+  try:
+    dt = np.dtype(dtype)
+  except TypeError as e:
+    raise TypeError(f"dtype {dtype!r} not understood") from e
+  return dt if config.enable_x64 else _x64_to_x32.get(dt, dt)
+
+
+def _is_extended(dtype: Any) -> bool:
+  t = getattr(dtype, "type", None)
+  return not isinstance(dtype, np.dtype) and isinstance(t, type) and issubclass(t, extended)
+
+
+_SCALAR_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def scalar_type_of(x: Any) -> type:
+  """The Python scalar type (bool, int, float or complex) of a value's dtype."""
+  dt = _dtype_and_weak(x)[0]
+  t = _SCALAR_TYPES.get(kind(dt))
+  if t is None:
+    raise TypeError(f"Invalid scalar value {x}")
+  return t
+
+
+def is_weakly_typed(x: Any) -> bool:
+  """Whether `x` is weakly typed: a Python int, float or complex, or a value from one."""
+  if type(x) in (int, float, complex):
+    return True
+  return bool(getattr(getattr(x, "aval", None), "weak_type", False))
+
+
+def itemsize_bits(dtype: Any) -> int:
+  """The width of `dtype` in bits (4 for int4 and float4_e2m1fn, 8 for bool)."""
+  if dtype is None:
+    raise ValueError("dtype cannot be None.")
+  dt = np.dtype(dtype)
+  if kind(dt) not in "biufc":
+    raise ValueError(f"unexpected input: {dtype=}")
+  k = _custom_kinds.get(dt)
+  if k is None:
+    return dt.itemsize * 8
+  return (finfo(dt) if k == "f" else iinfo(dt)).bits

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from stablejax import core, dtypes
+from stablejax.errors import JaxprTypeError
 from stablejax.pretty_print import WIDTH, Doc, brk, concat, group, join, nest, render, text
 
 
@@ -160,10 +161,6 @@ def replace_subjaxprs(eqn: JaxprEqn, f: Callable[[ClosedJaxpr | Jaxpr], ClosedJa
   if all(params[k] is v for k, v in eqn.params.items()):
     return eqn
   return eqn.replace(params=params)
-
-
-class JaxprTypeError(TypeError):
-  """A jaxpr is not well typed."""
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:

@@ -556,7 +556,7 @@ def _check_safe_to_cast(name: str, dtype: np.dtype, *params: ArrayLike) -> None:
     weak = dtypes.is_python_scalar(p) or (
         not isinstance(p, (np.ndarray, np.generic)) and core.get_aval(p).weak_type)
     p_dtype = dtypes.dtype_of(p)
-    if dtypes.result_type((p_dtype, weak), (dtype, False))[0] != dtype:
+    if dtypes.lattice_join((p_dtype, weak), (dtype, False))[0] != dtype:
       raise ValueError(f"In arguments to {name}, cannot safely cast argument of type "
                        f"{p_dtype} to {dtype}")
 

@@ -349,7 +349,7 @@ def _attention_core(query: Any, key: Any, value: Any, bias: Any, mask: Any, is_c
                     local_window_size: tuple[int, int] | None) -> tuple[Any, Any]:
   """Multi-head attention with as many query heads as key/value heads (B T N H layouts), and
   the logsumexp of the logits (B T N)."""
-  logits_dtype = dtypes.result_type((dtype_of(query), False), (np.dtype(np.float32), False))[0]
+  logits_dtype = dtypes.lattice_join((dtype_of(query), False), (np.dtype(np.float32), False))[0]
   logits = jnp.einsum("btnh,bsnh->bnts", jnp.asarray(query, dtype=logits_dtype),
                       jnp.asarray(key, dtype=logits_dtype))
   logits = logits * np.asarray(scale, logits_dtype)

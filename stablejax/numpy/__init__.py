@@ -100,6 +100,10 @@ from stablejax.numpy import fft, linalg  # noqa: F401
 from stablejax.numpy._scalar_types import (  # noqa: F401
     bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64)
+from stablejax.numpy._scalar_types import (  # noqa: F401
+    float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, int1, int2, int4,
+    uint1, uint2, uint4)
 
 # constants
 pi, e, euler_gamma, inf, nan, newaxis = _np.pi, _np.e, _np.euler_gamma, _np.inf, _np.nan, None

@@ -25,12 +25,12 @@ def result_type(*args: Any) -> np.dtype:
   """The dtype JAX's type promotion gives operands (arrays, scalars or dtypes) `args`."""
   if not args:
     raise ValueError("at least one array or dtype is required")
-  return dtypes.result_type(*map(_dtype_and_weak, args))[0]
+  return dtypes.lattice_join(*map(_dtype_and_weak, args))[0]
 
 
 def promote_types(a: Any, b: Any) -> np.dtype:
   """The dtype JAX promotes dtypes `a` and `b` to."""
-  return dtypes.result_type((np.dtype(a), False), (np.dtype(b), False))[0]
+  return dtypes.lattice_join((np.dtype(a), False), (np.dtype(b), False))[0]
 
 
 issubdtype = dtypes.issubdtype

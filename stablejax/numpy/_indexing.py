@@ -13,15 +13,12 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.errors import NonConcreteBooleanIndexError
 from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from stablejax.numpy import _math_arithmetic
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed
 from stablejax.numpy._promotion import (
     broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
-
-
-class NonConcreteBooleanIndexError(IndexError):
-  """A boolean mask index whose value is not known while tracing (JAX's error of that name)."""
 
 
 _NON_TUPLE_SEQUENCE = ("Using a non-tuple sequence for multidimensional indexing is not "
@@ -136,8 +133,7 @@ def _mask_positions(mask: Any, x_shape: Sequence[int], axis: int, new_axes: list
                     ) -> tuple[np.ndarray, ...]:
   if isinstance(mask, core.Tracer):
     raise NonConcreteBooleanIndexError(
-        f"Array boolean indices must be concrete; got {mask.aval.str_short()}\n\nSee "
-        "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
+        f"Array boolean indices must be concrete; got {mask.aval.str_short()}")
   mask = np.asarray(mask)
   if mask.ndim == 1 and new_axes and new_axes[-1] == axis:
     return (np.nonzero(mask)[0].astype(np.int32),)

@@ -241,7 +241,7 @@ def _sum(x: Any, axes: Sequence[int], out_dtype: np.dtype) -> Any:
   booleans), strongly typed as JAX's `lax.reduce` from a numpy 0 makes it (einsum's result takes
   the weak type back at the end, so a gradient through it is weak, as JAX's)."""
   aval = core.get_aval(x)
-  if dtypes.result_type((aval.dtype, aval.weak_type), (out_dtype, False))[0] != aval.dtype:
+  if dtypes.lattice_join((aval.dtype, aval.weak_type), (out_dtype, False))[0] != aval.dtype:
     x = convert(x, out_dtype)
   out = (lax.reduce_or if dtype(x) == dtypes.bool_ else lax.reduce_sum)(x, tuple(axes))
   return convert(out, dtype(x))

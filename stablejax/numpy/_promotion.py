@@ -67,7 +67,7 @@ def convert(x: Any, new_dtype: np.dtype, weak_type: bool = False) -> Any:
 
 def result_type(*args: Any) -> tuple[np.dtype, bool]:
   """JAX's promoted (dtype, weak_type) of the arguments."""
-  return dtypes.result_type(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
+  return dtypes.lattice_join(*((a.dtype, a.weak_type) for a in map(core.get_aval, args)))
 
 
 def to_inexact(dt: np.dtype) -> np.dtype:
@@ -167,7 +167,7 @@ def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
   common cases are `_promote_cheaply`'s, tried first by the callers)."""
   args = ensure_arraylike(name, *args)
   avals = [core.get_aval(x) for x in args]
-  dt, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+  dt, weak = dtypes.lattice_join(*((a.dtype, a.weak_type) for a in avals))
   if inexact:
     dt = to_inexact(dt)
   args = [x if a.dtype == dt and a.weak_type == weak else

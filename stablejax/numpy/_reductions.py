@@ -29,6 +29,9 @@ def promoted_int_dtype(dt: np.dtype) -> np.dtype:
   """sum and prod of booleans and narrow integers accumulate in the default integer width."""
   if dt == dtypes.bool_:
     return dtypes.default_int()
+  if dt in dtypes.SMALL_SIGNED + dtypes.SMALL_UNSIGNED:  # JAX refuses these too
+    raise ValueError(f"Invalid integer data type {dt.name} to accumulate in: convert the "
+                     "operand first, e.g. x.astype(jnp.int32)")
   default_bits = dtypes.default_int().itemsize
   if dtypes.is_integer(dt) and dt.itemsize < default_bits:
     return np.dtype(f"{dt.kind}{default_bits}")

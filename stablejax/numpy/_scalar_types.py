@@ -7,6 +7,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from stablejax import dtypes
 from stablejax.numpy._creation import asarray
 
 
@@ -48,3 +49,9 @@ float16, float32, float64 = (scalar_type(t.__name__, t)
 bfloat16 = scalar_type("bfloat16", ml_dtypes.bfloat16)
 complex64, complex128 = scalar_type("complex64", np.complex64), scalar_type("complex128",
                                                                             np.complex128)
+
+# ml_dtypes' small floats and integers, as in JAX.
+(float8_e4m3fn, float8_e5m2, float8_e4m3b11fnuz, float8_e4m3fnuz, float8_e5m2fnuz, float8_e3m4,
+ float8_e4m3, float8_e8m0fnu, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, int4, int2, int1,
+ uint4, uint2, uint1) = (scalar_type(t.name, t.type) for t in (
+    dtypes.SMALL_FLOATS + dtypes.SMALL_SIGNED + dtypes.SMALL_UNSIGNED))

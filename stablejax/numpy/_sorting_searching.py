@@ -133,7 +133,7 @@ def sort_complex(a: Any) -> Any:
   """`a` sorted along its last axis (by real part, then imaginary part), as complex."""
   (a,) = ensure_arraylike("sort_complex", a)
   a = sort(a)
-  return convert(a, dtypes.result_type((dtype_of(a), False), (np.dtype(np.complex64), False))[0])
+  return convert(a, dtypes.lattice_join((dtype_of(a), False), (np.dtype(np.complex64), False))[0])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -66,6 +66,7 @@ def compile_module(module: Any, device: pjrt.Device | None = None,
   """Compile a StableHLO module (text, bytecode, or an ir.Module calling `host_callbacks`) for
   `device`; `out_avals` (default: from XLA) keep weak types."""
   device = pjrt.default_device() if device is None else check_device(device)
+  pjrt.check_dtypes([a.dtype for a in out_avals or ()], device)
   loaded = pjrt.compile(module, device, host_callbacks)
   if out_avals is None:
     out_avals = _avals(loaded.out_shapes)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import platforms
+from stablejax import dtypes, platforms
 from stablejax.config import config
 from stablejax.runtime import compilation_cache, distributed_state
 
@@ -280,8 +280,18 @@ _PUT_KW = ({"enable_x64": True} if "enable_x64" in (_jax.batched_device_put.__do
 _COPY = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
+def check_dtypes(dts: Sequence[np.dtype], device: Device) -> None:
+  """A JaxRuntimeError, as JAX's, for a dtype the CPU backend cannot hold (float6, int1)."""
+  if device.platform == "cpu":
+    for dt in dts:
+      if dt in dtypes.NOT_ON_CPU:
+        raise JaxRuntimeError(f"INVALID_ARGUMENT: arrays of dtype {dt.name} are not supported "
+                              "on the CPU backend (nor are they by JAX)")
+
+
 def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   """Copy a numpy array to `device` as a buffer of type `aval` (a core.ShapedArray)."""
+  check_dtypes([aval.dtype], device)
   x = np.asarray(x, aval.dtype)
   return _jax.batched_device_put(aval, sharding(device), [x], [device], True, False, _COPY,
                                  **_PUT_KW)

@@ -20,8 +20,8 @@ f32, i32, f16, u8, i8, b = (np.dtype(t) for t in ("float32", "int32", "float16",
     ((u8, False), (i32, True), (u8, False)),
 ])
 def test_promotion_lattice(a, b, expected):
-  assert dtypes.result_type(a, b) == expected
-  assert dtypes.result_type(b, a) == expected
+  assert dtypes.lattice_join(a, b) == expected
+  assert dtypes.lattice_join(b, a) == expected
 
 
 def test_python_scalars_are_weak_and_32_bit():

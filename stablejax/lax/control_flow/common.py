@@ -65,7 +65,7 @@ def promote_weak(x: Any, out_aval: core.ShapedArray) -> Any:
   aval = core.get_aval(x)
   if not aval.weak_type or aval.dtype == out_aval.dtype:
     return x
-  dtype, _ = dtypes.result_type((aval.dtype, True), (out_aval.dtype, out_aval.weak_type))
+  dtype, _ = dtypes.lattice_join((aval.dtype, True), (out_aval.dtype, out_aval.weak_type))
   return lax.convert_element_type(x, dtype)
 
 
