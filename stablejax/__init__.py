@@ -57,6 +57,9 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
+# q-custom (issue 33, deliverables 5 and 10)
+from stablejax import dispatch  # noqa: F401
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]
