@@ -177,7 +177,7 @@ class Primitive:
   def out_avals(self, avals_in: Sequence[ShapedArray], params: dict) -> list[ShapedArray]:
     """The output avals as a list, whatever `multiple_results` is."""
     if self.abstract_eval is None:
-      raise NotImplementedError(f"primitive '{self.name}' has no abstract evaluation rule "
+      raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented "
                                 "(register one with def_abstract_eval)")
     out = self.abstract_eval(*avals_in, **params)
     if not self.multiple_results:

@@ -233,6 +233,13 @@ def test_user_primitive_without_impl_evaluated_eagerly_raises_as_jax():
   assert str(theirs) in str(ours) and "ma_eager" in str(ours)
 
 
+def test_user_primitive_without_abstract_eval_under_jit_raises_as_jax():
+  ours = _raised(lambda: sj.jit(_user_prim(core, "ma_abstract", False).bind)(2., 2., 10.))
+  theirs = _raised(lambda: jax.jit(_user_prim(jex_core, "ma_abstract", False).bind)(2., 2., 10.))
+  assert type(ours) is type(theirs) is NotImplementedError
+  assert str(theirs) in str(ours)
+
+
 def test_user_primitive_without_lowering_under_jit_raises_as_jax():
   ours = _raised(lambda: sj.jit(_user_prim(core, "ma_unlowered").bind)(2., 2., 10.))
   theirs = _raised(lambda: jax.jit(_user_prim(jex_core, "ma_unlowered").bind)(2., 2., 10.))
