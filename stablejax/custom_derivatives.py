@@ -18,8 +18,8 @@ from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
-__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp",
-           "custom_vjp_primal_tree_values", "zero_from_primal"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_jvp_call_p", "custom_vjp",
+           "custom_vjp_call_p", "custom_vjp_primal_tree_values", "zero_from_primal"]
 
 
 def _name(f: Callable) -> str:
