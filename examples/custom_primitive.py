@@ -1,14 +1,16 @@
 """A new primitive with all its rules, built with the public kit (`stablejax.lax.primitive_kit`),
 after JAX's "primitives" walkthrough: `multiply_add(x, y, z) = x * y + z`, with its abstract
 evaluation and batching (from `naryop`), a numpy reference, a StableHLO lowering, a CUDA-only
-lowering that replaces it on that platform, JVP, transpose and FLOPS rules. Evaluated eagerly,
-it is compiled and run like a built-in.
+lowering that replaces it on that platform, JVP, transpose and FLOPS rules. Its impl (eager
+evaluation) is `dispatch.apply_primitive`: compiled through its lowering and run like a built-in.
 
 Run it: `python examples/custom_primitive.py`."""
+import functools
+
 import numpy as np
 
 import stablejax as sj
-from stablejax import lax
+from stablejax import dispatch, lax
 from stablejax.flops import register_flops_rule
 from stablejax.interpreters import ad
 from stablejax.lax.primitive_kit import float_dtypes, linear_ct, naryop
@@ -42,6 +44,7 @@ def _cuda_lowering(ctx, x, y, z):
 
 register_lowering(multiply_add_p, _lowering)
 register_lowering(multiply_add_p, _cuda_lowering, platform="cuda")
+multiply_add_p.def_impl(functools.partial(dispatch.apply_primitive, multiply_add_p))
 
 
 def _transpose(ct, x, y, z):

@@ -17,8 +17,8 @@ from stablejax.interpreters.rule_checks import rule_location
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
-from stablejax.lowering.registry import (LoweringError, MissingLoweringRule, checks_results,
-                                         lookup_rule, physical_lowerings)
+from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
+                                         physical_lowerings)
 from stablejax.util import gc_paused
 
 SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
@@ -357,7 +357,7 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
                             [v.aval for v in eqn.outvars], name, info, tokens_in)
   try:
     rules = module_ctx.rules(prim)
-  except MissingLoweringRule as e:
+  except NotImplementedError as e:  # a missing rule (MissingLoweringRule, or JAX's type)
     _add_context(e, ctx, None)
     raise
   if prim not in physical_lowerings and _on_extended(ctx, eqn):

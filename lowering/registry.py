@@ -16,6 +16,7 @@ _builtin: set[Callable] = set()
 # The primitives whose rules lower values of extended dtypes (PRNG keys) as their physical
 # arrays themselves; any other primitive on them is lowered once per physical component.
 physical_lowerings: set[core.Primitive] = set()
+_builtin_primitives: set[core.Primitive] = set()
 
 
 class LoweringError(Exception):
@@ -23,7 +24,8 @@ class LoweringError(Exception):
 
 
 class MissingLoweringRule(LoweringError, NotImplementedError):
-  """A primitive has no lowering rule for the platform (a NotImplementedError, as in JAX)."""
+  """A primitive with lowering rules has none for the platform (a NotImplementedError, as in
+  JAX). A primitive with no lowering rule at all raises JAX's own type, NotImplementedError."""
 
 
 def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None
@@ -56,6 +58,10 @@ def lookup_rule(prim: core.Primitive, platform: str) -> Callable:
   """The rule lowering `prim` on `platform`: its override there, else its default rule."""
   table = _rules.get(prim)
   rule = None if table is None else table.get(platform) or table.get(None)
+  if table is None:
+    raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not found for "
+                              f"platform {platform}: register one with "
+                              "stablejax.lowering.register_lowering")
   if rule is None:
     raise MissingLoweringRule(f"no lowering rule for primitive '{prim.name}' on platform "
                               f"'{platform}': register one with "
@@ -66,6 +72,12 @@ def lookup_rule(prim: core.Primitive, platform: str) -> Callable:
 def seal_builtin_rules() -> None:
   """Mark every rule registered so far as stablejax's own (once its rule modules are imported)."""
   _builtin.update(rule for table in _rules.values() for rule in table.values())
+  _builtin_primitives.update(_rules)
+
+
+def is_builtin(prim: core.Primitive) -> bool:
+  """Whether `prim` is one of stablejax's own primitives (lowered by its rule modules)."""
+  return prim in _builtin_primitives
 
 
 def checks_results(rule: Callable) -> bool:

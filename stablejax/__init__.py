@@ -66,6 +66,8 @@ from stablejax.lax.sharding import reshard
 # errors and dtypes (issue 33, part 2)
 from stablejax import dtypes  # noqa: F401
 from stablejax import errors  # noqa: F401
+# q-custom (issue 33, deliverables 5 and 10)
+from stablejax import dispatch  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

@@ -187,7 +187,7 @@ class Primitive:
   def out_avals(self, avals_in: Sequence[ShapedArray], params: dict) -> list[ShapedArray]:
     """The output avals as a list, whatever `multiple_results` is."""
     if self.abstract_eval is None:
-      raise NotImplementedError(f"primitive '{self.name}' has no abstract evaluation rule "
+      raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented "
                                 "(register one with def_abstract_eval)")
     out = self.abstract_eval(*avals_in, **params)
     if not self.multiple_results:
@@ -235,9 +235,9 @@ def _leak_error(tracer: Tracer) -> UnexpectedTracerError:
 
 class EvalTrace(Trace):
   """The bottom of every stack: applies primitives to concrete values. A primitive with an
-  `impl` (a user primitive given one with `def_impl`) runs it; every other primitive, which
-  includes all the built-ins, is compiled once for its types and run on a device by the
-  pipeline's evaluator (`install_compiled_eval`)."""
+  `impl` (a user primitive given one with `def_impl`) runs it; every other primitive goes to
+  the pipeline's evaluator (`install_compiled_eval`), which compiles the built-ins once for
+  their types and runs them on a device, and refuses a user's primitive (it needs an impl)."""
 
   def __init__(self):
     super().__init__(None)
@@ -250,8 +250,7 @@ class EvalTrace(Trace):
     if primitive.impl is not None:
       return primitive.impl(*args, **params)
     if self.compiled_eval is None:
-      raise NotImplementedError(f"primitive '{primitive.name}' has no evaluation rule "
-                                "(register one with def_impl)")
+      raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
     return self.compiled_eval(primitive, args, params)
 
 

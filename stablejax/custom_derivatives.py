@@ -6,6 +6,7 @@ user's rules over flat values as params; evaluated eagerly, it simply runs.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from typing import Any, Callable, Sequence
@@ -17,8 +18,58 @@ from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp
 from stablejax.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_map, tree_unflatten
 
 
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_jvp_call_p", "custom_vjp",
+           "custom_vjp_call_p", "custom_vjp_primal_tree_values", "zero_from_primal"]
+
+
 def _name(f: Callable) -> str:
   return getattr(f, "__name__", None) or type(f).__name__
+
+
+class SymbolicZero:
+  """A zero tangent (or cotangent) given to a rule defined with `symbolic_zeros=True`: only its
+  type, `aval`, whose attributes (`shape`, `dtype`, ...) it also answers."""
+
+  def __init__(self, aval: core.ShapedArray):
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return "SymbolicZero"
+
+  def __getattr__(self, name: str) -> Any:
+    if name == "aval":  # not set yet (a copy being built): no aval to read through
+      raise AttributeError(name)
+    return getattr(self.aval, name)
+
+  @staticmethod
+  def from_primal_value(val: Any) -> SymbolicZero:
+    """The symbolic zero tangent of `val`."""
+    return SymbolicZero(ad.tangent_aval(core.get_aval(val)))
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+  """A zero tangent for each leaf of `val`: a SymbolicZero, or a zero array."""
+  def zero(x):
+    aval = ad.tangent_aval(core.get_aval(x))
+    return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+  return tree_map(zero, val)
+
+
+@dataclasses.dataclass
+class CustomVJPPrimal:
+  """An argument leaf of a `custom_vjp` forward rule defined with `symbolic_zeros=True`: its
+  `value`, and whether it is `perturbed` (differentiated: its tangent is not a symbolic zero)."""
+  value: Any
+  perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+  """`tree` with each CustomVJPPrimal leaf replaced by its value."""
+  def value(leaf):
+    if type(leaf) is not CustomVJPPrimal:
+      raise TypeError(f"unexpected leaf type {type(leaf)}")
+    return leaf.value
+  return tree_map(value, tree)
 
 
 class _Call:
@@ -54,14 +105,29 @@ class _Call:
   def dyn_args(self, flat: Sequence) -> tuple:
     return tree_unflatten(self.in_tree, flat)[0]
 
-  def bind(self, prim: Any, **params: Any) -> Any:
+  def tangent_avals_out(self) -> list[core.ShapedArray]:
+    return [ad.tangent_aval(a) for a in self.call_jaxpr.out_avals]
+
+  def bind(self, prim: Any, symbolic_zeros: bool, **params: Any) -> Any:
     outs = prim.bind(*self.closed_over, *self.flat, call_jaxpr=self.call_jaxpr,
-                     num_consts=len(self.closed_over), symbolic_zeros=False, **params)
+                     num_consts=len(self.closed_over), symbolic_zeros=symbolic_zeros, **params)
     return tree_unflatten(self.out_tree, outs)
 
 
+def _with_zeros(values: Sequence, zeros: Sequence[bool] | None,
+                avals: Sequence[core.ShapedArray], symbolic: bool) -> list:
+  """`values` (the nonzero ones) with a zero of the aval in each slot `zeros` marks: a
+  SymbolicZero if `symbolic`, else an array (`zeros` None: `values` is every value)."""
+  if zeros is None:
+    return list(values)
+  it = iter(values)
+  return [(SymbolicZero(a) if symbolic else ad.zeros_like_aval(a)) if z else next(it)
+          for a, z in zip(avals, zeros)]
+
+
 def _check_tangent(rule: str, primal: Any, tangent: Any) -> None:
-  p, t = core.get_aval(primal), core.get_aval(tangent)
+  p = core.get_aval(primal)
+  t = tangent.aval if type(tangent) is SymbolicZero else core.get_aval(tangent)
   expected = ad.tangent_aval(p)
   if t.shape != p.shape or (not t.weak_type and expected.dtype != dtypes.float0 and
                             t.dtype != expected.dtype):
@@ -79,15 +145,15 @@ class custom_jvp:  # noqa: N801  (JAX's name)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.jvp: Callable | None = None
+    self.symbolic_zeros = False
 
   def __get__(self, obj, objtype=None):
     return self if obj is None else functools.partial(self, obj)
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-    """`jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
-    if symbolic_zeros:
-      raise NotImplementedError("custom_jvp: symbolic_zeros=True is not supported")
-    self.jvp = jvp
+    """`jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`; with
+    `symbolic_zeros`, a zero tangent (in or out) may be a SymbolicZero."""
+    self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
     return jvp
 
   def defjvps(self, *jvps: Callable | None) -> None:
@@ -113,32 +179,37 @@ class custom_jvp:  # noqa: N801  (JAX's name)
     if core.is_evaluating():
       return self.fun(*args, **kwargs)
     call = _Call(self.fun, self.nondiff_argnums, args, kwargs)
-    rule_name = _name(self.jvp)
-    n = len(call.flat)
+    rule = Rule(functools.partial(_jvp_flat, self, call), _name(self.jvp), name)
+    return call.bind(custom_jvp_call_p, self.symbolic_zeros, jvp_jaxpr_fun=rule)
 
-    def jvp_flat(*primals_and_tangents):
-      primals = call.dyn_args(primals_and_tangents[:n])
-      tangents = call.dyn_args(primals_and_tangents[n:])
-      out = self.jvp(*call.nondiff, primals, tangents)
-      if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError(f"Custom JVP rule {rule_name} for function {name} must produce a pair "
-                        f"(list or tuple of length two) representing primal and tangent "
-                        f"outputs, but got {out!r}")
-      p_flat, p_tree = tree_flatten(out[0])
-      t_flat, t_tree = tree_flatten(out[1])
-      if p_tree != call.out_tree:
-        raise TypeError(f"Custom JVP rule {rule_name} must produce primal outputs with the "
-                        f"same container (pytree) structure as the function {name}: "
-                        f"{call.out_tree} (function) vs {p_tree} (rule)")
-      if t_tree != p_tree:
-        raise TypeError(f"Custom JVP rule {rule_name} must produce primal and tangent outputs "
-                        f"with equal container (pytree) structures, but got {p_tree} and "
-                        f"{t_tree} respectively.")
-      for p, t in zip(p_flat, t_flat):
-        _check_tangent(rule_name, p, t)
-      return p_flat + t_flat
 
-    return call.bind(custom_jvp_call_p, jvp_jaxpr_fun=Rule(jvp_flat, rule_name, name))
+def _jvp_flat(fun: custom_jvp, call: _Call, *primals_and_tangents: Any,
+              zeros: Sequence[bool] | None = None) -> list:
+  """`fun`'s JVP rule over the flat primals and (nonzero, when `zeros` is given) tangents."""
+  name, rule_name, n = _name(fun.fun), _name(fun.jvp), len(call.flat)
+  tangent_avals = [ad.tangent_aval(a) for a in call.in_avals]
+  primals = call.dyn_args(primals_and_tangents[:n])
+  tangents = call.dyn_args(_with_zeros(primals_and_tangents[n:], zeros, tangent_avals, True))
+  out = fun.jvp(*call.nondiff, primals, tangents)
+  if not (isinstance(out, (tuple, list)) and len(out) == 2):
+    raise TypeError(f"Custom JVP rule {rule_name} for function {name} must produce a pair "
+                    f"(list or tuple of length two) representing primal and tangent "
+                    f"outputs, but got {out!r}")
+  p_flat, p_tree = tree_flatten(out[0])
+  t_flat, t_tree = tree_flatten(out[1])
+  if p_tree != call.out_tree:
+    raise TypeError(f"Custom JVP rule {rule_name} must produce primal outputs with the "
+                    f"same container (pytree) structure as the function {name}: "
+                    f"{call.out_tree} (function) vs {p_tree} (rule)")
+  if t_tree != p_tree:
+    raise TypeError(f"Custom JVP rule {rule_name} must produce primal and tangent outputs "
+                    f"with equal container (pytree) structures, but got {p_tree} and "
+                    f"{t_tree} respectively.")
+  for p, t in zip(p_flat, t_flat):
+    _check_tangent(rule_name, p, t)
+  # a symbolic zero out is instantiated: the rule's results may be mapped (under `vmap`)
+  return p_flat + [ad.zeros_like_aval(t.aval) if type(t) is SymbolicZero else t
+                   for t in t_flat]
 
 
 class custom_vjp:  # noqa: N801  (JAX's name)
@@ -150,16 +221,21 @@ class custom_vjp:  # noqa: N801  (JAX's name)
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.fwd: Callable | None = None
     self.bwd: Callable | None = None
+    self.symbolic_zeros = False
 
   def __get__(self, obj, objtype=None):
     return self if obj is None else functools.partial(self, obj)
 
-  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+             optimize_remat: bool = False) -> None:
     """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, out_cotangent)` -> a
-    tuple with one cotangent (or None, for zero) per differentiable argument."""
-    if symbolic_zeros:
-      raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
-    self.fwd, self.bwd = fwd, bwd
+    tuple with one cotangent (or None, for zero) per differentiable argument. With
+    `symbolic_zeros`, each argument leaf `fwd` takes is a CustomVJPPrimal, and a zero cotangent
+    `bwd` takes is a SymbolicZero. (`optimize_remat` changes no values here.)"""
+    if symbolic_zeros and optimize_remat:
+      raise NotImplementedError("remat optimization for custom_vjp does not support symbolic "
+                                "zeros")
+    self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
   def __call__(self, *args: Any, **kwargs: Any) -> Any:
     name = _name(self.fun)
@@ -171,7 +247,9 @@ class custom_vjp:  # noqa: N801  (JAX's name)
     res_trees: list[PyTreeDef] = []
     fwd_name, bwd_name = _name(self.fwd), _name(self.bwd)
 
-    def fwd_flat(*primals):
+    def fwd_flat(*primals, perturbed):
+      if self.symbolic_zeros:
+        primals = list(map(CustomVJPPrimal, primals, perturbed))
       out = self.fwd(*call.full_args(call.dyn_args(primals)))
       if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError(f"Custom VJP fwd rule {fwd_name} for function {name} must produce a "
@@ -187,14 +265,16 @@ class custom_vjp:  # noqa: N801  (JAX's name)
       res_trees[:] = [res_tree]
       return o_flat + res_flat
 
-    def bwd_flat(*res_and_cts):
+    def bwd_flat(*res_and_cts, zeros):
       (res_tree,) = res_trees
       res = tree_unflatten(res_tree, res_and_cts[:res_tree.num_leaves])
-      cts = tree_unflatten(call.out_tree, res_and_cts[res_tree.num_leaves:])
-      cts_in = self.bwd(*call.nondiff, res, cts)
+      cts = _with_zeros(res_and_cts[res_tree.num_leaves:], zeros, call.tangent_avals_out(),
+                        self.symbolic_zeros)
+      cts_in = self.bwd(*call.nondiff, res, tree_unflatten(call.out_tree, cts))
       return _flat_cotangents(bwd_name, cts_in, call.dyn_args(call.in_avals))
 
-    return call.bind(custom_vjp_call_p, fwd_jaxpr_thunk=Rule(fwd_flat, fwd_name, name),
+    return call.bind(custom_vjp_call_p, self.symbolic_zeros,
+                     fwd_jaxpr_thunk=Rule(fwd_flat, fwd_name, name),
                      bwd=Rule(bwd_flat, bwd_name, name))
 
 
@@ -216,7 +296,13 @@ def _flat_cotangents(rule: str, cts: Any, in_avals: tuple) -> list:
                       f"container (pytree) structure as the args tuple of the primal "
                       f"function; for argument {i} got {ct_tree}, expected {aval_tree}")
     for a, c in zip(aval_leaves, ct_leaves):
-      if c is not None and core.get_aval(c).shape != a.shape:
+      if type(c) is SymbolicZero:
+        if c.aval.shape != a.shape:
+          raise ValueError(f"Custom VJP bwd rule {rule} produced a SymbolicZero of type "
+                           f"{c.aval.str_short()} for argument {i}, whose leaf has type "
+                           f"{a.str_short()}. Consider returning None there instead.")
+        c = None
+      elif c is not None and core.get_aval(c).shape != a.shape:
         raise ValueError(f"Custom VJP bwd rule {rule} must produce cotangents of the shapes of "
                          f"the primal arguments: argument {i} has a leaf of type "
                          f"{a.str_short()} but its cotangent has shape {core.get_aval(c).shape}")

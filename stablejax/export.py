@@ -29,7 +29,7 @@ from stablejax.lowering import make_ir_context
 from stablejax.stages import ShapeDtypeStruct
 from stablejax.tree_util import LEAF, PyTreeDef, tree_flatten, tree_unflatten
 
-__all__ = ["Exported", "default_export_platform", "deserialize", "export",
+__all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",
            "maximum_supported_calling_convention_version",
            "minimum_supported_calling_convention_version"]
 
@@ -44,6 +44,41 @@ _HEADER = struct.Struct("<IQ")  # format version, metadata length
 FORMAT_VERSION = 1  # of the container; bump it when the metadata or the layout changes
 
 
+class DisabledSafetyCheck:
+  """A safety check to skip when exporting or deserializing, as JAX's: build one with
+  `platform()` or `custom_call(target_name)`. It is recorded in the Exported (stablejax checks
+  no custom-call targets, so disabling that check changes nothing else)."""
+
+  def __init__(self, _impl: str):
+    self._impl = _impl
+
+  @classmethod
+  def platform(cls) -> DisabledSafetyCheck:
+    """Allow the compilation platform to differ from the export platform."""
+    return cls("platform")
+
+  @classmethod
+  def custom_call(cls, target_name: str) -> DisabledSafetyCheck:
+    """Allow exporting a call to the custom-call target `target_name`."""
+    return cls(f"custom_call:{target_name}")
+
+  def is_custom_call(self) -> str | None:
+    """The custom-call target this check allows, or None."""
+    prefix = "custom_call:"
+    return self._impl[len(prefix):] if self._impl.startswith(prefix) else None
+
+  def __str__(self) -> str:
+    return self._impl
+
+  __repr__ = __str__
+
+  def __eq__(self, other: object) -> bool:
+    return isinstance(other, DisabledSafetyCheck) and self._impl == other._impl
+
+  def __hash__(self) -> int:
+    return hash(self._impl)
+
+
 class Exported:
   """A function lowered to StableHLO for some platforms, with the types and trees of its
   arguments and results: serialize it, or call it from stablejax code."""
@@ -52,7 +87,8 @@ class Exported:
                out_tree: PyTreeDef, out_avals: Sequence[core.ShapedArray],
                platforms: Sequence[str], mlir_module_serialized: bytes,
                calling_convention_version: int,
-               get_vjp: Callable[[Exported], Exported] | None):
+               get_vjp: Callable[[Exported], Exported] | None,
+               disabled_safety_checks: Sequence[DisabledSafetyCheck] = ()):
     self.fun_name = fun_name
     self.in_tree = in_tree
     self.in_avals = tuple(in_avals)
@@ -62,6 +98,7 @@ class Exported:
     self.mlir_module_serialized = mlir_module_serialized
     self.calling_convention_version = calling_convention_version
     self._get_vjp = get_vjp
+    self.disabled_safety_checks = tuple(disabled_safety_checks)
     self._vjp: Exported | None = None
 
   def __repr__(self) -> str:
@@ -101,6 +138,7 @@ class Exported:
         "calling_convention_version": self.calling_convention_version,
         "module_size": len(self.mlir_module_serialized),
         "vjp_size": len(vjp),
+        "disabled_safety_checks": [str(c) for c in self.disabled_safety_checks],
     }).encode()
     return b"".join([_MAGIC, _HEADER.pack(FORMAT_VERSION, len(meta)), meta,
                      self.mlir_module_serialized, vjp])
@@ -153,14 +191,16 @@ def default_export_platform() -> str:
   return runtime.platform_of(runtime.default_device())
 
 
-def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None
-           ) -> Callable[..., Exported]:
+def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None,
+           disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
   """`export(jit(f), platforms=...)(*args, **kwargs)`: `f` traced for arguments of the types
   of `args` (arrays or ShapeDtypeStructs) and lowered for `platforms` (default: the default
   platform); lowering needs no device, so any platform can be exported for anywhere."""
-  if not isinstance(fun_jit, Jitted):
-    raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+  fun_jit = _as_jitted(fun_jit)
   targets = _canonical_platforms(platforms)
+  for check in disabled_checks:
+    if not isinstance(check, DisabledSafetyCheck):
+      raise ValueError(f"export: disabled_checks must be DisabledSafetyChecks, got {check!r}")
 
   def do_export(*args: Any, **kwargs: Any) -> Exported:
     traced = fun_jit.trace(*args, **kwargs)
@@ -174,8 +214,18 @@ def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None
     module = pipeline.lower(closed, name, targets if len(targets) > 1 else targets[0])
     return Exported(name, traced.in_tree, closed.in_avals, traced.out_tree, closed.out_avals,
                     targets, _module_to_bytecode(module), _CALLING_CONVENTION_VERSION,
-                    _vjp_exporter(closed))
+                    _vjp_exporter(closed), disabled_checks)
   return do_export
+
+
+def _as_jitted(fun: Any) -> Jitted:
+  """`fun` as a jitted function: JAX's library functions (`jnp.cos`) are jitted, so stablejax's
+  own public functions are exported as they are; any other function must be a `jit`'s."""
+  if isinstance(fun, Jitted):
+    return fun
+  if callable(fun) and getattr(fun, "__module__", "").startswith("stablejax."):
+    return jit(fun)
+  raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun}")
 
 
 def _canonical_platforms(platforms: Sequence[str] | None) -> tuple[str, ...]:
@@ -265,7 +315,8 @@ def deserialize(blob: bytes | bytearray) -> Exported:
                   [_aval_from_json(a) for a in meta["in_avals"]],
                   _tree_from_json(meta["out_tree"]),
                   [_aval_from_json(a) for a in meta["out_avals"]], meta["platforms"], module,
-                  meta["calling_convention_version"], vjp and (lambda _: vjp))
+                  meta["calling_convention_version"], vjp and (lambda _: vjp),
+                  [DisabledSafetyCheck(c) for c in meta.get("disabled_safety_checks", ())])
 
 
 def _check_module(module: bytes, name: str) -> None:

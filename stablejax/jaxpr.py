@@ -110,8 +110,12 @@ class ClosedJaxpr:
     self.jaxpr = jaxpr
     self.consts = list(consts)
 
+  literals = property(lambda self: self.consts)  # JAX's other name for the consts
   in_avals = property(lambda self: self.jaxpr.in_avals)
   out_avals = property(lambda self: self.jaxpr.out_avals)
+  constvars = property(lambda self: self.jaxpr.constvars)
+  invars = property(lambda self: self.jaxpr.invars)
+  outvars = property(lambda self: self.jaxpr.outvars)
   eqns = property(lambda self: self.jaxpr.eqns)
   effects = property(lambda self: self.jaxpr.effects)
 

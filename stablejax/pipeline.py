@@ -12,6 +12,7 @@ from jaxlib.mlir import ir
 from stablejax import core, lowering, runtime, sharding as sharding_lib, spmd
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
+from stablejax.lowering import registry as lowering_registry
 from stablejax.passes import registry
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
@@ -273,4 +274,15 @@ def _clear_eager_caches() -> None:
   _last_call.clear()
 
 
-core.install_compiled_eval(apply_primitive)
+def _evaluate_eagerly(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+  """Evaluate a primitive without an `impl`: stablejax's own primitives compile and run; a
+  user's primitive needs an impl, as in JAX (which may be `dispatch.apply_primitive`)."""
+  if not lowering_registry.is_builtin(prim):
+    raise NotImplementedError(
+        f"Evaluation rule for '{prim.name}' not implemented: give the primitive an impl with "
+        f"def_impl (`{prim.name}_p.def_impl(functools.partial(stablejax.dispatch."
+        f"apply_primitive, {prim.name}_p))` compiles it through its lowering rule)")
+  return apply_primitive(prim, args, params)
+
+
+core.install_compiled_eval(_evaluate_eagerly)

@@ -27,8 +27,9 @@ __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "remat_p", "stop_gradient",
 
 
 class Rule:
-  """A user rule over flat values, `fn(*flat_args) -> flat list`, printed as `name`;
-  `fun_name` names the function it belongs to (printed as the call's `name`)."""
+  """A user rule over flat values, `fn(*flat_args, **static) -> flat list`, printed as `name`;
+  `fun_name` names the function it belongs to (printed as the call's `name`). The keyword
+  arguments are static (which tangents are symbolic zeros), never mapped or pruned."""
   __slots__ = ("fn", "name", "fun_name")
 
   def __init__(self, fn: Callable[..., list], name: str, fun_name: str):
@@ -36,8 +37,8 @@ class Rule:
     self.name = name
     self.fun_name = fun_name
 
-  def __call__(self, *args: Any) -> list:
-    return self.fn(*args)
+  def __call__(self, *args: Any, **static: Any) -> list:
+    return self.fn(*args, **static)
 
   def __str__(self) -> str:
     return self.name
@@ -46,9 +47,9 @@ class Rule:
 
   def batched(self, size: int) -> Rule:
     """This rule mapped over axis 0 of every argument, giving results batched at axis 0."""
-    return Rule(lambda *args: batching.vmap_flat(self.fn, size, [0] * len(args),
-                                                 lambda n: [0] * n, args),
-                self.name, self.fun_name)
+    return Rule(lambda *args, **static: batching.vmap_flat(
+        lambda *a: self.fn(*a, **static), size, [0] * len(args), lambda n: [0] * n, args),
+        self.name, self.fun_name)
 
 
 class _CustomCallRules(CallRules):
@@ -105,10 +106,16 @@ custom_jvp_call_p.def_abstract_eval(_custom_jvp_call_abstract_eval)
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Rule,
                          num_consts: int, symbolic_zeros: bool):
-  """Run the user's rule on the primals and instantiated tangents (closed-over values are
-  constants of the rule, as in JAX)."""
-  tangents = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
-  outs = jvp_jaxpr_fun(*primals[num_consts:], *tangents)
+  """Run the user's rule on the primals and the tangents (closed-over values are constants of
+  the rule, as in JAX): with `symbolic_zeros`, the rule takes only the nonzero tangents and
+  `zeros`, which of them are zero; otherwise every tangent, instantiated."""
+  tangents = tangents[num_consts:]
+  if symbolic_zeros:
+    zeros = tuple(type(t) is ad.Zero for t in tangents)
+    outs = jvp_jaxpr_fun(*primals[num_consts:], *[t for t in tangents if type(t) is not ad.Zero],
+                         zeros=zeros)
+  else:
+    outs = jvp_jaxpr_fun(*primals[num_consts:], *map(ad.instantiate_zeros, tangents))
   n = len(call_jaxpr.out_avals)
   return outs[:n], outs[n:]
 
@@ -155,7 +162,8 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr: ClosedJaxpr, fwd_jaxp
     raise TypeError(f"custom_vjp function {bwd.fun_name} is differentiated with respect to a "
                     "value it closes over; the custom VJP rule only covers its explicit "
                     "arguments, so pass that value as an argument")
-  outs = fwd_jaxpr_thunk(*primals[num_consts:])
+  perturbed = tuple(type(t) is not ad.Zero for t in tangents[num_consts:])
+  outs = fwd_jaxpr_thunk(*primals[num_consts:], perturbed=perturbed)
   n = len(call_jaxpr.out_avals)
   primals_out, res = outs[:n], outs[n:]
   tangents_out = custom_lin_p.bind(
@@ -173,18 +181,16 @@ class _CustomVjpCallRules(_CustomCallRules):
 
   def pruned_rules(self, params: dict, used: list[bool]) -> dict:
     """The forward rule gives only the used outputs (and every residual); the backward rule
-    takes their cotangents only (the others are zeros)."""
+    takes the nonzero cotangents of those only (the others are zeros)."""
     fwd, bwd, n = params["fwd_jaxpr_thunk"], params["bwd"], len(used)
-    zeros = [ad.zeros_like_aval(ad.tangent_aval(a)) for a in params["call_jaxpr"].out_avals]
 
-    def pruned_fwd(*args):
-      outs = fwd(*args)
+    def pruned_fwd(*args, perturbed):
+      outs = fwd(*args, perturbed=perturbed)
       return dce.keep(outs[:n], used) + list(outs[n:])
 
-    def pruned_bwd(*args):
-      num_res = len(args) - sum(used)
-      cts = iter(args[num_res:])
-      return bwd(*args[:num_res], *[next(cts) if u else z for u, z in zip(used, zeros)])
+    def pruned_bwd(*args, zeros):
+      used_zeros = iter(zeros)
+      return bwd(*args, zeros=tuple(next(used_zeros) if u else True for u in used))
     return {"fwd_jaxpr_thunk": Rule(pruned_fwd, fwd.name, fwd.fun_name),
             "bwd": Rule(pruned_bwd, bwd.name, bwd.fun_name)}
 
@@ -215,7 +221,8 @@ def _raise_forward_mode(*args, bwd: Rule, **params):
 def _custom_lin_transpose(cts, *args, num_res: int, bwd: Rule, out_avals: tuple,
                           symbolic_zeros: bool):
   res, lin = args[:num_res], args[num_res:]
-  cts_in = bwd(*res, *[ad.instantiate_zeros(ct) for ct in cts])
+  cts_in = bwd(*res, *[ct for ct in cts if type(ct) is not ad.Zero],
+               zeros=tuple(type(ct) is ad.Zero for ct in cts))
   return [None] * num_res + [_linear_cotangent(x, ct) for x, ct in zip(lin, cts_in)]
 
 

@@ -3,6 +3,7 @@ test time (once per module), registered with `register_ffi_target` and called wi
 eagerly, under jit, vmap (each vmap_method) and scan; a primitive of one's own lowering to a
 kernel, with JVP, transpose and batching rules; attributes, two results, side effects; errors."""
 import ctypes
+import functools
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.ffi
-from stablejax import core, lax, passes, pipeline
+from stablejax import core, dispatch, lax, passes, pipeline
 from stablejax.interpreters import ad, batching
 from stablejax.lowering import aval_to_ir_type, custom_call, register_lowering
 
@@ -318,13 +319,14 @@ register_lowering(scale_p, lambda ctx, x, *, alpha: custom_call(
 ad.deflinear2(scale_p, lambda ct, x, *, alpha: [scale(ct, alpha)])
 batching.primitive_batchers[scale_p] = lambda args, dims, *, alpha: (scale(args[0], alpha),
                                                                        dims[0])
+scale_p.def_impl(functools.partial(dispatch.apply_primitive, scale_p))  # eager: compiled
 
 
 @pytest.mark.slow
 @needs_gxx
 def test_user_primitive_lowering_to_the_kernel(lib):
   x = _x(4, 3)
-  eager = scale(x, 2.0)  # no impl: compiled through the pipeline
+  eager = scale(x, 2.0)  # impl dispatch.apply_primitive: compiled through the pipeline
   assert isinstance(eager, sj.Array)
   np.testing.assert_allclose(eager, 2 * x, rtol=1e-6)
   np.testing.assert_allclose(sj.jit(lambda x: scale(x, 2.0))(x), 2 * x, rtol=1e-6)

@@ -1,10 +1,12 @@
-"""The pipeline: one eager policy for every primitive without an impl, control flow included."""
+"""The pipeline: one eager policy for every built-in primitive (compiled), control flow included."""
+import functools
+
 import numpy as np
 import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import core, lax, pipeline, runtime
+from stablejax import core, dispatch, lax, pipeline, runtime
 
 
 @pytest.fixture
@@ -48,20 +50,24 @@ def test_an_eager_primitive_compiles_once_per_signature(executions):
   assert executions["compiled"] <= 2
 
 
-def test_a_user_primitive_without_impl_is_compiled_through_its_lowering_rule():
+def test_a_user_primitive_compiles_eagerly_through_dispatch_apply_primitive():
   from stablejax.lowering import hlo, register_lowering
   p = core.Primitive("pipeline_negate")
   p.def_abstract_eval(lambda x: x)
   register_lowering(p, lambda ctx, x: [hlo.negate(x)])
+  p.def_impl(functools.partial(dispatch.apply_primitive, p))
   out = p.bind(np.arange(3, dtype=np.float32))
   assert type(out) is runtime.Array and out.tolist() == [0.0, -1.0, -2.0]
 
 
-def test_a_primitive_with_neither_impl_nor_lowering_rule_is_not_implemented():
+def test_a_user_primitive_without_impl_is_not_evaluated_eagerly():
   p = core.Primitive("pipeline_nothing")
   p.def_abstract_eval(lambda x: x)
-  with pytest.raises(NotImplementedError, match="'pipeline_nothing' on platform 'cpu'"):
+  with pytest.raises(NotImplementedError, match="Evaluation rule for 'pipeline_nothing' not "
+                                                "implemented"):
     p.bind(1.0)
+  with pytest.raises(NotImplementedError, match="'pipeline_nothing' not found for platform cpu"):
+    sj.jit(p.bind)(1.0)
 
 
 def test_stages_in_order():

@@ -4,10 +4,12 @@ file and its rules file), which then passes the checks every built-in passes: th
 check of test_rules.py, the differential check of test_differential.py and the gradient check of
 test_grads.py. The toy is not exported from `stablejax.lax`, so the tests iterating the
 built-ins do not see it."""
+import functools
+
 import numpy as np
 
 import stablejax as sj
-from stablejax import lax
+from stablejax import dispatch, lax
 from stablejax.interpreters import ad, flops
 from stablejax.lax.primitive_kit import binop, const_like, defjvp, float_dtypes, linear_ct
 from stablejax.lowering import lower_fun, register_lowering
@@ -42,6 +44,9 @@ register_lowering(scale_add_p, lower_fun(
 register_lowering(scale_add_p, lower_fun(
     lambda x, y, *, alpha: lax.mul(lax.add(x, lax.div(y, const_like(y, alpha))),
                                    const_like(x, alpha))), platform="cuda")
+# Defined after stablejax's import, the toy is a user's primitive: it opts in to being compiled
+# eagerly, as the built-ins are (a user's primitive without an impl cannot run eagerly).
+scale_add_p.def_impl(functools.partial(dispatch.apply_primitive, scale_add_p))
 
 # Step 3, its test rows (for primitive_cases.py's CASES: their sample arguments serve both the
 # differential and the gradient check).

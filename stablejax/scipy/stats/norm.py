@@ -12,10 +12,13 @@ from stablejax.scipy.stats._common import exp_of, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-  """Log of the normal density."""
-  z, scale = standardize("norm.logpdf", x, loc, scale)
-  log_norm = lax.add(scalar_like(z, 0.5 * np.log(2 * np.pi)), lax.log(scale))
-  return lax.sub(lax.mul(scalar_like(z, -0.5), lax.mul(z, z)), log_norm)
+  """Log of the normal density, in JAX's expression order (so values and gradients agree to the
+  bit): -(log(2 pi scale^2) + (x - loc)^2 / scale^2) / 2."""
+  x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
+  scale_sqrd = lax.square(scale)
+  log_normalizer = lax.log(lax.mul(scalar_like(x, 2 * np.pi), scale_sqrd))
+  quadratic = lax.div(lax.square(lax.sub(x, loc)), scale_sqrd)
+  return lax.div(lax.add(log_normalizer, quadratic), scalar_like(x, -2))
 
 
 pdf = exp_of(logpdf)
