@@ -235,3 +235,15 @@ def test_out_sharding_on_one_device_and_under_jit():
   # (its value is read in the 8-device program: reading a 1-device NamedSharding result is the
   # bug of issue 33 fixed elsewhere)
   assert out.shape == (2, 2) and out.sharding.mesh == mesh
+
+
+def test_jit_traces_again_under_another_context_mesh():
+  """A PartitionSpec in the function names the context mesh's axes: as JAX's, a jit traced
+  under one mesh traces again outside it (and there a PartitionSpec is an error)."""
+  mesh = sj.make_mesh((1,), ("i",))
+  f = sj.jit(lambda a: jnp.dot(a, a, out_sharding=P("i")))
+  x = np.ones((2, 2), np.float32)
+  with sj.set_mesh(mesh):
+    assert f(x).sharding.mesh == mesh
+  with pytest.raises(ValueError, match="not under a mesh context"):
+    f(x)
