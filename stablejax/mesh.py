@@ -8,11 +8,12 @@ program may depend on. The context mesh of this thread (set by `sharding.set_mes
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import enum
 import math
 import threading
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 
 class AxisType(enum.Enum):
@@ -199,6 +200,17 @@ class use_abstract_mesh:
 
   def __exit__(self, *exc: Any) -> None:
     context.abstract = self.prev
+
+
+@contextlib.contextmanager
+def manual_region(mesh: AbstractMesh, axes: Sequence[str]) -> Iterator[None]:
+  """Within it, `get_abstract_mesh()` is `mesh` with `axes` Manual (a shard_map's body)."""
+  prev = context.abstract
+  context.abstract = mesh.update_axis_types({a: AxisType.Manual for a in axes})
+  try:
+    yield
+  finally:
+    context.abstract = prev
 
 
 __all__ = ["AbstractDevice", "AbstractMesh", "AxisType", "BaseMesh", "get_abstract_mesh",

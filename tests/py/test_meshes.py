@@ -73,6 +73,12 @@ PROGRAMS = textwrap.dedent('''
   error("bad_out_sharding", lambda: jnp.zeros(8, out_sharding=3))
   error("explicit_no_mesh", lambda: from_sh.explicit_axes(lambda a: a, in_sharding=P("x"))(x))
 
+  def manual_body(b):
+    note("shard_map_inside", from_sh.get_abstract_mesh())
+    return L.psum(b, "x")
+  keep("shard_map", J.jit(J.shard_map(manual_body, mesh=auto, in_specs=P("x"), out_specs=P()))(x))
+  note("shard_map_after", from_sh.get_abstract_mesh())
+
   with J.set_mesh(mesh):
     note("in_abstract", from_sh.get_abstract_mesh())
     note("in_mesh", from_sh.get_mesh())
