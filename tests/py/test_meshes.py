@@ -88,6 +88,7 @@ PROGRAMS = textwrap.dedent('''
     keep("zeros", jnp.zeros((8, 2), jnp.int32, out_sharding=P("x")))
     keep("zeros_xy", jnp.zeros(8, out_sharding=P(("x", "y"))))
     keep("full", jnp.full((8, 2), 3.0, out_sharding=P(None, "y")))
+    keep("lax_empty", J.jit(lambda: L.empty((8, 2), np.float32, out_sharding=P("x")) + 1)())
     keep("zeros_like", jnp.zeros_like(x, out_sharding=P("x")))
     keep("ones_named", jnp.ones(8, out_sharding=NamedSharding(mesh, P("y"))))
     keep("dot", jnp.dot(a, b, out_sharding=P("x", "y")))
