@@ -68,6 +68,12 @@ from stablejax import dtypes  # noqa: F401
 from stablejax import errors  # noqa: F401
 # q-custom (issue 33, deliverables 5 and 10)
 from stablejax import dispatch  # noqa: F401
+# issue 33, part 9: meshes and explicit sharding
+from stablejax.sharding import set_mesh
+from stablejax import mesh_axes as _mesh_axes
+
+# jax.sharding has them, but they lay values out with lax (above stablejax.sharding)
+sharding.auto_axes, sharding.explicit_axes = _mesh_axes.auto_axes, _mesh_axes.explicit_axes
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

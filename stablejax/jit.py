@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import config, core, pipeline, platforms, spmd
+from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
@@ -160,7 +161,8 @@ class Jitted:
     if not kwargs and not self._has_static and _all_leaves(args):
       # the common case: positional array arguments, no pytree to flatten
       avals = tuple(map(core.get_aval, args))
-      key = (len(args), avals, config.enable_x64)
+      # the context mesh names the axes of PartitionSpecs in the function: a trace per mesh
+      key = (len(args), avals, config.enable_x64, current_mesh())
       traced = self._cache.get(key)
       if traced is None:
         traced = self._insert(key, self._trace_new(tree_structure((args, {})), avals, ((), ())))
@@ -168,7 +170,7 @@ class Jitted:
     dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
     flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(core.get_aval(x) for x in flat)
-    key = (in_tree, avals, static, config.enable_x64)
+    key = (in_tree, avals, static, config.enable_x64, current_mesh())
     traced = self._cache.get(key)
     if traced is None:
       traced = self._insert(key, self._trace_new(in_tree, avals, static))

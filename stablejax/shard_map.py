@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from stablejax import core
 from stablejax.jit import jit
+from stablejax.mesh import manual_region
 from stablejax.lax.shard_map import shard_aval, shard_map_p, trace_body
 from stablejax.sharding import Mesh, PartitionSpec, current_mesh
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_structure,
@@ -56,7 +57,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any,
     specs = _specs_for("in_specs", in_specs, args)
     flat_f, out_tree = flatten_fun(f, tree_structure((args, {})))
     blocks = [shard_aval(mesh, s, core.get_aval(x)) for s, x in zip(specs, flat)]
-    body = trace_body(flat_f, mesh, blocks)
+    with manual_region(mesh.abstract_mesh, mesh.axis_names):
+      body = trace_body(flat_f, mesh, blocks)
     dummy = tree_unflatten(out_tree(), [0] * len(body.out_avals))
     flat_out_specs = _specs_for("out_specs", out_specs, dummy)
     outs = shard_map_p.bind(*flat, jaxpr=body, mesh=mesh, in_specs=tuple(specs),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import abc
 import collections
-import enum
 import itertools
 import math
 import threading
@@ -20,23 +19,15 @@ import numpy as np
 from jaxlib import _jax, xla_client
 
 from stablejax import core, tree_util
+from stablejax.mesh import (AbstractDevice, AbstractMesh, AxisType, BaseMesh, get_abstract_mesh,
+                            use_abstract_mesh)
+from stablejax import mesh as mesh_lib
 from stablejax.runtime import array, pjrt
 from stablejax.runtime.array import Array
 
 Device = pjrt.Device
 SingleDeviceSharding = pjrt.SingleDeviceSharding
 Index = tuple
-
-
-class AxisType(enum.Enum):
-  """How a mesh axis is used: by the partitioner (Auto), by types (Explicit) or by the user in
-  a manual region (Manual, as `shard_map`)."""
-  Auto = enum.auto()
-  Explicit = enum.auto()
-  Manual = enum.auto()
-
-  def __repr__(self) -> str:
-    return self.name
 
 
 # ----------------------------------------------------------------------------------------------
@@ -126,8 +117,8 @@ Sharding.register(SingleDeviceSharding)
 # ----------------------------------------------------------------------------------------------
 # Mesh
 
-class Mesh:
-  """An n-d array of devices whose axes have names."""
+class Mesh(BaseMesh):
+  """An n-d array of devices whose axes have names (and types: Auto unless given)."""
 
   def __init__(self, devices: Any, axis_names: str | Sequence[str],
                axis_types: Sequence[AxisType] | None = None):
@@ -138,13 +129,11 @@ class Mesh:
                        f"got {axis_names}")
     if len(set(axis_names)) != len(axis_names):
       raise ValueError(f"Mesh: axis names must be unique, got {axis_names}")
-    if not all(isinstance(d, Device) for d in devices.flat):
+    if devices.ndim and not all(isinstance(d, Device) for d in devices.flat):
       raise TypeError("Mesh: devices must be devices from stablejax.devices()")
     if len(set(devices.flat)) != devices.size:
       raise ValueError("Mesh: a device appears more than once")
-    axis_types = (AxisType.Auto,) * len(axis_names) if axis_types is None else tuple(axis_types)
-    if len(axis_types) != len(axis_names):
-      raise ValueError(f"Mesh: {len(axis_names)} axis names but {len(axis_types)} axis types")
+    axis_types = mesh_lib.normalize_axis_types(axis_names, axis_types, "Mesh")
     self.devices = devices
     self.devices.flags.writeable = False
     self.axis_names = axis_names
@@ -165,11 +154,11 @@ class Mesh:
 
   @property
   def size(self) -> int:
-    return self.devices.size
+    return 0 if self.empty else self.devices.size
 
   @property
   def empty(self) -> bool:
-    return self.devices.size == 0
+    return self.devices.ndim == 0
 
   @property
   def device_ids(self) -> np.ndarray:
@@ -184,6 +173,20 @@ class Mesh:
   def local_devices(self) -> list:
     """The devices of this process."""
     return [d for d in self.devices.flat if d.process_index == d.client.process_index()]
+
+  @property
+  def abstract_mesh(self) -> AbstractMesh:
+    """The mesh without its devices (of the kind of its first device)."""
+    if not self.axis_names:
+      return mesh_lib.empty_abstract_mesh
+    d = self.devices.flat[0]
+    return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
+                        abstract_device=AbstractDevice(d.device_kind, None, d.platform))
+
+  def update(self, devices: Any = None, axis_names: Any = None, axis_types: Any = None) -> Mesh:
+    return Mesh(self.devices if devices is None else devices,
+                self.axis_names if axis_names is None else axis_names,
+                self.axis_types if axis_types is None else axis_types)
 
   def _key(self) -> tuple:
     return (self.axis_names, self.devices.shape, tuple(d.id for d in self.devices.flat),
@@ -203,10 +206,14 @@ class Mesh:
     _mesh_stack().pop()
 
   def __repr__(self) -> str:
+    if self.empty:
+      return "Mesh(axis_sizes=(), axis_names=())"
     return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
             f"axis_types={self.axis_types})")
 
   def __str__(self) -> str:
+    if self.empty:
+      return "Mesh()"
     axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
     return f"Mesh({axes}, axis_types={self.axis_types})"
 
@@ -222,14 +229,53 @@ def _mesh_stack() -> list[Mesh]:
 
 
 def current_mesh() -> Mesh | None:
-  """The mesh of the innermost `with mesh:` block of this thread (None outside one)."""
+  """The mesh of the innermost `with mesh:` block of this thread, else the one `set_mesh` set
+  (None: neither)."""
   stack = _mesh_stack()
-  return stack[-1] if stack else None
+  return stack[-1] if stack else mesh_lib.context.concrete
+
+
+class set_mesh:
+  """Make `mesh` this thread's context mesh (None: no mesh), as a setter or, used as a context
+  manager, until the block ends. PartitionSpecs then name its axes, and
+  `sharding.get_abstract_mesh()` is its abstract mesh (JAX's jax.set_mesh)."""
+  __slots__ = ("prev_abstract_mesh", "prev_mesh")
+
+  def __init__(self, mesh: Mesh | None):
+    if mesh is not None and not isinstance(mesh, Mesh):
+      raise ValueError(f"Expected mesh of type `stablejax.sharding.Mesh`. Got {type(mesh)}")
+    if not core.is_evaluating():
+      raise ValueError("`set_mesh` can only be used outside of `jit`.")
+    if mesh is not None and mesh.manual_axes:
+      raise ValueError(f"mesh {mesh} contains manual axes which is not allowed when using "
+                       "`set_mesh`. Please use `shard_map` to enter into `Manual` mode instead.")
+    ctx = mesh_lib.context
+    self.prev_abstract_mesh, self.prev_mesh = ctx.abstract, ctx.concrete
+    ctx.abstract = mesh_lib.empty_abstract_mesh if mesh is None else mesh.abstract_mesh
+    ctx.concrete = mesh
+
+  def __enter__(self) -> None:
+    pass
+
+  def __exit__(self, *exc: Any) -> None:
+    mesh_lib.context.abstract = self.prev_abstract_mesh
+    mesh_lib.context.concrete = self.prev_mesh
+
+
+
+def get_mesh() -> Mesh:
+  """The mesh `set_mesh` set (an empty mesh if none); only outside of `jit`."""
+  if not core.is_evaluating():
+    raise ValueError("`get_mesh` can only be used outside of `jit`. Maybe you want "
+                     "`stablejax.sharding.get_abstract_mesh()`?")
+  mesh = mesh_lib.context.concrete
+  return Mesh(np.empty((), dtype=object), ()) if mesh is None else mesh
 
 
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types: Any = None, *,
               devices: Sequence[Device] | None = None) -> Mesh:
-  """A mesh of `axis_shapes` over the first prod(axis_shapes) devices (default: all devices)."""
+  """A mesh of `axis_shapes` over the first prod(axis_shapes) devices (default: all devices);
+  its axes are Explicit unless `axis_types` says otherwise, as JAX 0.10.2's."""
   axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
   if len(axis_shapes) != len(axis_names):
     raise ValueError(f"make_mesh: {len(axis_shapes)} axis sizes but {len(axis_names)} names")
@@ -238,6 +284,8 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types:
   if n > len(devices):
     raise ValueError(f"make_mesh: a mesh of shape {axis_shapes} needs {n} devices, only "
                      f"{len(devices)} available")
+  if axis_types is None:
+    axis_types = (AxisType.Explicit,) * len(axis_shapes)
   return Mesh(np.array(devices[:n], dtype=object).reshape(axis_shapes), axis_names, axis_types)
 
 
@@ -496,6 +544,8 @@ def named_or_gspmd(mesh: Mesh, hs: xla_client.HloSharding, ndim: int) -> Any:
     candidate = NamedSharding(mesh, spec)
     mine = candidate._to_xla_hlo_sharding(ndim)
     if (mine.is_replicated() and hs.is_replicated()) or _same_tiles(mine, hs):
+      if mesh.explicit_axes:  # a typed sharding names every dimension, as JAX's types do
+        return NamedSharding(mesh, PartitionSpec(*spec, *[None] * (ndim - len(spec))))
       return candidate
   return GSPMDSharding(_jax.DeviceList(mesh._flat_devices_tuple), hs)
 
@@ -510,6 +560,13 @@ def _specs(mesh: Mesh, ndim: int) -> Iterator[PartitionSpec]:
 
 Sharding.register(NamedSharding)
 Sharding.register(GSPMDSharding)
+
+
+def make_single_device_sharding(device: Device, *, memory_kind: str | None = None
+                                ) -> SingleDeviceSharding:
+  """The sharding putting a whole array on `device`."""
+  return pjrt.sharding(device) if memory_kind is None else \
+      SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -561,5 +618,7 @@ def check_sharding(s: Any, what: str) -> Any:
   return s
 
 
-__all__ = ["AxisType", "GSPMDSharding", "Mesh", "NamedSharding", "P", "PartitionSpec",
-           "SingleDeviceSharding", "Sharding", "current_mesh", "device_put", "make_mesh"]
+__all__ = ["AbstractDevice", "AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding",
+           "P", "PartitionSpec", "SingleDeviceSharding", "Sharding", "current_mesh", "device_put",
+           "get_abstract_mesh", "get_mesh", "make_mesh", "make_single_device_sharding",
+           "set_mesh", "use_abstract_mesh"]

@@ -15,6 +15,7 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import param_printers
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.lax.structural import aval_of
 
 __all__ = ["batch_matmul", "dot", "dot_general", "dot_general_p", "Precision"]
@@ -68,25 +69,27 @@ def canonicalize_precision(precision: Any) -> PrecisionPair:
 
 
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
-                preferred_element_type: Any = None) -> Any:
+                preferred_element_type: Any = None, *, out_sharding: Any = None) -> Any:
   """Contract `lhs` with `rhs`: dimension_numbers = ((lhs_contract, rhs_contract),
   (lhs_batch, rhs_batch)). The result has the batch axes, then the free axes of lhs, then
   those of rhs. `precision` (see `Precision`) becomes the op's precision config."""
   preferred = None if preferred_element_type is None else dtypes.canonicalize(
       preferred_element_type)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=_canonical_dims(dimension_numbers),
-                            precision=canonicalize_precision(precision),
-                            preferred_element_type=preferred)
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=_canonical_dims(dimension_numbers),
+                           precision=canonicalize_precision(precision),
+                           preferred_element_type=preferred)
+  return apply_out_sharding(out, out_sharding, "lax.dot_general")
 
 
-def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
+def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None, *,
+        out_sharding: Any = None) -> Any:
   """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs`."""
   l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
   if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
     raise TypeError(f"Incompatible shapes for dot: got {l_shape} and {r_shape} (dot takes "
                     "vectors and matrices; use dot_general for other ranks)")
   return dot_general(lhs, rhs, (((len(l_shape) - 1,), (0,)), ((), ())), precision,
-                     preferred_element_type)
+                     preferred_element_type, out_sharding=out_sharding)
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:

@@ -10,7 +10,8 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
-__all__ = ["sharding_constraint_p", "with_sharding_constraint"]  # (reshard: top-level `sj.reshard`)
+__all__ = ["apply_out_sharding", "sharding_constraint_p", "with_sharding_constraint"]
+# (reshard is top-level: `sj.reshard`)
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
@@ -66,6 +67,34 @@ def _reshard_target(s: Any) -> sharding_lib.NamedSharding:
                        f"type Auto or Manual. Got PartitionSpec: {s.spec} with axis name: "
                        f"{name} of type: AxisType.{types[name].name}.")
   return s
+
+
+def apply_out_sharding(x: Any, out_sharding: Any, what: str) -> Any:
+  """The result `x` (a pytree) of `what` laid out by its `out_sharding=` argument (NamedShardings,
+  or PartitionSpecs over the context mesh, padded to each rank as JAX's typed shardings are;
+  None: `x` as it is): a sharding constraint under a trace, else a device_put."""
+  if out_sharding is None:
+    return x
+  leaves, tree = tree_flatten(x)
+  flat = _broadcast_prefix(out_sharding, x, len(leaves))
+  return tree_unflatten(tree, [with_sharding_constraint(leaf, _typed(s, leaf, what))
+                               for leaf, s in zip(leaves, flat)])
+
+
+def _typed(s: Any, x: Any, what: str) -> Any:
+  """`s` as a NamedSharding whose spec names every dimension of `x`."""
+  if isinstance(s, sharding_lib.PartitionSpec):
+    mesh = sharding_lib.current_mesh()
+    if mesh is None:
+      raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                       "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                       f"context via `stablejax.set_mesh`. Got {s}")
+    s = sharding_lib.NamedSharding(mesh, s)
+  if not isinstance(s, sharding_lib.NamedSharding):
+    raise TypeError(f"`out_sharding` argument of {what} only supports instances of "
+                    f"`NamedSharding` or `PartitionSpec`. Got {s} of type: {type(s)}")
+  ndim = core.get_aval(x).ndim
+  return s.update(spec=(*s.spec, *[None] * (ndim - len(s.spec))))
 
 
 def _broadcast_prefix(shardings: Any, x: Any, n: int) -> list:

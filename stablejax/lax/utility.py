@@ -14,6 +14,7 @@ from stablejax.lax.convolution import (ConvDimensionNumbers, _conv_transpose_pad
                                        conv_general_permutations)
 from stablejax.lax.dot import Precision
 from stablejax.lax.elementwise import select_n
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.lax.structural import (broadcast_in_dim, concatenate, full, reshape,
                                       slice_in_dim, squeeze)
 from stablejax.lax.windowed_reductions import padtype_to_pads, window_output_shape
@@ -61,7 +62,7 @@ def broadcast_like(arr: Any, like_arr: Any) -> Any:
 
 def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
   """An array of `shape` and `dtype` whose contents are unspecified (zeros here)."""
-  return full(shape, 0, dtype)
+  return apply_out_sharding(full(shape, 0, dtype), out_sharding, "lax.empty")
 
 
 def dtype(x: Any) -> np.dtype:

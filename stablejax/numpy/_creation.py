@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax, runtime
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._manipulation_shape import ravel, reshape, stack
 from stablejax.numpy._math_arithmetic import power
 from stablejax.numpy._promotion import (
@@ -82,41 +83,49 @@ def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
   return out
 
 
-def full(shape: Shape, fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Shape, fill_value: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
   """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
   shape = _shape_tuple("full", shape)
   (fill_value,) = ensure_arraylike("full", fill_value)
   if core.get_aval(fill_value).ndim:
     dtype = _canonical_dtype(dtype)
-    return broadcast_to(fill_value if dtype is None else convert(fill_value, dtype), shape)
-  return lax.full(shape, fill_value, _canonical_dtype(dtype))
+    out = broadcast_to(fill_value if dtype is None else convert(fill_value, dtype), shape)
+  else:
+    out = lax.full(shape, fill_value, _canonical_dtype(dtype))
+  return apply_out_sharding(out, out_sharding, "jnp.full")
 
 
-def zeros(shape: Shape, dtype: Any = None) -> Any:
+def zeros(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
   """An array of zeros (float32 by default)."""
-  return lax.full(_shape_tuple("zeros", shape), 0, _canonical_dtype(dtype, dtypes.default_float()))
+  out = lax.full(_shape_tuple("zeros", shape), 0, _canonical_dtype(dtype, dtypes.default_float()))
+  return apply_out_sharding(out, out_sharding, "jnp.zeros")
 
 
-def ones(shape: Shape, dtype: Any = None) -> Any:
+def ones(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
   """An array of ones (float32 by default)."""
-  return lax.full(_shape_tuple("ones", shape), 1, _canonical_dtype(dtype, dtypes.default_float()))
+  out = lax.full(_shape_tuple("ones", shape), 1, _canonical_dtype(dtype, dtypes.default_float()))
+  return apply_out_sharding(out, out_sharding, "jnp.ones")
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = None, *,
+              out_sharding: Any = None) -> Any:
   """An array like `a` (its shape and dtype unless given) filled with `fill_value`."""
   (a,) = ensure_arraylike("full_like", a)
   shape = None if shape is None else _shape_tuple("full_like", shape)
-  return lax.full_like(a, fill_value, _canonical_dtype(dtype), shape)
+  out = lax.full_like(a, fill_value, _canonical_dtype(dtype), shape)
+  return apply_out_sharding(out, out_sharding, "jnp.full_like")
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
+def zeros_like(a: Any, dtype: Any = None, shape: Shape | None = None, *,
+               out_sharding: Any = None) -> Any:
   """Zeros with the shape and dtype of `a` (unless given)."""
-  return full_like(a, 0, dtype, shape)
+  return full_like(a, 0, dtype, shape, out_sharding=out_sharding)
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
+def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None, *,
+              out_sharding: Any = None) -> Any:
   """Ones with the shape and dtype of `a` (unless given)."""
-  return full_like(a, 1, dtype, shape)
+  return full_like(a, 1, dtype, shape, out_sharding=out_sharding)
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
@@ -194,9 +203,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
   return convert(diagonal, _canonical_dtype(dtype, dtypes.default_float()))
 
 
-def empty(shape: Shape, dtype: Any = None) -> Any:
+def empty(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
   """An array of `shape` (zeros: XLA has no uninitialized memory)."""
-  return zeros(shape, dtype)
+  return zeros(shape, dtype, out_sharding=out_sharding)
 
 
 def empty_like(prototype: Any, dtype: Any = None, shape: Shape | None = None) -> Any:

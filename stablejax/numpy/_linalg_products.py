@@ -11,6 +11,7 @@ import numpy as np
 from stablejax.util import canonicalize_axis
 from stablejax.runtime import Array
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed, transpose_if_needed
 from stablejax.numpy._creation import eye
 from stablejax.numpy._functional import vectorize
@@ -34,7 +35,8 @@ def output_type(preferred_element_type: Any, *operands: Any) -> tuple[np.dtype, 
   return dtypes.canonicalize(np.dtype(preferred_element_type)), False
 
 
-def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None,
+        out_sharding: Any = None) -> Any:
   """numpy.dot: scalars multiply; otherwise contract the last axis of `a` with the last axis of
   a vector `b` or the second-to-last of `b`."""
   a, b = ensure_arraylike("dot", a, b)
@@ -46,7 +48,7 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     contract = ((a_ndim - 1,), (max(b_ndim - 2, 0),))
   _check_contracted("dot", a, b, contract)
   out = _dot_general(a, b, (contract, ((), ())), out_dtype, precision)
-  return convert(out, out_dtype, weak)
+  return apply_out_sharding(convert(out, out_dtype, weak), out_sharding, "jnp.dot")
 
 
 def _check_contracted(name: str, a: Any, b: Any, contract: tuple) -> None:
@@ -56,7 +58,8 @@ def _check_contracted(name: str, a: Any, b: Any, contract: tuple) -> None:
                      f"axes {contract[0]} and {contract[1]} differ in size")
 
 
-def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None,
+           out_sharding: Any = None) -> Any:
   """numpy.matmul (the @ operator): matrix products broadcast over leading batch axes."""
   a, b = ensure_arraylike("matmul", a, b)
   for i, x in enumerate((a, b)):
@@ -74,7 +77,7 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
   out = transpose_if_needed(out, plan["perm"])
   if plan["both_squeeze"]:
     out = expand_axes(out, plan["both_squeeze"])
-  return convert(out, out_dtype, weak)
+  return apply_out_sharding(convert(out, out_dtype, weak), out_sharding, "jnp.matmul")
 
 
 def _matmul_plan(a_shape: tuple, b_shape: tuple) -> dict:
@@ -129,7 +132,8 @@ def _plan_batch_axis(p: dict, i: int, ba: int | None, bb: int | None, a_shape: t
 # einsum
 
 def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any = "auto",
-           precision: Any = None, preferred_element_type: Any = None) -> Any:
+           precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None
+           ) -> Any:
   """Einstein summation: one operand (sums, traces, transposes), or several contracted left to
   right, two at a time with dot_general; explicit or implicit ('ij,jk') output."""
   if not operands:
@@ -149,7 +153,8 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
     later = out_names + "".join(n for _, n in ops[k + 1:])
     x, names = _contract((x, names), ops[k], out_names if k == len(ops) - 1 else later,
                          out_dtype, precision)
-  return convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
+  x = convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
+  return apply_out_sharding(x, out_sharding, "jnp.einsum")
 
 
 def _expand_ellipses(spec: str, operands: list) -> tuple[str, list]:
@@ -363,7 +368,8 @@ def kron(a: Any, b: Any) -> Any:
 
 
 def tensordot(a: Any, b: Any, axes: int | Sequence[int] | Sequence[Sequence[int]] = 2, *,
-              precision: Any = None, preferred_element_type: Any = None) -> Any:
+              precision: Any = None, preferred_element_type: Any = None,
+              out_sharding: Any = None) -> Any:
   """Contract the last `axes` axes of `a` with the first of `b`, or the axes listed in the pair
   `axes`."""
   a, b = ensure_arraylike("tensordot", a, b)
@@ -372,7 +378,8 @@ def tensordot(a: Any, b: Any, axes: int | Sequence[int] | Sequence[Sequence[int]
     raise TypeError(f"tensordot requires a.ndim and b.ndim to be at least 1, got {a_ndim} and "
                     f"{b_ndim}.")
   contract = _tensordot_axes(axes, a_ndim, b_ndim)
-  return _contract_typed(a, b, (contract, ((), ())), precision, preferred_element_type)
+  out = _contract_typed(a, b, (contract, ((), ())), precision, preferred_element_type)
+  return apply_out_sharding(out, out_sharding, "jnp.tensordot")
 
 
 def _tensordot_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[tuple[int, ...], ...]:

@@ -58,8 +58,10 @@ def test_mesh():
   assert m.shape == {"x": 2, "y": 4} and list(m.shape) == ["x", "y"] and m.size == 8
   assert m.axis_names == ("x", "y") and m.devices.shape == (2, 4)
   np.testing.assert_array_equal(m.device_ids, np.arange(8).reshape(2, 4))
-  assert m == sharding.Mesh(np.array(sj.devices()).reshape(2, 4), ("x", "y"))
-  assert str(m) == "Mesh('x': 2, 'y': 4, axis_types=(Auto, Auto))"
+  devices = np.array(sj.devices()).reshape(2, 4)
+  assert m == sharding.Mesh(devices, ("x", "y"), (sharding.AxisType.Explicit,) * 2)
+  assert m != sharding.Mesh(devices, ("x", "y"))  # make_mesh's axes are Explicit, as JAX's
+  assert str(m) == "Mesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit))"
   with m:
     assert sharding.current_mesh() is m
     a = sj.device_put(np.ones((8, 4)), P("x"))
@@ -118,7 +120,7 @@ def _params(rng):
 def test_jit_in_out_shardings_match_single_device_and_jax(rng):
   jax = pytest.importorskip("jax")
   params, x = _params(rng), rng.normal(size=(16, 6)).astype(np.float32)
-  mesh = sj.make_mesh((4, 2), ("data", "model"))
+  mesh = sj.make_mesh((4, 2), ("data", "model"), axis_types=(sharding.AxisType.Auto,) * 2)
   batch, repl = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
   cols, vec = NamedSharding(mesh, P(None, "model")), NamedSharding(mesh, P("model"))
   rows = NamedSharding(mesh, P("model", None))
