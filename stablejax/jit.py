@@ -14,12 +14,12 @@ import numpy as np
 
 from stablejax import config, core, pipeline, platforms, spmd
 from stablejax.core import eval_trace, trace_state
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.lax.call import jit_p
 from stablejax.lowering import ShardingContext
 from stablejax.passes import registry as pass_registry
 from stablejax.runtime.backend import get_backend
-from stablejax.runtime import Array, Executable
+from stablejax.runtime import Array, Executable, devices as runtime_devices
 from stablejax.runtime.array import buffers_of
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
@@ -104,8 +104,13 @@ class Jitted:
   def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
                shared_cache: bool = True, passes: Sequence[str] | None = None,
                backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None,
-               donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = ()):
+               donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = (),
+               device: Any = None, inline: bool = False,
+               compiler_options: dict[str, Any] | None = None):
     self.fun = fun
+    self.device = device  # run on this device (None: the default device)
+    self.inline = inline  # under a trace: its equations inlined, not one `jit` equation
+    self.compiler_options = dict(compiler_options or {})  # XLA's, per option name
     # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
     self.backend = None if backend is None else platforms.backend(backend)
     self.passes = None if passes is None else pass_registry.choose(passes)
@@ -121,7 +126,7 @@ class Jitted:
         self._signature, tuple(donate_argnums), tuple(donate_argnames), self.static_argnums,
         self.static_argnames, self.name)
     statics = (self.static_argnums, self.static_argnames, self.donate_argnums,
-               self.donate_argnames)
+               self.donate_argnames, device, tuple(sorted(self.compiler_options.items())))
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
     # in_shardings/out_shardings (pytree prefixes; None: not given; stablejax/spmd.py)
@@ -234,6 +239,8 @@ class Jitted:
       if not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
                             traced.out_tree)
+    elif self.inline:
+      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.closed_over, *flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
@@ -246,8 +253,8 @@ class Jitted:
       _warn_not_donated(traced.donated, f"by the {backend} backend")
       return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
     if traced.executable_passes is not passes:
-      traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes,
-                                              donated=traced.donated)
+      traced.executable = pipeline.executable(traced.jaxpr, self.name, self.device, passes,
+                                              traced.donated, self.compiler_options)
       traced.executable_passes = passes
     return traced.executable
 
@@ -357,31 +364,63 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
   return out
 
 
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
-        donate_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None,
-        backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None
+def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] | None = (),
+        static_argnames: str | Sequence[str] | None = (),
+        donate_argnums: int | Sequence[int] | None = (),
+        donate_argnames: str | Sequence[str] | None = (), keep_unused: bool = False,
+        device: Any = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None, passes: Sequence[str] | None = None
         ) -> Jitted | Callable[[Callable], Jitted]:
   """Stage `fun` out as one compiled program, traced once per argument signature; `passes`
   (names registered in `stablejax.passes`, default `sj.config.passes`) rewrite it between
   tracing and compiling. `in_shardings`/`out_shardings` (a sharding, None, or a pytree prefix
   of the arguments/results) make it one program partitioned over a mesh (stablejax/spmd.py).
   The arguments in `donate_argnums`/`donate_argnames` give their buffers to results of the
-  same type (XLA writes the result in place); a donated Array is deleted by the call."""
-  static_argnums, donate_argnums = _as_tuple(static_argnums), _as_tuple(donate_argnums)
-  static_argnames, donate_argnames = _as_tuple(static_argnames), _as_tuple(donate_argnames)
+  same type (XLA writes the result in place); a donated Array is deleted by the call.
+  `backend` is a compiler (`platforms.BACKENDS`) or, as JAX's (deprecated), a platform whose
+  first device runs it, as `device` does; `inline`: called under a trace, its equations are
+  inlined into the caller's jaxpr; `compiler_options`: XLA's options, by name;
+  `keep_unused`: the module keeps every argument (it always does here)."""
+  options = dict(in_shardings=in_shardings, out_shardings=out_shardings,
+                 static_argnums=_as_tuple(static_argnums),
+                 static_argnames=_as_tuple(static_argnames),
+                 donate_argnums=_as_tuple(donate_argnums),
+                 donate_argnames=_as_tuple(donate_argnames), keep_unused=keep_unused,
+                 device=device, backend=backend, inline=inline,
+                 compiler_options=compiler_options, passes=passes)
   if fun is None:
-    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                         passes=passes, backend=backend, in_shardings=in_shardings,
-                         out_shardings=out_shardings)
+    return lambda f: jit(f, **options)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
-  return Jitted(fun, static_argnums, static_argnames, passes=passes, backend=backend,
-                in_shardings=in_shardings, out_shardings=out_shardings,
-                donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+  options.pop("keep_unused")
+  options["device"], options["backend"] = _device_and_backend(device, backend, in_shardings,
+                                                              out_shardings)
+  return Jitted(fun, options.pop("static_argnums"), options.pop("static_argnames"), **options)
+
+
+def _device_and_backend(device: Any, backend: str | None, in_shardings: Any,
+                        out_shardings: Any) -> tuple[Any, str | None]:
+  """(device, compiler backend) of `jit(device=, backend=)`: JAX's platform `backend` means its
+  first device; either one warns as JAX's (deprecated) and excludes shardings."""
+  if backend is None or backend in platforms.BACKENDS:
+    if device is None:
+      return None, backend
+  warnings.warn("backend and device argument on jit is deprecated. You can use "
+                "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the inputs to "
+                "the jitted function to get the same behavior.", DeprecationWarning, stacklevel=3)
+  if device is not None and backend is not None:
+    raise ValueError(f"can't specify both a device and a backend for jit, got device={device} "
+                     f"and backend={backend!r}")
+  for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+    if given is not None:
+      raise ValueError(f"If backend or device is specified on jit, then {name} should not be "
+                       "specified.")
+  return (device if device is not None else runtime_devices(backend)[0]), None
 
 
 def _as_tuple(x: Any) -> tuple:
-  """An int or a str as a one-element tuple, a sequence as a tuple."""
+  """An int or a str as a one-element tuple, a sequence as a tuple, None as ()."""
+  if x is None:
+    return ()
   return (x,) if isinstance(x, (int, str)) else tuple(x)
