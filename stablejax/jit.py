@@ -14,6 +14,7 @@ import numpy as np
 
 from stablejax import config, core, pipeline, platforms, spmd
 from stablejax.core import eval_trace, trace_state
+from stablejax.interpreters import dce
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.lax.call import jit_p
 from stablejax.lowering import ShardingContext
@@ -61,11 +62,21 @@ class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
-               "executable_passes")
+               "executable_passes", "kept", "compiled_jaxpr")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
-               donated: tuple[bool, ...]):
+               donated: tuple[bool, ...], keep_unused: bool = True):
     self.jaxpr = jaxpr
+    # per flat argument: whether the compiled module takes it (None: all of them), and the
+    # jaxpr it computes (unused arguments pruned unless `keep_unused`, as JAX's)
+    self.kept, self.compiled_jaxpr = None, jaxpr
+    if not keep_unused and not closed_over:
+      used = dce.prune_jaxpr(jaxpr, [True] * len(jaxpr.out_avals), False)[1]
+      if not all(used):
+        self.kept = tuple(used)
+        self.compiled_jaxpr = ClosedJaxpr(jaxpr.jaxpr.replace(
+            invars=dce.keep(jaxpr.jaxpr.invars, used)), jaxpr.consts)
+        donated = tuple(dce.keep(donated, used)) if donated else donated
     self.closed_over = closed_over
     self.in_tree = in_tree
     self.out_tree = out_tree
@@ -106,8 +117,9 @@ class Jitted:
                backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None,
                donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = (),
                device: Any = None, inline: bool = False,
-               compiler_options: dict[str, Any] | None = None):
+               compiler_options: dict[str, Any] | None = None, keep_unused: bool = True):
     self.fun = fun
+    self.keep_unused = keep_unused  # else the compiled module takes only the arguments used
     self.device = device  # run on this device (None: the default device)
     self.inline = inline  # under a trace: its equations inlined, not one `jit` equation
     self.compiler_options = dict(compiler_options or {})  # XLA's, per option name
@@ -126,7 +138,8 @@ class Jitted:
         self._signature, tuple(donate_argnums), tuple(donate_argnames), self.static_argnums,
         self.static_argnames, self.name)
     statics = (self.static_argnums, self.static_argnames, self.donate_argnums,
-               self.donate_argnames, device, tuple(sorted(self.compiler_options.items())))
+               self.donate_argnames, device, tuple(sorted(self.compiler_options.items())),
+               keep_unused)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
     # in_shardings/out_shardings (pytree prefixes; None: not given; stablejax/spmd.py)
@@ -197,7 +210,8 @@ class Jitted:
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed, closed_over = pipeline.trace(flat_fun, avals)
-    return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static))
+    return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static),
+                   self.keep_unused)
 
   def _donated_leaves(self, in_tree: PyTreeDef, static: tuple) -> tuple[bool, ...]:
     """Per flat argument of (dynamic args, kwargs) of structure `in_tree`: whether donated."""
@@ -233,6 +247,8 @@ class Jitted:
       _warn_not_donated(traced.donated, "over several devices")
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
                                  self._passes())(*flat)
+    elif trace_state.trace is eval_trace and not traced.closed_over and traced.kept is not None:
+      outs = self._executable(traced)(*dce.keep(flat, traced.kept))
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
@@ -253,8 +269,8 @@ class Jitted:
       _warn_not_donated(traced.donated, f"by the {backend} backend")
       return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
     if traced.executable_passes is not passes:
-      traced.executable = pipeline.executable(traced.jaxpr, self.name, self.device, passes,
-                                              traced.donated, self.compiler_options)
+      traced.executable = pipeline.executable(traced.compiled_jaxpr, self.name, self.device,
+                                              passes, traced.donated, self.compiler_options)
       traced.executable_passes = passes
     return traced.executable
 
@@ -292,10 +308,15 @@ class Jitted:
     sharded = self._sharded or spmd.is_multi_device(traced.jaxpr, flat)
     if sharded:
       _warn_not_donated(traced.donated, "over several devices")
-    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
-                   platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
-                   passes=passes, donated=() if sharded else traced.donated,
-                   axis_context=self._sharding(traced, flat) if sharded else None)
+    names = arg_names_of(self.fun, traced.in_tree, static)
+    if sharded:
+      return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                     platforms, arg_names=names, passes=passes,
+                     axis_context=self._sharding(traced, flat))
+    kept = traced.kept
+    return Lowered(traced.compiled_jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                   platforms, arg_names=names if kept is None else dce.keep(names, kept),
+                   passes=passes, donated=traced.donated, kept=kept)
 
 
 def _all_leaves(args: tuple) -> bool:
@@ -380,8 +401,9 @@ def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings:
   same type (XLA writes the result in place); a donated Array is deleted by the call.
   `backend` is a compiler (`platforms.BACKENDS`) or, as JAX's (deprecated), a platform whose
   first device runs it, as `device` does; `inline`: called under a trace, its equations are
-  inlined into the caller's jaxpr; `compiler_options`: XLA's options, by name;
-  `keep_unused`: the module keeps every argument (it always does here)."""
+  inlined into the caller's jaxpr; `compiler_options`: XLA's options, by name. Unless
+  `keep_unused`, the compiled module takes only the arguments the function uses (the call
+  still takes them all), as JAX's."""
   options = dict(in_shardings=in_shardings, out_shardings=out_shardings,
                  static_argnums=_as_tuple(static_argnums),
                  static_argnames=_as_tuple(static_argnames),
@@ -393,7 +415,6 @@ def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings:
     return lambda f: jit(f, **options)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
-  options.pop("keep_unused")
   options["device"], options["backend"] = _device_and_backend(device, backend, in_shardings,
                                                               out_shardings)
   return Jitted(fun, options.pop("static_argnums"), options.pop("static_argnames"), **options)

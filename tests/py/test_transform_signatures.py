@@ -265,3 +265,17 @@ def test_checkpoint_name_is_the_identity_named_in_the_jaxpr():
   _close(sj.vmap(f)(np.float32([1., 2.])), jax.vmap(fj)(np.float32([1., 2.])))
   tree = ad_checkpoint.checkpoint_name({"a": np.float32(1.), "b": (np.float32(2.),)}, "t")
   assert float(tree["b"][0]) == 2.
+
+
+def test_jit_keep_unused_as_jax():
+  f = lambda x, y, z: x * 2 + z
+
+  def main_args(lowered):
+    return lowered.as_text().split("func.func public @main")[1].split("{")[0].count("%arg")
+  for keep in (False, True):
+    low_sj = sj.jit(f, keep_unused=keep).lower(1., 2., 3.)
+    low_jx = jax.jit(f, keep_unused=keep).lower(1., 2., 3.)
+    assert main_args(low_sj) == main_args(low_jx) == (3 if keep else 2)
+    assert float(low_sj.compile()(1., 2., 3.)) == float(low_jx.compile()(1., 2., 3.)) == 5.
+    assert float(sj.jit(f, keep_unused=keep)(1., np.float32(2.), 3.)) == 5.
+  assert float(sj.grad(sj.jit(f), argnums=1)(1., 2., 3.)) == 0.
