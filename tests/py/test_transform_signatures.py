@@ -83,6 +83,12 @@ def test_grad_holomorphic():
            mk(jax)(lambda x: jf(x) * x, holomorphic=True)(z))
   _close(sj.value_and_grad(lambda x: x ** 3, holomorphic=True)(z),
          jax.value_and_grad(lambda x: x ** 3, holomorphic=True)(z))
+  _close(sj.grad(lambda x: jnp.sin(x), holomorphic=True)(3 + 4j),
+         jax.grad(lambda x: jjnp.sin(x), holomorphic=True)(3 + 4j))
+  # complex inputs of a real-valued function, without holomorphic (the autodiff cookbook's)
+  _close(sj.grad(lambda x: jnp.abs(x) ** 2)(z), jax.grad(lambda x: jjnp.abs(x) ** 2)(z))
+  zs = np.complex64([3 + 4j, 1j])
+  _close(sj.jacrev(lambda x: jnp.abs(x) ** 2)(zs), jax.jacrev(lambda x: jjnp.abs(x) ** 2)(zs))
 
 
 @pytest.mark.parametrize("call", [
