@@ -92,51 +92,86 @@ def _std_basis(flat_primals: Sequence) -> tuple[list, int]:
   return out, total
 
 
-def _check_differentiable_input(aval: core.ShapedArray, name: str) -> None:
-  if not dtypes.is_inexact(aval.dtype):
-    raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
-                    f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
-                    "integer-valued inputs, use vmap or convert them to float first.")
+def _check_input_jacfwd(holomorphic: bool, x: Any) -> None:
+  dtype = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, but got "
+                      f"{dtype.name}.")
+  elif not dtypes.is_float(dtype):
+    raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                    f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+                    "holomorphic=True. For differentiation of non-holomorphic functions "
+                    "involving complex inputs or integer inputs, use jax.jvp directly.")
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-  """The Jacobian of `fun` with respect to `argnums`, by forward mode (vmap of jvp)."""
+def _check_output_jacfwd(holomorphic: bool, y: Any) -> None:
+  dtype = core.get_aval(y).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, but got "
+                    f"{dtype.name}.")
+
+
+def _partial_argnums(fun: Callable, argnums: tuple[int, ...], args: tuple, kwargs: dict
+                     ) -> Callable:
+  """`fun` as a function of `args[argnums]` only, the other arguments fixed."""
+  def f_of_dyn(*dyn_args):
+    full = list(args)
+    for i, a in zip(argnums, dyn_args):
+      full[i] = a
+    return fun(*full, **kwargs)
+  return f_of_dyn
+
+
+def _split_aux(out: Any, has_aux: bool) -> tuple[Any, Any]:
+  if not has_aux:
+    return out, None
+  if not (isinstance(out, tuple) and len(out) == 2):
+    raise TypeError("a function with has_aux=True must return a pair (output, aux), got "
+                    f"{type(out).__name__}")
+  return out
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+  """The Jacobian of `fun` with respect to `argnums`, by forward mode (vmap of jvp); with
+  `has_aux`, `fun` returns `(output, aux)` and `(jacobian, aux)` is returned."""
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
   @functools.wraps(fun, updated=())
-  def jacfun(*args):
-    dyn = [args[i] for i in argnums_t]
-    dyn_flat, dyn_tree = tree_flatten(tuple(dyn))
+  def jacfun(*args, **kwargs):
+    dyn = tuple(args[i] for i in argnums_t)
+    dyn_flat, dyn_tree = tree_flatten(dyn)
     for leaf in dyn_flat:
-      _check_differentiable_input(core.get_aval(leaf), "jacfwd")
-    basis, total = _std_basis(dyn_flat)
+      _check_input_jacfwd(holomorphic, leaf)
+    basis, _ = _std_basis(dyn_flat)
+    f_of_dyn = _partial_argnums(fun, argnums_t, args, kwargs)
 
     def pushfwd(*tangent_flat):
-      def f_of_dyn(*dyn_args):
-        full = list(args)
-        for i, a in zip(argnums_t, dyn_args):
-          full[i] = a
-        return fun(*full)
-      tangents = tree_unflatten(dyn_tree, tangent_flat)
-      return jvp(f_of_dyn, tuple(dyn), tuple(tangents))[1]
+      tangents = tuple(tree_unflatten(dyn_tree, tangent_flat))
+      (y, aux), (jac, _) = jvp(lambda *d: _split_aux(f_of_dyn(*d), has_aux), dyn, tangents)
+      return y, jac, aux
 
-    jac = vmap(pushfwd, in_axes=0, out_axes=-1)(*basis)
-    # Split the trailing (input) axis per input and restore each input's shape.
-    dyn_avals = [core.get_aval(x) for x in dyn_flat]
-
-    def split(leaf):
-      pieces, start = [], 0
-      for aval in dyn_avals:
-        piece = _slice_last(leaf, start, start + aval.size)
-        pieces.append(piece.reshape(leaf.shape[:-1] + aval.shape))
-        start += aval.size
-      tree = tree_unflatten(dyn_tree, pieces)
-      return tree[0] if int_argnums else tree
-
-    return tree_map(split, jac)
+    y, jac, aux = vmap(pushfwd, in_axes=0, out_axes=(None, -1, None))(*basis)
+    for leaf in tree_leaves(y):
+      _check_output_jacfwd(holomorphic, leaf)
+    jac_tree = tree_map(functools.partial(_unravel_inputs, dyn_flat, dyn_tree, int_argnums), jac)
+    return (jac_tree, aux) if has_aux else jac_tree
 
   return jacfun
+
+
+def _unravel_inputs(dyn_flat: Sequence, dyn_tree, int_argnums: bool, leaf: Any) -> Any:
+  """Split the trailing (input) axis of a Jacobian per input and restore each input's shape."""
+  pieces, start = [], 0
+  for x in dyn_flat:
+    aval = core.get_aval(x)
+    piece = _slice_last(leaf, start, start + aval.size)
+    pieces.append(piece.reshape(leaf.shape[:-1] + aval.shape))
+    start += aval.size
+  tree = tree_unflatten(dyn_tree, pieces)
+  return tree[0] if int_argnums else tree
 
 
 def _slice_last(x: Any, start: int, stop: int) -> Any:
@@ -170,29 +205,33 @@ def _check_axis_spec(what: str, ax: Any) -> None:
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
-         axis_size: int | None = None) -> Callable:
-  """Vectorize `fun` over axis `in_axes` of its arguments, stacking results at `out_axes`;
-  collectives over `axis_name` (`lax.psum(x, axis_name)`, ...) act along the mapped axis."""
+         axis_size: int | None = None, spmd_axis_name: Hashable | tuple | None = None
+         ) -> Callable:
+  """Vectorize `fun` over axis `in_axes` of its positional arguments (and axis 0 of its keyword
+  arguments), stacking results at `out_axes`; collectives over `axis_name`
+  (`lax.psum(x, axis_name)`, ...) act along the mapped axis, and `spmd_axis_name` names the
+  mesh axis it is sharded over."""
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
   @functools.wraps(fun, updated=())
-  def batched(*args):
+  def batched(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
       raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
                        f"to the positional arguments passed to the function, but got "
                        f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
     names = _arg_names(fun, len(args))
-    flat, in_tree = tree_flatten(args)
+    flat, in_tree = tree_flatten((args, kwargs))
     axes_per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
     in_dims, leaf_names = [], []
     for i, (arg, ax) in enumerate(zip(args, axes_per_arg)):
-      leaves = tree_flatten(arg)[0]
-      dims = _flatten_axes(f"in_axes ({names[i]})", ax, arg)
-      in_dims.extend(dims)
-      leaf_names.extend([names[i]] * len(leaves))
+      in_dims.extend(_flatten_axes(f"in_axes ({names[i]})", ax, arg))
+      leaf_names.extend([names[i]] * len(tree_leaves(arg)))
+    for name, arg in kwargs.items():  # keyword arguments are mapped at axis 0, as in JAX
+      in_dims.extend([0] * len(tree_leaves(arg)))
+      leaf_names.extend([f"keyword argument '{name}'"] * len(tree_leaves(arg)))
     size = _mapped_size(flat, in_dims, leaf_names, axis_size)
-    flat_f, out_tree = flatten_fun(fun, tree_structure((args, {})))
+    flat_f, out_tree = flatten_fun(fun, in_tree)
 
     def out_dims(n_out: int) -> list:
       for ax in tree_flatten(out_axes, is_leaf=lambda x: x is None)[0]:
@@ -200,7 +239,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable
       return _flatten_axes("out_axes", out_axes, tree_unflatten(out_tree(), [0] * n_out))
 
     outs = batching.vmap_flat(flat_f, size, in_dims, out_dims, [_numpy_as_array(x) for x in flat],
-                              axis_name)
+                              axis_name, spmd_axis_name)
     return tree_unflatten(out_tree(), [_numpy_as_array(o) for o in outs])
 
   return batched
@@ -305,12 +344,38 @@ def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
   return out, f_vjp
 
 
-def _check_grad_input(x: Any, i: int) -> None:
-  aval = core.get_aval(x)
-  if not dtypes.is_inexact(aval.dtype):
-    raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a "
-                    f"sub-dtype of np.inexact), but argument {i} has dtype {aval.dtype.name}. "
-                    "Convert integer inputs to float (e.g. x.astype(jnp.float32)) or use vjp.")
+def _check_input_revderiv(name: str, holomorphic: bool, allow_int: bool, x: Any) -> None:
+  """The input checks of reverse mode (`grad`, `jacrev`), as JAX's."""
+  dtype = core.get_aval(x).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+                    f"{dtype.name}.")
+  if dtypes.is_integer(dtype) or dtype == np.bool_:
+    if not allow_int:
+      raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                      f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use "
+                      "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+  elif not dtypes.is_inexact(dtype):
+    raise TypeError(f"{name} requires numerical-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_output_revderiv(name: str, holomorphic: bool, y: Any) -> None:
+  """The output checks of reverse mode (`grad`, `jacrev`), as JAX's."""
+  dtype = core.get_aval(y).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                      f"got {dtype.name}.")
+  elif dtypes.is_complex(dtype):
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+                    "holomorphic=True. For differentiation of non-holomorphic functions "
+                    "involving complex outputs, use jax.vjp directly.")
+  elif not dtypes.is_float(dtype):
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {dtype.name}. For differentiation of functions "
+                    "with integer outputs, use jax.vjp directly.")
 
 
 def _check_scalar_output(y: Any, name: str) -> None:
@@ -318,9 +383,11 @@ def _check_scalar_output(y: Any, name: str) -> None:
   if aval.shape != ():
     raise TypeError(f"{name} is only defined for scalar-output functions. Output had shape "
                     f"{aval.shape}; reduce it (e.g. with .sum()) or use vjp/jacrev.")
-  if not dtypes.is_float(aval.dtype):
-    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                    f"of np.floating), but got {aval.dtype.name}")
+
+
+def _check_reduce_axes(reduce_axes: Sequence[Hashable]) -> None:
+  if reduce_axes:
+    raise NotImplementedError("reduce_axes argument to grad is deprecated")
 
 
 def _as_array(x: Any) -> Any:
@@ -331,9 +398,13 @@ def _as_array(x: Any) -> Any:
   return device_put(x)
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
-                   ) -> Callable:
-  """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence[Hashable] = ()) -> Callable:
+  """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`; `holomorphic`:
+  complex inputs and output, `fun` holomorphic; `allow_int`: integer inputs get float0
+  gradients."""
+  _check_reduce_axes(reduce_axes)
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
@@ -344,20 +415,16 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         raise ValueError(f"argnums {argnums} refers to argument {i}, but only {len(args)} "
                          "positional arguments were given")
     dyn = tuple(args[i] for i in argnums_t)
-    for i, leaf in enumerate(tree_flatten(dyn)[0]):
-      _check_grad_input(leaf, i)
+    for leaf in tree_flatten(dyn)[0]:
+      _check_input_revderiv("grad", holomorphic, allow_int, leaf)
 
-    def f_of_dyn(*dyn_args):
-      full = list(args)
-      for i, a in zip(argnums_t, dyn_args):
-        full[i] = a
-      return fun(*full, **kwargs)
-
+    f_of_dyn = _partial_argnums(fun, argnums_t, args, kwargs)
     if has_aux:
       out, f_vjp, aux = vjp(f_of_dyn, *dyn, has_aux=True)
     else:
       out, f_vjp = vjp(f_of_dyn, *dyn)
     _check_scalar_output(out, "grad")
+    _check_output_revderiv("grad", holomorphic, out)
     grads = tree_map(_as_array, f_vjp(const_like(core.get_aval(out), 1)))
     grads = grads[0] if int_argnums else grads
     return ((out, aux), grads) if has_aux else (out, grads)
@@ -365,9 +432,12 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
   return value_and_grad_f
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-  """The gradient of scalar-valued `fun` with respect to `args[argnums]`."""
-  vg = value_and_grad(fun, argnums, has_aux)
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False,
+         reduce_axes: Sequence[Hashable] = ()) -> Callable:
+  """The gradient of scalar-valued `fun` with respect to `args[argnums]` (`holomorphic`,
+  `allow_int`: as `value_and_grad`)."""
+  vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
   @functools.wraps(fun, updated=())
   def grad_f(*args, **kwargs):
@@ -379,26 +449,23 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
   return grad_f
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-  """The Jacobian of `fun` with respect to `argnums`, by reverse mode (vmap of vjp)."""
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+  """The Jacobian of `fun` with respect to `argnums`, by reverse mode (vmap of vjp); with
+  `has_aux`, `fun` returns `(output, aux)` and `(jacobian, aux)` is returned."""
   int_argnums = isinstance(argnums, int)
   argnums_t = _ensure_tuple(argnums)
 
   @functools.wraps(fun, updated=())
-  def jacfun(*args):
+  def jacfun(*args, **kwargs):
     dyn = tuple(args[i] for i in argnums_t)
     dyn_flat, dyn_tree = tree_flatten(dyn)
-    for i, leaf in enumerate(dyn_flat):
-      _check_differentiable_input(core.get_aval(leaf), "jacrev")
-
-    def f_of_dyn(*dyn_args):
-      full = list(args)
-      for i, a in zip(argnums_t, dyn_args):
-        full[i] = a
-      return fun(*full)
-
-    y, f_vjp = vjp(f_of_dyn, *dyn)
+    for leaf in dyn_flat:
+      _check_input_revderiv("jacrev", holomorphic, allow_int, leaf)
+    y, f_vjp, *aux = vjp(_partial_argnums(fun, argnums_t, args, kwargs), *dyn, has_aux=has_aux)
     y_flat, y_tree = tree_flatten(y)
+    for leaf in y_flat:
+      _check_output_revderiv("jacrev", holomorphic, leaf)
     basis, _ = _std_basis(y_flat)
     cts = vmap(lambda *b: f_vjp(tree_unflatten(y_tree, b)))(*basis)
     cts_flat = tree_flatten(cts)[0]  # leaves: (total_out,) + in_shape
@@ -410,7 +477,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
       tree = tree_unflatten(dyn_tree, pieces)
       rows.append(tree[0] if int_argnums else tree)
       start += out_aval.size
-    return tree_unflatten(y_tree, rows)
+    jac = tree_unflatten(y_tree, rows)
+    return (jac, *aux) if has_aux else jac
 
   return jacfun
 
@@ -418,6 +486,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 jacobian = jacrev
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
   """The Hessian of scalar-valued `fun`: forward over reverse."""
-  return jacfwd(jacrev(fun, argnums), argnums)
+  return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -15,12 +15,13 @@ import numpy as np
 from stablejax import config, core, pipeline, platforms, spmd
 from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
-from stablejax.jaxpr import ClosedJaxpr
+from stablejax.interpreters import dce
+from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.lax.call import jit_p
 from stablejax.lowering import ShardingContext
 from stablejax.passes import registry as pass_registry
 from stablejax.runtime.backend import get_backend
-from stablejax.runtime import Array, Executable
+from stablejax.runtime import Array, Executable, devices as runtime_devices
 from stablejax.runtime.array import buffers_of
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
@@ -62,11 +63,21 @@ class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
-               "executable_passes")
+               "executable_passes", "kept", "compiled_jaxpr")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
-               donated: tuple[bool, ...]):
+               donated: tuple[bool, ...], keep_unused: bool = True):
     self.jaxpr = jaxpr
+    # per flat argument: whether the compiled module takes it (None: all of them), and the
+    # jaxpr it computes (unused arguments pruned unless `keep_unused`, as JAX's)
+    self.kept, self.compiled_jaxpr = None, jaxpr
+    if not keep_unused and not closed_over:
+      used = dce.prune_jaxpr(jaxpr, [True] * len(jaxpr.out_avals), False)[1]
+      if not all(used):
+        self.kept = tuple(used)
+        self.compiled_jaxpr = ClosedJaxpr(jaxpr.jaxpr.replace(
+            invars=dce.keep(jaxpr.jaxpr.invars, used)), jaxpr.consts)
+        donated = tuple(dce.keep(donated, used)) if donated else donated
     self.closed_over = closed_over
     self.in_tree = in_tree
     self.out_tree = out_tree
@@ -105,8 +116,14 @@ class Jitted:
   def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames: Sequence[str],
                shared_cache: bool = True, passes: Sequence[str] | None = None,
                backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None,
-               donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = ()):
+               donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = (),
+               device: Any = None, inline: bool = False,
+               compiler_options: dict[str, Any] | None = None, keep_unused: bool = True):
     self.fun = fun
+    self.keep_unused = keep_unused  # else the compiled module takes only the arguments used
+    self.device = device  # run on this device (None: the default device)
+    self.inline = inline  # under a trace: its equations inlined, not one `jit` equation
+    self.compiler_options = dict(compiler_options or {})  # XLA's, per option name
     # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
     self.backend = None if backend is None else platforms.backend(backend)
     self.passes = None if passes is None else pass_registry.choose(passes)
@@ -122,7 +139,8 @@ class Jitted:
         self._signature, tuple(donate_argnums), tuple(donate_argnames), self.static_argnums,
         self.static_argnames, self.name)
     statics = (self.static_argnums, self.static_argnames, self.donate_argnums,
-               self.donate_argnames)
+               self.donate_argnames, device, tuple(sorted(self.compiler_options.items())),
+               keep_unused)
     self._cache: dict = _shared_cache(fun, statics) if shared_cache else {}
     self._hit: _Hit | None = None
     # in_shardings/out_shardings (pytree prefixes; None: not given; stablejax/spmd.py)
@@ -194,7 +212,8 @@ class Jitted:
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed, closed_over = pipeline.trace(flat_fun, avals)
-    return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static))
+    return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static),
+                   self.keep_unused)
 
   def _donated_leaves(self, in_tree: PyTreeDef, static: tuple) -> tuple[bool, ...]:
     """Per flat argument of (dynamic args, kwargs) of structure `in_tree`: whether donated."""
@@ -230,12 +249,16 @@ class Jitted:
       _warn_not_donated(traced.donated, "over several devices")
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
                                  self._passes())(*flat)
+    elif trace_state.trace is eval_trace and not traced.closed_over and traced.kept is not None:
+      outs = self._executable(traced)(*dce.keep(flat, traced.kept))
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
       if not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
                             traced.out_tree)
+    elif self.inline:
+      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.closed_over, *flat)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
@@ -248,8 +271,8 @@ class Jitted:
       _warn_not_donated(traced.donated, f"by the {backend} backend")
       return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
     if traced.executable_passes is not passes:
-      traced.executable = pipeline.executable(traced.jaxpr, self.name, passes=passes,
-                                              donated=traced.donated)
+      traced.executable = pipeline.executable(traced.compiled_jaxpr, self.name, self.device,
+                                              passes, traced.donated, self.compiler_options)
       traced.executable_passes = passes
     return traced.executable
 
@@ -287,10 +310,15 @@ class Jitted:
     sharded = self._sharded or spmd.is_multi_device(traced.jaxpr, flat)
     if sharded:
       _warn_not_donated(traced.donated, "over several devices")
-    return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
-                   platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
-                   passes=passes, donated=() if sharded else traced.donated,
-                   axis_context=self._sharding(traced, flat) if sharded else None)
+    names = arg_names_of(self.fun, traced.in_tree, static)
+    if sharded:
+      return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                     platforms, arg_names=names, passes=passes,
+                     axis_context=self._sharding(traced, flat))
+    kept = traced.kept
+    return Lowered(traced.compiled_jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
+                   platforms, arg_names=names if kept is None else dce.keep(names, kept),
+                   passes=passes, donated=traced.donated, kept=kept)
 
 
 def _all_leaves(args: tuple) -> bool:
@@ -359,31 +387,63 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
   return out
 
 
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
-        donate_argnames: str | Sequence[str] = (), passes: Sequence[str] | None = None,
-        backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None
+def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] | None = (),
+        static_argnames: str | Sequence[str] | None = (),
+        donate_argnums: int | Sequence[int] | None = (),
+        donate_argnames: str | Sequence[str] | None = (), keep_unused: bool = False,
+        device: Any = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None, passes: Sequence[str] | None = None
         ) -> Jitted | Callable[[Callable], Jitted]:
   """Stage `fun` out as one compiled program, traced once per argument signature; `passes`
   (names registered in `stablejax.passes`, default `sj.config.passes`) rewrite it between
   tracing and compiling. `in_shardings`/`out_shardings` (a sharding, None, or a pytree prefix
   of the arguments/results) make it one program partitioned over a mesh (stablejax/spmd.py).
   The arguments in `donate_argnums`/`donate_argnames` give their buffers to results of the
-  same type (XLA writes the result in place); a donated Array is deleted by the call."""
-  static_argnums, donate_argnums = _as_tuple(static_argnums), _as_tuple(donate_argnums)
-  static_argnames, donate_argnames = _as_tuple(static_argnames), _as_tuple(donate_argnames)
+  same type (XLA writes the result in place); a donated Array is deleted by the call.
+  `backend` is a compiler (`platforms.BACKENDS`) or, as JAX's (deprecated), a platform whose
+  first device runs it, as `device` does; `inline`: called under a trace, its equations are
+  inlined into the caller's jaxpr; `compiler_options`: XLA's options, by name. Unless
+  `keep_unused`, the compiled module takes only the arguments the function uses (the call
+  still takes them all), as JAX's."""
+  options = dict(in_shardings=in_shardings, out_shardings=out_shardings,
+                 static_argnums=_as_tuple(static_argnums),
+                 static_argnames=_as_tuple(static_argnames),
+                 donate_argnums=_as_tuple(donate_argnums),
+                 donate_argnames=_as_tuple(donate_argnames), keep_unused=keep_unused,
+                 device=device, backend=backend, inline=inline,
+                 compiler_options=compiler_options, passes=passes)
   if fun is None:
-    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                         passes=passes, backend=backend, in_shardings=in_shardings,
-                         out_shardings=out_shardings)
+    return lambda f: jit(f, **options)
   if not callable(fun):
     raise TypeError(f"jit expects a callable, got {fun!r}")
-  return Jitted(fun, static_argnums, static_argnames, passes=passes, backend=backend,
-                in_shardings=in_shardings, out_shardings=out_shardings,
-                donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+  options["device"], options["backend"] = _device_and_backend(device, backend, in_shardings,
+                                                              out_shardings)
+  return Jitted(fun, options.pop("static_argnums"), options.pop("static_argnames"), **options)
+
+
+def _device_and_backend(device: Any, backend: str | None, in_shardings: Any,
+                        out_shardings: Any) -> tuple[Any, str | None]:
+  """(device, compiler backend) of `jit(device=, backend=)`: JAX's platform `backend` means its
+  first device; either one warns as JAX's (deprecated) and excludes shardings."""
+  if backend is None or backend in platforms.BACKENDS:
+    if device is None:
+      return None, backend
+  warnings.warn("backend and device argument on jit is deprecated. You can use "
+                "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the inputs to "
+                "the jitted function to get the same behavior.", DeprecationWarning, stacklevel=3)
+  if device is not None and backend is not None:
+    raise ValueError(f"can't specify both a device and a backend for jit, got device={device} "
+                     f"and backend={backend!r}")
+  for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+    if given is not None:
+      raise ValueError(f"If backend or device is specified on jit, then {name} should not be "
+                       "specified.")
+  return (device if device is not None else runtime_devices(backend)[0]), None
 
 
 def _as_tuple(x: Any) -> tuple:
-  """An int or a str as a one-element tuple, a sequence as a tuple."""
+  """An int or a str as a one-element tuple, a sequence as a tuple, None as ()."""
+  if x is None:
+    return ()
   return (x,) if isinstance(x, (int, str)) else tuple(x)

@@ -71,13 +71,15 @@ Target = Union[runtime.Device, lowering.ShardingContext]
 def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage's name)
             out_avals: Sequence[core.ShapedArray], platforms: Sequence[str] | None = None,
             in_avals: Sequence[core.ShapedArray] | None = None, backend: str = "xla",
-            target: str | None = None) -> Any:
+            target: str | None = None, compiler_options: Sequence[tuple[str, Any]] = ()
+            ) -> Any:
   """The executable of `module`, compiled by XLA for `device` (None: the default device), or
   over the mesh of the `lowering.ShardingContext` it was lowered with (by XLA's SPMD
   partitioner; `in_avals` needed); `out_avals` give the results' weak types. A module lowered
   for several `platforms` takes the platform index first: it is fixed here to the device's
   platform, so the executable takes the arguments of the function. Another `backend`
-  (`platforms.BACKENDS`) compiles it for its `target` instead (`device` unused)."""
+  (`platforms.BACKENDS`) compiles it for its `target` instead (`device` unused). XLA's
+  `compiler_options` are (name, value) pairs (`jit(compiler_options=)`)."""
   if backend != "xla":
     if platforms is not None and len(platforms) > 1:
       raise ValueError(f"the {backend} backend compiles a module lowered for one platform, not "
@@ -91,7 +93,7 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
   text_or_module = module if callbacks else lowering.module_text(module)
   if sharded:
     return _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
-  return runtime.compile_module(text_or_module, device, out_avals, callbacks)
+  return runtime.compile_module(text_or_module, device, out_avals, callbacks, compiler_options)
 
 
 def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.Device
@@ -124,22 +126,26 @@ def _compile_sharded(module: Any, ctx: lowering.ShardingContext,
 
 @weak_cache(maxsize=64)
 def _executable(closed: ClosedJaxpr, name: str, device: Target, passes: tuple[str, ...],
-                donated: tuple[bool, ...]) -> Any:
+                donated: tuple[bool, ...], compiler_options: tuple[tuple[str, Any], ...]) -> Any:
   sharded = isinstance(device, lowering.ShardingContext)
   platform = runtime.platform_of(device.devices[0] if sharded else device)
   module = lower(closed, name, platform, passes=passes, donated=donated,
                  axis_context=device if sharded else None)
-  return compile(module, device, closed.out_avals, in_avals=closed.in_avals)
+  return compile(module, device, closed.out_avals, in_avals=closed.in_avals,
+                 compiler_options=compiler_options)
 
 
 def executable(closed: ClosedJaxpr, name: str, device: Target | None = None,
-               passes: Sequence[str] | None = None, donated: Sequence[bool] = ()) -> Any:
+               passes: Sequence[str] | None = None, donated: Sequence[bool] = (),
+               compiler_options: dict[str, Any] | None = None) -> Any:
   """The executable computing `closed` on `device` (default: the default device), or
   partitioned over the mesh of a `lowering.ShardingContext`, after the `passes` (default:
-  `sj.config.passes`), taking the buffers of the arguments flagged in `donated`; lowered and
-  compiled once (`lower`, `compile`) and cached for as long as `closed` lives."""
+  `sj.config.passes`), taking the buffers of the arguments flagged in `donated`, compiled with
+  XLA's `compiler_options`; lowered and compiled once (`lower`, `compile`) and cached for as
+  long as `closed` lives."""
   return _executable(closed, name, device or runtime.default_device(),
-                     registry.choose(passes), tuple(donated))
+                     registry.choose(passes), tuple(donated),
+                     tuple(sorted((compiler_options or {}).items())))
 
 
 def backend_executable(closed: ClosedJaxpr, name: str, backend: str, target: str | None = None,

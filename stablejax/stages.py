@@ -120,7 +120,8 @@ class Lowered:
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
                platform: str | None = None, platforms: Sequence[str] | None = None,
                arg_names: Sequence[str] | None = None, passes: Sequence[str] | None = None,
-               donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None):
+               donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None,
+               kept: Sequence[bool] | None = None):
     if platform is not None and platforms is not None:
       raise TypeError(f"lower of {name}: pass platform= or platforms=, not both")
     self.jaxpr = jaxpr
@@ -138,6 +139,8 @@ class Lowered:
     self.passes = passes  # the names of `stablejax.passes` run (None: `sj.config.passes`)
     self.donated = tuple(donated)  # per flat argument: whether jit donates its buffer
     self.axis_context = axis_context
+    # per flat argument: whether the module takes it (None: all; `jit(keep_unused=False)`)
+    self.kept = None if kept is None else tuple(kept)
     self._module = pipeline.lower(jaxpr, name, self.platforms, passes=passes,
                                   donated=self.donated, axis_context=axis_context)
     self._debug_module = None
@@ -191,7 +194,8 @@ class Lowered:
     if compiled is None:
       exe = pipeline.compile(self._module, self._device(backend, target), self.jaxpr.out_avals,
                              self.platforms, self.jaxpr.in_avals, backend, target)
-      compiled = self._compiled[backend, target] = Compiled(exe, self.in_tree, self.out_tree)
+      compiled = self._compiled[backend, target] = Compiled(exe, self.in_tree, self.out_tree,
+                                                            self.kept)
     return compiled
 
   def _device(self, backend: str, target: str | None
@@ -271,16 +275,20 @@ def arg_names_of(fun: Callable | None, in_tree: PyTreeDef,
 class Compiled:
   """A compiled function for one argument signature: call it, or read XLA's optimized HLO."""
 
-  def __init__(self, executable: runtime.Executable, in_tree: PyTreeDef, out_tree: PyTreeDef):
+  def __init__(self, executable: runtime.Executable, in_tree: PyTreeDef, out_tree: PyTreeDef,
+               kept: Sequence[bool] | None = None):
     self.executable = executable
     self.in_tree = in_tree
     self.out_tree = out_tree
+    self.kept = kept  # per flat argument: whether the executable takes it (None: all)
 
   def __call__(self, *args: Any, **kwargs: Any) -> Any:
     flat, tree = tree_flatten((args, kwargs))
     if tree != self.in_tree:
       raise TypeError(f"compiled function called with arguments of structure {tree}, but it "
                       f"was compiled for {self.in_tree}")
+    if self.kept is not None:
+      flat = [x for x, k in zip(flat, self.kept) if k]
     for i, (x, aval) in enumerate(zip(flat, self.executable.in_avals)):
       got = core.get_aval(x)
       if (got.shape, got.dtype) != (aval.shape, aval.dtype):

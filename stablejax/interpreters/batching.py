@@ -269,13 +269,14 @@ def _check_unbatched_types(primitive: core.Primitive, rule: Callable, vals: Sequ
 
 def vmap_flat(f: Callable[..., Sequence], axis_size: int, in_dims: Sequence[int | None],
               out_dims: Sequence[int | None] | Callable[[int], Sequence], args: Sequence,
-              axis_name: Hashable | None = None) -> list:
+              axis_name: Hashable | None = None, spmd_axis_name: Hashable | None = None
+              ) -> list:
   """Map flat-in, flat-out `f` over axis `in_dims[i]` of each argument (None: not mapped),
   putting the mapped axis of each output at `out_dims[i]`. `out_dims` may be a function of the
   number of outputs, for when that is only known after tracing. Collectives over `axis_name`
-  in `f` act along the mapped axis."""
+  in `f` act along the mapped axis; `spmd_axis_name` is the mesh axis it is sharded over."""
   parent = core.current_trace()
-  trace = BatchTrace(parent, AxisData(axis_name, axis_size))
+  trace = BatchTrace(parent, AxisData(axis_name, axis_size, spmd_axis_name))
   tracers = [x if d is not_mapped else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
   env = extend_axis_env([] if axis_name is None else [(axis_name, axis_size)])
   try:

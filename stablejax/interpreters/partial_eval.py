@@ -7,7 +7,7 @@ import numpy as np
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer, current_source_info
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects, eval_jaxpr
 from stablejax.util import gc_paused, weak_cache
 
 
@@ -171,3 +171,45 @@ def _partial_eval_jaxpr_cached(closed, unknowns, instantiate):
   num_res = len(unknown_jaxpr.constvars)
   unknown = ClosedJaxpr(convert_constvars_jaxpr(unknown_jaxpr), [])
   return known, unknown, list(out_unknowns), num_res
+
+
+def partial_eval_jaxpr_saving(closed: ClosedJaxpr, unknowns: Sequence[bool],
+                              saveable: Callable[..., Any]
+                              ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+  """`partial_eval_jaxpr` (no output instantiated) whose residuals are only the known inputs
+  and the known values that `saveable(primitive, *in_avals, **params)` allows to save (a
+  checkpoint policy); the unknown jaxpr recomputes the other known values it needs."""
+  return _partial_eval_saving_cached(closed, tuple(unknowns), saveable)
+
+
+@weak_cache(maxsize=64)
+def _partial_eval_saving_cached(closed, unknowns, saveable):
+  known, unknown, out_unknowns, num_res = partial_eval_jaxpr(closed, unknowns, False)
+  k = known.jaxpr
+  n_known_outs = len(k.outvars) - num_res
+  residuals = k.outvars[n_known_outs:]
+  saved = set(k.invars)
+  for eqn in k.eqns:
+    if eqn_effects(eqn) or saveable(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params):
+      saved.update(eqn.outvars)
+  # the equations recomputing the residuals that are not saved, from the saved values
+  needed = {v for v in residuals if type(v) is Var}
+  recompute = []
+  for eqn in reversed(k.eqns):
+    if any(v in needed and v not in saved for v in eqn.outvars):
+      recompute.append(eqn)
+      needed.update(x for x in eqn.invars if type(x) is Var)
+  kept = [v for v in k.invars if v in needed]
+  kept += [v for eqn in k.eqns for v in eqn.outvars if v in needed and v in saved
+           and v not in k.invars]
+  recompute_jaxpr = ClosedJaxpr(Jaxpr(k.constvars, kept, residuals, recompute[::-1]),
+                                known.consts)
+
+  def staged(*args):
+    res = eval_jaxpr(recompute_jaxpr.jaxpr, recompute_jaxpr.consts, *args[:len(kept)])
+    return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *args[len(kept):])
+
+  unknown_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
+  new_unknown = trace_to_closed_jaxpr(staged, [v.aval for v in kept] + unknown_avals)
+  new_known = ClosedJaxpr(k.replace(outvars=k.outvars[:n_known_outs] + kept), known.consts)
+  return new_known, new_unknown, out_unknowns, len(kept)

@@ -21,7 +21,7 @@ from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr, param_printers
 from stablejax.lax.call_rules import CallRules, Change, check_call_types, register_call_rules
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.tree_util import tree_map
-from stablejax.util import merge_lists
+from stablejax.util import merge_lists, weak_cache
 
 __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "remat_p", "stop_gradient", "stop_gradient_p"]
 
@@ -244,20 +244,12 @@ ad.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 # ----------------------------------------------------------------------------------------------
 # remat2 (checkpoint)
 
-# Checkpoint policies, `policy(primitive, *avals, **params) -> bool`: may the output of this
-# equation be saved for the backward pass? Any policy other than `everything_saveable` saves
-# only the inputs of the checkpointed function (the values computed are the same).
+# A checkpoint policy is `policy(primitive, *in_avals, **params) -> bool`: may the output of
+# this equation be saved for the backward pass (else it is recomputed there)? The policies are
+# in stablejax/ad_checkpoint.py; None saves nothing but the checkpointed function's inputs.
 
-def everything_saveable(*_, **__) -> bool:
-  return True
-
-
-def nothing_saveable(*_, **__) -> bool:
+def _save_nothing(*_, **__) -> bool:
   return False
-
-
-def dots_saveable(prim: core.Primitive, *_, **__) -> bool:
-  return prim.name == "dot_general"
 
 
 remat_p = core.Primitive("remat2")
@@ -273,8 +265,8 @@ remat_p.def_abstract_eval(_remat_abstract_eval)
 
 
 class _RematRules(CallRules):
-  """A differentiated `remat2` is marked so; under partial evaluation only its inputs are saved
-  (unless the policy saves everything) and the rest is recomputed."""
+  """A differentiated `remat2` is marked so; under partial evaluation it saves only what its
+  policy allows, and its transpose recomputes the rest."""
 
   def update(self, params: dict, change: Change) -> dict:
     if change.transform in ("jvp", "unknown"):
@@ -282,26 +274,67 @@ class _RematRules(CallRules):
     return params
 
   def partial_eval(self, trace: pe.PartialEvalTrace, args: Sequence, params: dict) -> list:
-    """Compute the known outputs now and stage the unknown ones as a `remat2` of the whole
-    computation: the residuals are the known inputs only, and everything else is recomputed
-    when the unknown part runs (in reverse mode: in the backward pass). With the policy
-    `everything_saveable` the body is split as `jit` splits it, saving every residual."""
-    if params["policy"] is everything_saveable:
-      return super().partial_eval(trace, args, params)
-    jaxpr = params["jaxpr"]
+    """Compute the known outputs and the residuals the policy saves now, and stage the unknown
+    outputs as a `remat2` recomputing the other known values it needs (in reverse mode: in the
+    backward pass)."""
     unknowns = [trace.is_unknown(x) for x in args]
-    known, _, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, unknowns, False)
-    known = dce.prune_jaxpr(known, [True] * (len(known.out_avals) - num_res) + [False] * num_res,
-                            True)[0]
+    known, staged, out_unknowns, num_res = pe.partial_eval_jaxpr_saving(
+        params["jaxpr"], unknowns, params["policy"] or _save_nothing)
+    known = dce.prune_jaxpr(known, [True] * len(known.out_avals), True)[0]
     with core.set_current_trace(trace.parent):
       known_outs = eval_jaxpr(known.jaxpr, known.consts, *[x for x, u in zip(args, unknowns)
                                                              if not u])
-    unknown_outs = trace.stage(remat_p, list(args), dict(
-        params, jaxpr=dce.prune_jaxpr(jaxpr, out_unknowns, True)[0], differentiated=True))
-    return merge_lists(out_unknowns, known_outs, unknown_outs)
+    n_known = len(known_outs) - num_res
+    unknown_outs = trace.stage(remat_p, known_outs[n_known:] + [x for x, u in zip(args, unknowns)
+                                                                 if u],
+                               dict(params, jaxpr=staged, differentiated=True))
+    return merge_lists(out_unknowns, known_outs[:n_known], unknown_outs)
+
+  def transpose(self, cts: Sequence, *args: Any, **params: Any) -> list:
+    """A `remat2` that recomputes the non-linear part of the body from the non-linear operands,
+    then transposes the linear rest (the body may mix both: the JVP of a nested checkpoint)."""
+    linear = tuple(ad.is_undefined_primal(x) for x in args)
+    cts = [ad.instantiate_zeros(ct) for ct in cts]
+    ct_jaxpr = _remat_transpose_jaxpr(params["jaxpr"], linear,
+                                      tuple(core.get_aval(ct) for ct in cts))
+    outs = iter(remat_p.bind(*[x for x, lin in zip(args, linear) if not lin], *cts,
+                             **dict(params, jaxpr=ct_jaxpr)))
+    return [next(outs) if lin else None for lin in linear]
+
+
+@weak_cache(maxsize=64)
+def _remat_transpose_jaxpr(closed: ClosedJaxpr, linear: tuple[bool, ...], ct_avals: tuple
+                           ) -> ClosedJaxpr:
+  n_nonlinear = linear.count(False)
+
+  def transposed(*args):
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(closed, linear, False)
+    known_outs = eval_jaxpr(known.jaxpr, known.consts, *args[:n_nonlinear])
+    res = known_outs[len(known_outs) - num_res:]
+    cts = [ct for ct, u in zip(args[n_nonlinear:], out_unknowns) if u]
+    lin_args = [ad.UndefinedPrimal(a) for a, lin in zip(closed.in_avals, linear) if lin]
+    cts_in = ad.backward_pass(unknown.jaxpr, unknown.consts, res + lin_args, cts)
+    return [ad.instantiate_zeros(ct) for ct in cts_in[num_res:]]
+
+  in_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin] + list(ct_avals)
+  return pe.trace_to_closed_jaxpr(transposed, in_avals)
 
 
 register_call_rules(_RematRules(remat_p))
+
+
+# name (`checkpoint_name`): the identity, naming its value for the checkpoint policies
+
+name_p = standard_primitive("name", lambda x, *, name: x)
+batching.defvectorized(name_p)
+def_reference(name_p, lambda x, *, name: x)
+
+
+def _name_jvp(primals, tangents, *, name: str):
+  return name_p.bind(primals[0], name=name), tangents[0]  # the tangent is not named
+
+
+ad.primitive_jvps[name_p] = _name_jvp
 
 
 # ----------------------------------------------------------------------------------------------
@@ -325,6 +358,7 @@ def stop_gradient(x: Any) -> Any:
 # FLOPS (conventions: stablejax.flops)
 
 flops.flops_rules[stop_gradient_p] = flops.free
+flops.flops_rules[name_p] = flops.free
 flops.flops_rules[custom_jvp_call_p] = flops.call_rule("call_jaxpr")
 flops.flops_rules[custom_vjp_call_p] = flops.call_rule("call_jaxpr")
 flops.flops_rules[remat_p] = flops.call_rule("jaxpr")

@@ -62,12 +62,13 @@ def _avals(shapes: Sequence[tuple]) -> list[core.ShapedArray]:
 
 def compile_module(module: Any, device: pjrt.Device | None = None,
                    out_avals: Sequence[core.ShapedArray] | None = None,
-                   host_callbacks: Sequence[Callable] = ()) -> Executable:
+                   host_callbacks: Sequence[Callable] = (),
+                   compiler_options: Sequence[tuple[str, Any]] = ()) -> Executable:
   """Compile a StableHLO module (text, bytecode, or an ir.Module calling `host_callbacks`) for
-  `device`; `out_avals` (default: from XLA) keep weak types."""
+  `device` with XLA's `compiler_options`; `out_avals` (default: from XLA) keep weak types."""
   device = pjrt.default_device() if device is None else check_device(device)
   pjrt.check_dtypes([a.dtype for a in out_avals or ()], device)
-  loaded = pjrt.compile(module, device, host_callbacks)
+  loaded = pjrt.compile(module, device, host_callbacks, compiler_options)
   if out_avals is None:
     out_avals = _avals(loaded.out_shapes)
   elif [(a.shape, a.dtype) for a in map(core.physical_aval, out_avals)] != loaded.out_shapes:

@@ -427,16 +427,19 @@ def result_handler(aval: Any, sh: Any) -> Any:
 
 
 
-def compile(module: Any, device: Device, host_callbacks: Sequence[Callable] = ()) -> Loaded:
+def compile(module: Any, device: Device, host_callbacks: Sequence[Callable] = (),
+            compiler_options: Sequence[tuple[str, Any]] = ()) -> Loaded:
   """Compile StableHLO (MLIR text or bytecode; a `jaxlib.mlir.ir.Module` when it calls
   `host_callbacks`, the Python functions its custom calls to XLA's Python callback target call
-  by index) for `device`."""
+  by index) for `device`, with XLA's `compiler_options` (name, value) (`jit(compiler_options=)`)."""
   if host_callbacks and isinstance(module, (str, bytes)):
     raise TypeError("compile with host callbacks expects a jaxlib.mlir.ir.Module")
   if not host_callbacks and not isinstance(module, (str, bytes)):
     raise TypeError(f"compile expects MLIR text or bytecode, got {type(module).__name__}")
   options = xla_client.CompileOptions()
   options.device_assignment = xla_client.DeviceAssignment.create(np.array([[device.id]], np.int32))
+  if compiler_options:
+    options.env_option_overrides = list(compiler_options)
   devices = _jax.DeviceList((device,))
   try:
     if host_callbacks:  # Python functions of this process: never in the persistent cache

@@ -83,7 +83,7 @@ def test_call_site_chain_is_bounded():
 def test_argument_and_result_names():
   def f(x, d, *rest, k=1.0):
     return jnp.sin(x) * d["a"], {"u": k}
-  lowered = sj.jit(f).lower(1.0, {"a": 2.0}, 3.0, k=4.0)
+  lowered = sj.jit(f, keep_unused=True).lower(1.0, {"a": 2.0}, 3.0, k=4.0)  # (rest[0] unused)
   assert stages.arg_names_of(f, lowered.in_tree) == ["x", "d['a']", "rest[0]", "k"]
   lowered.arg_names = stages.arg_names_of(f, lowered.in_tree)
   text = lowered.as_text(debug_info=True)
