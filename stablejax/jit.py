@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import warnings
 import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, pipeline, platforms, spmd
+from stablejax import config, core, debug_special, pipeline, platforms, spmd
+from stablejax.config import TRACE_CONTEXT, disable_jit
 from stablejax.core import eval_trace, trace_state
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.call import jit_p
@@ -160,7 +162,7 @@ class Jitted:
     if not kwargs and not self._has_static and _all_leaves(args):
       # the common case: positional array arguments, no pytree to flatten
       avals = tuple(map(core.get_aval, args))
-      key = (len(args), avals, config.enable_x64)
+      key = (len(args), avals, config.trace_context())
       traced = self._cache.get(key)
       if traced is None:
         traced = self._insert(key, self._trace_new(tree_structure((args, {})), avals, ((), ())))
@@ -168,13 +170,15 @@ class Jitted:
     dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
     flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(core.get_aval(x) for x in flat)
-    key = (in_tree, avals, static, config.enable_x64)
+    key = (in_tree, avals, static, config.trace_context())
     traced = self._cache.get(key)
     if traced is None:
       traced = self._insert(key, self._trace_new(in_tree, avals, static))
     return traced, flat
 
   def _insert(self, key: tuple, traced: _Traced) -> _Traced:
+    if config.explain_cache_misses:
+      _explain_cache_miss(self.name, key, self._cache)
     if len(self._cache) >= _TRACES_PER_FUNCTION:
       self._cache.pop(next(iter(self._cache)), None)
     self._cache[key] = traced
@@ -222,6 +226,8 @@ class Jitted:
       buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
       if buffers is not None:
         return hit.finish(hit.run(buffers))
+    if config.disable_jit:
+      return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
@@ -231,12 +237,32 @@ class Jitted:
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
-      if not self._has_static:
+      if debug_special.enabled():
+        self._check_special(outs, args, kwargs)
+      elif not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
                             traced.out_tree)
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _check_special(self, outs: Sequence, args: tuple, kwargs: dict) -> None:
+    """`config.debug_nans`/`debug_infs`: on a NaN (an infinity) among the results, call the
+    function again op by op, where the primitive making it raises, as JAX does."""
+    kind = debug_special.special_kind(outs)
+    if kind is None:
+      return
+    print("Invalid nan value encountered in the output of a jax.jit function. Calling the "
+          "de-optimized version.")
+    with disable_jit():
+      self.fun(*args, **kwargs)
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in jit({self.name}). Because jax_debug_nans "
+        "and/or jax_debug_infs is set, the de-optimized function (the function as if the "
+        "`jit` decorator were removed) was called in an attempt to get a more precise error "
+        "message. However, the de-optimized function did not produce invalid values during "
+        "its execution: `jit` optimizations, or nan/inf literals as inputs or outputs, can "
+        "cause this.")
 
   def _executable(self, traced: _Traced) -> Executable:
     """The executable of `traced`, compiled with this jit's passes (again if they changed)."""
@@ -289,6 +315,27 @@ class Jitted:
                    platforms, arg_names=arg_names_of(self.fun, traced.in_tree, static),
                    passes=passes, donated=() if sharded else traced.donated,
                    axis_context=self._sharding(traced, flat) if sharded else None)
+
+
+_logger = logging.getLogger(__name__)
+
+
+def _explain_cache_miss(name: str, key: tuple, cache: dict) -> None:
+  """`config.explain_cache_misses`: log why `jit` of `name` traces again."""
+  if not cache:
+    _logger.warning("TRACING CACHE MISS at jit(%s) because: never seen function", name)
+    return
+  last = next(reversed(cache))
+  parts = ("the argument structure", "the argument types", "the static arguments")
+  if len(key) == 3:  # the positional-arrays key: (count, avals, trace context)
+    changed = ["the argument count" if key[0] != last[0] else "the argument types"]
+  else:
+    changed = [p for p, a, b in zip(parts, key, last) if a != b]
+  if key[-1] != last[-1]:
+    changed.append("the config options traced functions depend on "
+                   f"({', '.join(TRACE_CONTEXT)})")
+  _logger.warning("TRACING CACHE MISS at jit(%s) because: %s changed since the last trace "
+                  "(%d traces cached)", name, ", ".join(changed) or "the signature", len(cache))
 
 
 def _all_leaves(args: tuple) -> bool:

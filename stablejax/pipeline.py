@@ -4,12 +4,14 @@ primitive without an `impl` (the bottom trace calls `apply_primitive`) and the C
 these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
+import logging
 import weakref
 from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, runtime, sharding as sharding_lib
+from stablejax import core, debug_special, lowering, runtime, sharding as sharding_lib
+from stablejax.config import config
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.passes import registry
@@ -84,6 +86,8 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
     return runtime.get_backend(backend).compile(module, out_avals, target, in_avals)
   device = device or runtime.default_device()
   sharded = isinstance(device, lowering.ShardingContext)
+  if config.log_compiles:
+    _log_compile(module, device)
   if platforms is not None and len(platforms) > 1:
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
@@ -91,6 +95,23 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
   if sharded:
     return _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
   return runtime.compile_module(text_or_module, device, out_avals, callbacks)
+
+
+logger = logging.getLogger(__name__)
+
+
+def _log_compile(module: ir.Module, device: Target) -> None:
+  """`config.log_compiles`: one WARNING per compilation, naming the module and its target."""
+  name = ir.StringAttr(module.operation.attributes["sym_name"]).value
+  logger.warning("Compiling %s for %s with arguments %s", name, device,
+                 [str(t) for t in _main_arg_types(module)])
+
+
+def _main_arg_types(module: ir.Module) -> list:
+  for op in module.body.operations:
+    if ir.StringAttr(op.attributes["sym_name"]).value == "main":
+      return list(ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs)
+  return []
 
 
 def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.Device
@@ -211,6 +232,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     buffers = buffers_of(args, hit.avals, hit.sharding)
     if buffers is not None:
       outs = hit.run(buffers)
+      if debug_special.enabled():
+        debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
   avals, device, on_device = [], None, True
   for x in args:
@@ -241,6 +264,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     outs = exe.launch(args)
   else:
     outs = exe(*args)
+  if debug_special.enabled():
+    debug_special.check_special(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
 
 

@@ -216,8 +216,9 @@ def available_platforms() -> list[str]:
 
 
 def default_platform() -> str:
-  """`STABLEJAX_PLATFORM` if set, else 'cuda' when a GPU is usable, else 'cpu'."""
-  env = os.environ.get("STABLEJAX_PLATFORM")
+  """`STABLEJAX_PLATFORM` if set, else the first of `config.platforms` (`JAX_PLATFORMS`),
+  else 'cuda' when a GPU is usable, else 'cpu'."""
+  env = os.environ.get("STABLEJAX_PLATFORM") or (config.platforms or "").split(",")[0]
   if env:
     return platforms.canonical(env)
   return "cuda" if "cuda" in available_platforms() else "cpu"
@@ -228,9 +229,19 @@ def devices(platform: str | None = None) -> list[Device]:
   return client(platform or default_platform()).devices()
 
 
-@functools.lru_cache(maxsize=None)
 def default_device() -> Device:
-  """The first device of the default platform in this process (chosen once per process)."""
+  """`config.default_device` (a device, or a platform's first device), else the first device
+  of the default platform in this process (chosen once per process)."""
+  chosen = config.default_device
+  if chosen is None:
+    return _first_device()
+  if isinstance(chosen, str):
+    return client(chosen).local_devices()[0]
+  return chosen
+
+
+@functools.lru_cache(maxsize=None)
+def _first_device() -> Device:
   return client(default_platform()).local_devices()[0]
 
 
