@@ -57,6 +57,28 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
+# deliverables 1 and 7 of issue 33 (q-top): JAX's top-level names
+from stablejax import version  # noqa: F401
+from stablejax.version import __version__, __version_info__  # noqa: F401
+from stablejax.config import (  # noqa: F401
+    debug_infs, debug_nans, default_device, default_matmul_precision, disable_jit, enable_x64,
+    explain_cache_misses, log_compiles, numpy_dtype_promotion, numpy_rank_promotion)
+from stablejax.api import linear_transpose, typeof  # noqa: F401
+from stablejax.compile_time_eval import ensure_compile_time_eval  # noqa: F401
+from stablejax.scopes import named_call, named_scope  # noqa: F401
+from stablejax.custom_derivatives import closure_convert, custom_gradient  # noqa: F401
+from stablejax.environment import (  # noqa: F401
+    copy_to_host_async, default_backend, effects_barrier, host_count, host_id, host_ids,
+    live_arrays, print_environment_info, process_indices)
+from stablejax.make_array import (  # noqa: F401
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays)
+from stablejax.runtime import Device  # noqa: F401
+from stablejax.runtime.array import Shard  # noqa: F401
+from stablejax.sharding import NamedSharding, P  # noqa: F401
+from stablejax.interpreters import ad  # noqa: F401
+from stablejax import experimental  # noqa: F401
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]

@@ -8,7 +8,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax
+from stablejax import core, dtypes, lax, pipeline
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
@@ -421,3 +421,52 @@ jacobian = jacrev
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
   """The Hessian of scalar-valued `fun`: forward over reverse."""
   return jacfwd(jacrev(fun, argnums), argnums)
+
+
+# ----------------------------------------------------------------------------------------------
+# typeof, linear_transpose
+
+def typeof(x: Any) -> core.ShapedArray:
+  """The abstract value (type) of `x`: its shape, dtype and weak type."""
+  return core.get_aval(x)
+
+
+def _primal_aval(x: Any) -> core.ShapedArray:
+  """The type of a primal given to `linear_transpose`: an array, or anything with a shape and
+  a dtype (a ShapeDtypeStruct)."""
+  if isinstance(x, (core.Tracer, Array, np.ndarray, np.generic, int, float, complex, bool)):
+    return core.get_aval(x)
+  return core.ShapedArray(tuple(x.shape), np.dtype(x.dtype))
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -> Callable:
+  """The transpose of the linear function `fun` at inputs of the types of `primals`: a
+  function of an output cotangent returning the tuple of input cotangents."""
+  if reduce_axes:
+    raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+  primals_flat, in_tree = tree_flatten(primals)
+  in_avals = [_primal_aval(p) for p in primals_flat]
+  inexact = [dtypes.is_inexact(a.dtype) for a in in_avals]
+  if any(inexact) and not all(inexact):
+    raise TypeError("linear_transpose only supports [float or complex] -> [float or complex], "
+                    "and integer -> integer functions, but got "
+                    f"{[a.dtype.name for a in in_avals]}.")
+  flat_fun, out_tree = flatten_fun(fun, tree_structure((primals, {})))
+  closed, closed_over = pipeline.trace(flat_fun, in_avals)
+  out_avals = closed.out_avals
+
+  def transposed(out_cotangent: Any) -> tuple:
+    cts, tree = tree_flatten(out_cotangent)
+    if tree != out_tree():
+      raise TypeError(f"cotangent tree does not match function output, expected {out_tree()} "
+                      f"but got {tree}")
+    got = [core.get_aval(c) for c in cts]
+    if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in out_avals]:
+      raise TypeError(f"cotangent type does not match function output, expected "
+                      f"{[a.str_short() for a in out_avals]} but got "
+                      f"{[a.str_short() for a in got]}")
+    args = list(closed_over) + [ad.UndefinedPrimal(a) for a in in_avals]
+    cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts)[len(closed_over):]
+    return tree_unflatten(in_tree, [_as_array(ad.instantiate_zeros(c)) for c in cts_in])
+
+  return transposed

@@ -273,6 +273,21 @@ def process_count(backend: str | None = None) -> int:
   return max(d.process_index for d in devices(backend)) + 1
 
 
+def process_indices(backend: str | None = None) -> list[int]:
+  """The indices of the processes sharing the devices of `backend`, in order."""
+  return sorted({d.process_index for d in devices(backend)})
+
+
+def default_backend() -> str:
+  """The platform of the default device ('cpu', 'gpu', 'tpu'), as JAX names it."""
+  return default_device().platform
+
+
+def live_buffers(platform: str | None = None) -> list[Buffer]:
+  """The buffers alive on `platform` (default: the default platform), not deleted."""
+  return [b for b in client(platform or default_platform()).live_arrays() if not b.is_deleted()]
+
+
 def platform_of(device: Device) -> str:
   """The platform of a device, in the platform table's names (jaxlib calls CUDA devices 'gpu')."""
   return platforms.canonical(device.platform)
@@ -298,7 +313,12 @@ def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
   (assembled from single-device buffers: jaxlib's multi-device put fails on partly replicated
   shardings once jax is imported)."""
   bufs = [put(x, aval.update(shape=x.shape), d) for x, d in zip(shards, devices)]
-  return _jax.ArrayImpl(aval, sharding, bufs, True, _skip_checks=True)
+  return assemble(aval, sharding, bufs)
+
+
+def assemble(aval: Any, sharding: Any, bufs: Sequence[Buffer]) -> Buffer:
+  """One multi-device buffer of type `aval` laid out by `sharding`, of single-device `bufs`."""
+  return _jax.ArrayImpl(aval, sharding, list(bufs), True, _skip_checks=True)
 
 
 def is_single_device(buf: Buffer) -> bool:
