@@ -1,0 +1,380 @@
+"""JAX's top-level names and config options against JAX 0.10.2 (issue 33, deliverables 1 and 7):
+config by JAX's names and as context managers, the numpy promotion modes, disable_jit,
+debug_nans/infs, named scopes, typeof, linear_transpose, custom_gradient, closure_convert,
+ensure_compile_time_eval, make_array_from_*, the environment queries, version, typing,
+flatten_util."""
+import logging
+
+import jax
+import jax.flatten_util
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.flatten_util
+import stablejax.numpy as jnp
+import stablejax.typing
+
+
+# ----------------------------------------------------------------------------------------------
+# config (deliverable 7)
+
+@pytest.mark.parametrize("name", ["jax_enable_x64", "jax_platforms", "jax_num_cpu_devices",
+                                  "jax_default_matmul_precision", "jax_numpy_rank_promotion",
+                                  "jax_numpy_dtype_promotion", "jax_disable_jit",
+                                  "jax_debug_nans", "jax_debug_infs", "jax_log_compiles",
+                                  "jax_explain_cache_misses", "jax_default_device"])
+def test_config_reads_and_updates_jax_names(name):
+  assert hasattr(jax.config, name)
+  before = getattr(sj.config, name)
+  assert before == getattr(sj.config, name[4:])
+  if isinstance(before, bool):
+    sj.config.update(name, not before)
+    try:
+      assert getattr(sj.config, name) is (not before)
+      assert getattr(sj.config, name[4:]) is (not before)
+    finally:
+      sj.config.update(name, before)
+
+
+def test_config_unknown_option_is_an_error_naming_it():
+  with pytest.raises(ValueError, match="jax_no_such_option"):
+    sj.config.update("jax_no_such_option", 1)
+  with pytest.raises(AttributeError, match="jax_no_such_option"):
+    sj.config.jax_no_such_option  # noqa: B018
+  with pytest.raises(AttributeError, match="jax_no_such_option"):
+    jax.config.jax_no_such_option  # noqa: B018
+
+
+def test_config_enum_values_are_checked_as_jax():
+  for api in (sj, jax):
+    with pytest.raises(ValueError, match="allow"):
+      api.config.update("jax_numpy_rank_promotion", "sometimes")
+    with pytest.raises(ValueError):
+      api.config.update("jax_default_matmul_precision", "very_high")
+  assert sj.config.jax_numpy_rank_promotion == "allow"
+
+
+def test_config_states_are_context_managers_and_decorators():
+  assert not sj.enable_x64.value
+  with sj.enable_x64(True):
+    assert sj.config.jax_enable_x64 and jnp.asarray(1.0).dtype == np.float64
+  assert jnp.asarray(1.0).dtype == np.float32
+  x64 = sj.enable_x64(True)(lambda: jnp.asarray(1).dtype)
+  assert x64() == np.int64 and jnp.asarray(1).dtype == np.int32
+  with pytest.raises(TypeError, match="requires an argument"):
+    sj.numpy_rank_promotion()
+  with pytest.raises(TypeError, match="requires an argument"):
+    jax.numpy_rank_promotion()
+  with pytest.raises(TypeError, match="bool"):
+    bool(sj.debug_nans)
+
+
+def test_rank_promotion_raise_and_warn_as_jax():
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    with api.numpy_rank_promotion("raise"):
+      with pytest.raises(ValueError, match="jax_numpy_rank_promotion='raise'") as e:
+        np_.ones(3) + np_.ones((2, 3))
+      assert "add on shapes (3,) (2, 3)" in str(e.value)
+      assert (np_.ones(3) + 1.0).shape == (3,)  # scalars are not rank-promoted
+      assert (np_.ones((2, 3)) * np_.ones((2, 3))).shape == (2, 3)
+    with api.numpy_rank_promotion("warn"):
+      with pytest.warns(UserWarning, match="Following NumPy automatic rank promotion for add"):
+        np_.ones(3) + np_.ones((2, 3))
+  with sj.numpy_rank_promotion("raise"):
+    with pytest.raises(ValueError, match="rank_promotion"):
+      sj.jit(lambda a, b: a * b)(np.ones(3, np.float32), np.ones((2, 3), np.float32))
+
+
+_STRICT_CASES = [("float32", 1), ("int32", 1), ("float32", 1j), ("bool", 1), ("int32", 1.0),
+                 ("int32", "float32"), ("float16", "float32"), ("int8", "int8"),
+                 ("complex64", 2.0), ("uint8", "int8")]
+
+
+@pytest.mark.parametrize("a,b", _STRICT_CASES)
+def test_dtype_promotion_strict_as_jax(a, b):
+  def run(api, np_):
+    x = np_.ones(3, a)
+    y = np_.ones(3, b) if isinstance(b, str) else b
+    with api.numpy_dtype_promotion("strict"):
+      try:
+        return (x + y).dtype
+      except ValueError as e:
+        return type(e).__name__
+  want = run(jax, jjnp)
+  assert run(sj, jnp) == want
+  with sj.numpy_dtype_promotion("standard"):
+    assert (jnp.ones(3, a) + (jnp.ones(3, b) if isinstance(b, str) else b)).dtype == (
+        jjnp.ones(3, a) + (jjnp.ones(3, b) if isinstance(b, str) else b)).dtype
+
+
+def test_jit_retraces_when_the_promotion_mode_changes():
+  f = sj.jit(lambda a, b: a + b)
+  a, b = np.ones(3, np.int32), np.ones(3, np.float32)
+  assert f(a, b).dtype == np.float32
+  with sj.numpy_dtype_promotion("strict"):
+    with pytest.raises(ValueError, match="strict"):
+      f(a, b)
+  assert f(a, b).dtype == np.float32
+
+
+def test_disable_jit_runs_op_by_op():
+  seen = {}
+
+  def f(x):
+    seen["type"] = type(x)
+    seen["concrete"] = float((x * 1).sum())  # only possible op by op
+    return x * 2
+
+  for api in (sj, jax):
+    with api.disable_jit():
+      out = api.jit(f)(np.ones(3, np.float32))
+    assert seen["concrete"] == 3.0 and seen["type"] is np.ndarray  # passed as it is
+    np.testing.assert_array_equal(out, 2 * np.ones(3))
+  assert sj.config.jax_disable_jit is False
+  with pytest.raises(sj.core.ConcretizationTypeError):  # traced: not concrete
+    sj.jit(f)(np.ones(5, np.float32))
+
+
+def test_debug_nans_eager_names_the_primitive_as_jax():
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    with api.debug_nans(True):
+      with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in log"):
+        np_.log(-1.0)
+      np_.log(2.0)  # fine
+    np_.log(-1.0)  # off again: no error
+
+
+def test_debug_nans_under_jit_reruns_op_by_op_as_jax(capsys):
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    def f(x, np_=np_):
+      return np_.sqrt(x * 2)
+
+    with api.debug_nans(True):
+      assert float(api.jit(f)(2.0)) == 2.0
+      with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in sqrt"):
+        api.jit(f)(-2.0)
+  assert "de-optimized" in capsys.readouterr().out
+
+
+def test_debug_infs_as_jax():
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    with api.debug_infs(True):
+      with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in div"):
+        api.jit(lambda x: 1.0 / np_.asarray(x))(0.0)
+      np_.log(-1.0)  # a NaN is not an infinity
+
+
+def test_log_compiles_and_explain_cache_misses(caplog):
+  with caplog.at_level(logging.WARNING), sj.log_compiles(True), sj.explain_cache_misses(True):
+    f = sj.jit(lambda x: x + 1)
+    f(np.ones(2, np.float32))
+    f(np.ones(3, np.float32))
+  text = caplog.text
+  assert "Compiling jit__lambda_" in text and "tensor<3xf32>" in text
+  assert "TRACING CACHE MISS" in text and "argument types" in text
+
+
+def test_default_device_and_default_matmul_precision():
+  dev = sj.devices()[0]
+  with sj.default_device(dev):
+    assert jnp.ones(2).device == dev
+  with sj.default_device("cpu"):
+    assert jnp.ones(2).device.platform == "cpu"
+  with pytest.raises(ValueError, match="Device"):
+    sj.config.update("jax_default_device", 3)
+  with sj.default_matmul_precision("highest"):
+    assert sj.config.jax_default_matmul_precision == "highest"
+  assert sj.config.jax_default_matmul_precision is None
+
+
+# ----------------------------------------------------------------------------------------------
+# top-level names (deliverable 1)
+
+def test_typeof_as_jax():
+  for x in (1.0, np.ones((2, 3), np.int32), np.float32(2)):
+    got, want = sj.typeof(x), jax.typeof(x)
+    assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
+  seen = []
+  sj.jit(lambda x: seen.append(sj.typeof(x)) or x)(np.ones(4, np.float32))
+  assert seen[0].shape == (4,) and seen[0].dtype == np.float32
+
+
+def _locations(lowered_text: str) -> str:
+  return "\n".join(line for line in lowered_text.splitlines() if line.startswith("#loc"))
+
+
+def test_named_scope_in_debug_locations_as_jax():
+  def make(api, np_):
+    @api.named_scope("outer")
+    def f(x):
+      with api.named_scope("inner"):
+        y = np_.sin(x)
+      return y * 2
+    return f
+
+  got = _locations(sj.jit(make(sj, jnp)).lower(1.0).as_text(debug_info=True))
+  want = _locations(jax.jit(make(jax, jjnp)).lower(1.0).as_text(debug_info=True))
+  for name in ('"jit(f)/outer/inner/sin"', '"jit(f)/outer/mul"'):
+    assert name in want and name in got
+  with pytest.raises(TypeError, match="string"):
+    with sj.named_scope(3):
+      pass
+
+
+def test_named_call_as_jax():
+  def g(x):
+    return jnp.cos(x) if isinstance(x, sj.core.Tracer) else jjnp.cos(x)
+
+  got = sj.make_jaxpr(sj.named_call(g, name="my_g"))(1.0).jaxpr.eqns[0].source_info
+  assert got.name_stack == (("my_g", False),)
+  want = str(jax.jit(jax.named_call(g)).lower(1.0).as_text(debug_info=True))
+  got = str(sj.jit(sj.named_call(g)).lower(1.0).as_text(debug_info=True))
+  assert '"jit(g)/g/cos"' in want and '"jit(g)/g/cos"' in got
+  assert sj.named_call(g)(0.5) == pytest.approx(float(np.cos(0.5)))
+
+
+def test_linear_transpose_as_jax():
+  def f(api_np):
+    return lambda x, y: {"a": 0.5 * x - 2 * y, "s": api_np.sum(x)}
+  x = np.ones(3, np.float32)
+  ct = {"a": np.arange(3, dtype=np.float32), "s": np.float32(2)}
+  got = sj.linear_transpose(f(jnp), x, x)(ct)
+  want = jax.linear_transpose(f(jjnp), x, x)(ct)
+  assert isinstance(got, tuple) and len(got) == 2
+  for g, w in zip(got, want):
+    np.testing.assert_allclose(g, w)
+  shape_only = sj.linear_transpose(lambda x: 3 * x, sj.ShapeDtypeStruct((2,), np.float32))
+  np.testing.assert_allclose(shape_only(np.ones(2, np.float32))[0], [3, 3])
+  with pytest.raises(TypeError, match="cotangent"):
+    sj.linear_transpose(f(jnp), x, x)({"a": ct["a"]})
+  with pytest.raises(TypeError, match="float or complex"):
+    sj.linear_transpose(lambda a, b: a, x, np.ones(3, np.int32))
+
+
+def test_custom_gradient_as_jax():
+  def make(api):
+    @api.custom_gradient
+    def f(x, y):
+      return x * y, lambda g: (g * 10 * y, g * 100 * x)
+    return f
+
+  for args in ((3.0, 4.0), (2.0, -1.0)):
+    got = sj.grad(lambda a, b: make(sj)(a, b) ** 2, argnums=(0, 1))(*args)
+    want = jax.grad(lambda a, b: make(jax)(a, b) ** 2, argnums=(0, 1))(*args)
+    np.testing.assert_allclose(got, want)
+    assert float(make(sj)(*args)) == float(make(jax)(*args))
+  got = sj.jit(sj.grad(make(sj)))(3.0, 4.0)
+  assert float(got) == float(jax.jit(jax.grad(make(jax)))(3.0, 4.0))
+
+
+def test_closure_convert_as_jax():
+  counts = []
+
+  def outer(api, np_, w):
+    def f(x):
+      return np_.sin(w * x)
+    converted, consts = api.closure_convert(f, 1.0)
+    counts.append(len(consts))
+    return converted(0.5, *consts)
+
+  got = sj.jit(lambda w: outer(sj, jnp, w))(2.0)
+  want = jax.jit(lambda w: outer(jax, jjnp, w))(2.0)
+  assert counts == [1, 1]
+  np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_ensure_compile_time_eval_as_jax():
+  def make(api, np_):
+    def f(x):
+      with api.ensure_compile_time_eval():
+        z = np_.sin(3.0)
+        positive = z > 0
+        both = x + 1  # a traced operand: still traced
+      return np_.sin(x) + both if positive else np_.cos(x)
+    return f
+
+  np.testing.assert_allclose(sj.jit(make(sj, jnp))(0.5), jax.jit(make(jax, jjnp))(0.5),
+                             rtol=1e-6)
+  jaxpr = sj.make_jaxpr(make(sj, jnp))(0.5)
+  assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["add", "sin", "add"]
+
+
+def test_make_array_from_callback_and_single_device_arrays():
+  data = np.arange(12, dtype=np.float32).reshape(4, 3)
+  mesh = sj.make_mesh((1,), ("x",))
+  sharding = sj.NamedSharding(mesh, sj.P("x"))
+  got = sj.make_array_from_callback(data.shape, sharding, lambda idx: data[idx])
+  jmesh = jax.make_mesh((1,), ("x",))
+  want = jax.make_array_from_callback(data.shape, jax.NamedSharding(jmesh, jax.P("x")),
+                                      lambda idx: data[idx])
+  np.testing.assert_array_equal(got, want)
+  assert got.dtype == want.dtype and got.shape == want.shape
+  single = sj.sharding.SingleDeviceSharding(sj.devices()[0])
+  got = sj.make_array_from_callback((2,), single, lambda idx: np.array([1, 2], np.int32))
+  np.testing.assert_array_equal(got, [1, 2])
+  parts = [sj.device_put(data, sj.devices()[0])]
+  got = sj.make_array_from_single_device_arrays(data.shape, sharding, parts)
+  np.testing.assert_array_equal(got, data)
+  got = sj.make_array_from_process_local_data(sharding, data)
+  np.testing.assert_array_equal(got, data)
+  with pytest.raises(ValueError, match="shape"):
+    sj.make_array_from_callback((4, 3), sharding, lambda idx: np.ones(2))
+
+
+def test_environment_queries_as_jax():
+  assert sj.default_backend() == jax.default_backend() == "cpu"
+  assert sj.process_indices() == jax.process_indices() == [0]
+  assert (sj.host_id(), sj.host_count(), sj.host_ids()) == (0, 1, [0])
+  assert isinstance(sj.devices()[0], sj.Device)
+  x = jnp.arange(5.0) * 3
+  assert any(a.shape == (5,) for a in sj.live_arrays())
+  assert sj.copy_to_host_async(x) is x
+  sj.effects_barrier()
+  info = sj.print_environment_info(return_string=True)
+  assert "jaxlib" in info and "numpy" in info
+
+
+def test_effects_barrier_waits_for_callbacks():
+  seen = []
+  sj.jit(lambda x: sj.debug.callback(lambda v: seen.append(float(v)), x) or x)(2.0)
+  sj.effects_barrier()
+  assert seen == [2.0]
+
+
+def test_version():
+  assert isinstance(sj.__version__, str) and sj.version.__version__ == sj.__version__
+  assert isinstance(sj.__version_info__, tuple)
+  assert all(isinstance(p, int) for p in sj.__version_info__)
+  assert all(isinstance(p, int) for p in jax.__version_info__)
+
+
+def test_typing():
+  assert set(stablejax.typing.__all__) >= {"ArrayLike", "DTypeLike"}
+
+  def f(x: stablejax.typing.ArrayLike, d: stablejax.typing.DTypeLike) -> None: ...
+  assert f.__annotations__["x"] is stablejax.typing.ArrayLike
+  assert sj.Array in stablejax.typing.ArrayLike.__args__
+  assert np.ndarray in stablejax.typing.ArrayLike.__args__
+
+
+@pytest.mark.parametrize("tree", [
+    {"a": np.ones(2, np.int32), "b": (np.float32(1.5), np.ones((2, 2), np.float32))},
+    [np.arange(3, dtype=np.float32)], [], (np.ones(2, np.int32), np.ones(1, np.int8))])
+def test_ravel_pytree_as_jax(tree):
+  flat, unravel = stablejax.flatten_util.ravel_pytree(tree)
+  jflat, junravel = jax.flatten_util.ravel_pytree(tree)
+  np.testing.assert_array_equal(flat, jflat)
+  assert flat.dtype == jflat.dtype and flat.shape == jflat.shape
+  back, jback = unravel(flat), junravel(jflat)
+  assert sj.tree_util.tree_structure(back) == sj.tree_util.tree_structure(tree)
+  for a, b in zip(sj.tree_util.tree_leaves(back), jax.tree_util.tree_leaves(jback)):
+    np.testing.assert_array_equal(a, b)
+    assert a.dtype == b.dtype
+
+
+def test_top_level_reexports():
+  assert sj.P is sj.sharding.PartitionSpec and sj.NamedSharding is sj.sharding.NamedSharding
+  assert sj.Shard.__name__ == "Shard" and sj.ad.backward_pass
+  assert sj.experimental is not None
