@@ -378,3 +378,87 @@ def test_top_level_reexports():
   assert sj.P is sj.sharding.PartitionSpec and sj.NamedSharding is sj.sharding.NamedSharding
   assert sj.Shard.__name__ == "Shard" and sj.ad.backward_pass
   assert sj.experimental is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# experimental.io_callback, debug.breakpoint
+
+def _io_program(api, ioc, log):
+  def cb(x):
+    log.append(float(x))
+    return np.asarray(x * 2, np.float32)
+
+  def f(x):
+    a = ioc(cb, api.ShapeDtypeStruct((), np.float32), x, ordered=True)
+    b = ioc(cb, api.ShapeDtypeStruct((), np.float32), x + 1, ordered=True)
+    ioc(cb, api.ShapeDtypeStruct((), np.float32), x + 2, ordered=True)  # unused: still runs
+    return a + b
+  return f, cb
+
+
+def test_io_callback_ordered_as_jax():
+  import jax.experimental
+  import stablejax.experimental
+  for api, ioc in ((sj, stablejax.experimental.io_callback),
+                   (jax, jax.experimental.io_callback)):
+    log = []
+    f, cb = _io_program(api, ioc, log)
+    assert float(api.jit(f)(np.float32(1))) == 6.0
+    assert log == [1.0, 2.0, 3.0]
+    eqns = api.make_jaxpr(f)(np.float32(1)).jaxpr.eqns
+    assert [e.primitive.name for e in eqns].count("io_callback") == 3
+    assert all(e.params["ordered"] for e in eqns if e.primitive.name == "io_callback")
+    log.clear()
+    out = api.vmap(lambda x: ioc(cb, api.ShapeDtypeStruct((), np.float32), x))(
+        np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(out, [0, 2, 4])
+    assert log == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="Cannot `vmap` ordered IO callback"):
+      api.vmap(f)(np.arange(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
+      api.grad(f)(np.float32(1))
+    log.clear()
+    assert float(f(np.float32(1))) == 6.0 and log == [1.0, 2.0, 3.0]  # eagerly
+
+
+def _breakpoint_session(api, np_, commands):
+  import io
+  out = io.StringIO()
+
+  def f(x):
+    y = np_.sin(x)
+    z = {"w": y * 2, "k": 3}
+    api.debug.breakpoint(stdin=io.StringIO(commands), stdout=out)
+    return y + 1
+
+  result = api.jit(f)(np.float32(1.0))
+  return float(result), out.getvalue()
+
+
+def test_breakpoint_as_jax():
+  commands = "p y\npp z\nl\np nope\nc\n"
+  got = _breakpoint_session(sj, jnp, commands)
+  want = _breakpoint_session(jax, jjnp, commands)
+  assert got[0] == want[0]
+  assert "Entering jdb:" in got[1] and "(jdb) Array(0.84147" in got[1]
+  assert "'w': Array(1.68294" in got[1] and "*** NameError: name 'nope' is not defined" in got[1]
+  strip = lambda text: [line for line in text.splitlines() if "<" not in line]  # noqa: E731
+  assert strip(got[1]) == strip(want[1])
+
+
+def test_breakpoint_with_a_token_and_eagerly():
+  import io
+  out = io.StringIO()
+
+  def g(x):
+    y = x * 3
+    return sj.debug.breakpoint(token=y, stdin=io.StringIO("p x\nc\n"), stdout=out)
+
+  assert float(sj.jit(g)(np.float32(2.0))) == 6.0
+  assert "(jdb) Array(2., dtype=float32)" in out.getvalue()
+  out2 = io.StringIO()
+  local_value = 41  # noqa: F841  (seen by the debugger)
+  sj.debug.breakpoint(stdin=io.StringIO("p local_value + 1\nc\n"), stdout=out2)
+  assert "42" in out2.getvalue()
+  with pytest.raises(ValueError, match="mutually exclusive"):
+    sj.debug.breakpoint(token=1.0, ordered=True)
