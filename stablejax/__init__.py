@@ -78,6 +78,8 @@ from stablejax.runtime.array import Shard  # noqa: F401
 from stablejax.sharding import NamedSharding, P  # noqa: F401
 from stablejax.interpreters import ad  # noqa: F401
 from stablejax import experimental  # noqa: F401
+from stablejax import custom_batching  # noqa: F401
+from stablejax import debugger  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

@@ -462,3 +462,44 @@ def test_breakpoint_with_a_token_and_eagerly():
   assert "42" in out2.getvalue()
   with pytest.raises(ValueError, match="mutually exclusive"):
     sj.debug.breakpoint(token=1.0, ordered=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# custom_batching.custom_vmap
+
+def _custom_vmapped(cb):
+  @cb.custom_vmap
+  def f(x, y):
+    return {"s": x + y}
+
+  @f.def_vmap
+  def rule(axis_size, in_batched, xs, ys):
+    assert axis_size == 3 and in_batched == [True, False]
+    return {"s": xs * ys}, {"s": True}  # not x + y: shows the rule ran
+
+  return f
+
+
+def test_custom_vmap_as_jax():
+  import jax.custom_batching
+  xs = np.arange(3, dtype=np.float32)
+  for api, cb in ((sj, sj.custom_batching), (jax, jax.custom_batching)):
+    f = _custom_vmapped(cb)
+    assert float(f(2.0, 3.0)["s"]) == 5.0
+    np.testing.assert_array_equal(api.vmap(f, in_axes=(0, None))(xs, 2.0)["s"], [0, 2, 4])
+    np.testing.assert_array_equal(api.jit(api.vmap(f, in_axes=(0, None)))(xs, 2.0)["s"],
+                                  [0, 2, 4])
+    eqn = api.make_jaxpr(f)(1.0, 2.0).jaxpr.eqns[0]
+    assert eqn.primitive.name == "custom_vmap_call"
+    assert str(eqn.params["call"]) == str(api.make_jaxpr(lambda x, y: x + y)(1.0, 2.0))
+
+
+def test_custom_vmap_errors_as_jax():
+  import jax.custom_batching
+  for api, cb in ((sj, sj.custom_batching), (jax, jax.custom_batching)):
+    f = cb.custom_vmap(lambda x: x)
+    with pytest.raises(AttributeError, match="No batching rule defined"):
+      f(1.0)
+    f.def_vmap(lambda n, b, x: ((x, x), True))
+    with pytest.raises(ValueError, match="do not match"):
+      api.vmap(f)(np.ones(3, np.float32))
