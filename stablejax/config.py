@@ -136,6 +136,15 @@ class Config:
     self.log_compiles: bool = False
     # Log why each `jit` call traced again (what changed since its last trace).
     self.explain_cache_misses: bool = False
+    # Check stablejax's own invariants: type-check jaxprs after each pass and the results of
+    # its own lowering and transformation rules (`check_passes`, `check_lowering_rules`,
+    # `check_transform_rules` at once).
+    self.enable_checks: bool = False
+    # After each `jit` trace, raise if a traced value escaped it (kept alive by the user).
+    self.check_tracer_leaks: bool = False
+    # `jit` raises instead of tracing (again); any execution raises instead of running.
+    self.no_tracing: bool = False
+    self.no_execution: bool = False
     # The device eager operations and `jit` use (None: the first device of the platform).
     self.default_device: Any = None
     # Options that can no longer change, with why (`freeze`).
@@ -243,3 +252,13 @@ debug_nans = State("debug_nans")
 debug_infs = State("debug_infs")
 log_compiles = State("log_compiles")
 explain_cache_misses = State("explain_cache_misses")
+enable_checks = State("enable_checks")
+check_tracer_leaks = State("check_tracer_leaks")
+no_tracing = State("no_tracing")
+no_execution = State("no_execution")
+
+
+def checking_leaks() -> contextlib.AbstractContextManager:
+  """Context manager (and decorator) under which leaked traced values raise (`jit` checks that
+  nothing it traced is still alive once it is traced)."""
+  return _set_option("check_tracer_leaks", True)

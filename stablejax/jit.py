@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, debug_special, pipeline, platforms, spmd
+from stablejax import config, core, debug_special, leak_checks, pipeline, platforms, spmd
 from stablejax.config import TRACE_CONTEXT, disable_jit
 from stablejax.core import eval_trace, trace_state
 from stablejax.jaxpr import ClosedJaxpr
@@ -185,6 +185,8 @@ class Jitted:
     return traced
 
   def _trace_new(self, in_tree, avals, static) -> _Traced:
+    if config.no_tracing:
+      raise RuntimeError(f"re-tracing function {self.name} for `jit`, but 'no_tracing' is set")
     static_pos, static_kw = static
 
     def fun(*dyn, **dyn_kw):
@@ -196,6 +198,8 @@ class Jitted:
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed, closed_over = pipeline.trace(flat_fun, avals)
+    if config.check_tracer_leaks and trace_state.trace is eval_trace:
+      leak_checks.check_leaks()  # (at the top level: no transformation's frames are alive)
     return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static))
 
   def _donated_leaves(self, in_tree: PyTreeDef, static: tuple) -> tuple[bool, ...]:
@@ -229,6 +233,9 @@ class Jitted:
     if config.disable_jit:
       return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
+    if config.no_execution and trace_state.trace is eval_trace:
+      raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
+                         "no_execution config option is set")
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
       _warn_not_donated(traced.donated, "over several devices")

@@ -224,6 +224,9 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], pa
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
   """Evaluate `prim` on concrete values: on the device of the first Array argument (else the
   default device), through an executable cached by primitive, avals, params and device."""
+  if config.no_execution:
+    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
+                       "config option is set")
   hit = _last_call.get(prim)
   if hit is not None and len(args) == len(hit.avals) and (
       params is hit.params or params == hit.params):

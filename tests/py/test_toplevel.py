@@ -503,3 +503,49 @@ def test_custom_vmap_errors_as_jax():
     f.def_vmap(lambda n, b, x: ((x, x), True))
     with pytest.raises(ValueError, match="do not match"):
       api.vmap(f)(np.ones(3, np.float32))
+
+
+# ----------------------------------------------------------------------------------------------
+# checking_leaks, no_tracing, no_execution, enable_checks
+
+def test_checking_leaks_as_jax():
+  for api in (sj, jax):
+    kept = []
+
+    def leaky(x):
+      kept.append(x)
+      return x * 2
+
+    with api.checking_leaks():
+      with pytest.raises(Exception, match="Leaked trace"):
+        api.jit(leaky)(np.float32(3.0))
+      assert float(api.jit(api.grad(lambda x: api.jit(lambda y: y * y)(x)))(3.0)) == 6.0
+      np.testing.assert_array_equal(
+          api.jit(api.vmap(api.grad(lambda x: api.jit(lambda y: y * y)(x))))(np.ones(3)), 2.0)
+    kept.clear()
+    api.jit(leaky)(np.float32(4.0))  # not checked any more
+  assert sj.config.jax_check_tracer_leaks is False
+
+
+def test_no_tracing_and_no_execution_as_jax():
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    with api.no_tracing(True):
+      with pytest.raises(RuntimeError, match="re-tracing function <lambda>.*'no_tracing' is set"):
+        api.jit(lambda x: x - 1)(1.0)
+    g = api.jit(lambda x: x - 1)
+    g(1.0)
+    with api.no_tracing(True):
+      assert float(g(2.0)) == 1.0  # traced already
+    with api.no_execution(True):
+      with pytest.raises(RuntimeError, match=r"tried to execute function jit\(<lambda>\)"):
+        g(2.0)
+      with pytest.raises(RuntimeError, match="no_execution config option is set"):
+        np_.ones(3) + 1
+    assert float(g(3.0)) == 2.0
+
+
+def test_enable_checks_turns_on_the_internal_checks():
+  with sj.enable_checks(True):
+    assert sj.config.jax_enable_checks
+    np.testing.assert_allclose(sj.jit(sj.grad(jnp.sin))(1.0), np.cos(1.0), rtol=1e-6)
+  assert not sj.config.jax_enable_checks
