@@ -5,12 +5,14 @@ these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
 import logging
+import time
 import weakref
 from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import core, debug_special, lowering, runtime, sharding as sharding_lib
+from stablejax import (core, debug_special, lowering, monitoring, runtime,
+                       sharding as sharding_lib)
 from stablejax.config import config
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
@@ -92,9 +94,14 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
   text_or_module = module if callbacks else lowering.module_text(module)
+  start = time.perf_counter()
   if sharded:
-    return _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
-  return runtime.compile_module(text_or_module, device, out_avals, callbacks)
+    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
+  else:
+    out = runtime.compile_module(text_or_module, device, out_avals, callbacks)
+  monitoring.record_event_duration_secs(monitoring.BACKEND_COMPILE_EVENT,
+                                        time.perf_counter() - start)
+  return out
 
 
 logger = logging.getLogger(__name__)

@@ -549,3 +549,63 @@ def test_enable_checks_turns_on_the_internal_checks():
     assert sj.config.jax_enable_checks
     np.testing.assert_allclose(sj.jit(sj.grad(jnp.sin))(1.0), np.cos(1.0), rtol=1e-6)
   assert not sj.config.jax_enable_checks
+
+
+# ----------------------------------------------------------------------------------------------
+# ops, dlpack, monitoring
+
+@pytest.mark.parametrize("name", ["segment_sum", "segment_prod", "segment_max", "segment_min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("num_segments", [None, 4, 8])
+def test_segment_reductions_as_jax(name, dtype, num_segments):
+  data = np.arange(12).reshape(6, 2).astype(dtype)
+  ids = np.array([0, 0, 2, 2, 5, 7])  # segment 7 dropped when num_segments is 4
+  got = getattr(sj.ops, name)(data, ids, num_segments)
+  want = getattr(jax.ops, name)(data, ids, num_segments)
+  assert got.dtype == want.dtype and got.shape == want.shape
+  np.testing.assert_array_equal(got, want)
+
+
+def test_segment_sum_under_jit_and_grad_as_jax():
+  data, ids = np.arange(6, dtype=np.float32), np.array([0, 1, 0, 1, 2, 2])
+  np.testing.assert_array_equal(sj.jit(lambda d: sj.ops.segment_sum(d, ids, 3))(data),
+                                jax.ops.segment_sum(data, ids, 3))
+  got = sj.grad(lambda d: sj.ops.segment_max(d, ids, 3).sum())(data)
+  want = jax.grad(lambda d: jax.ops.segment_max(d, ids, 3).sum())(data)
+  np.testing.assert_array_equal(got, want)
+
+
+def test_dlpack_as_jax():
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+  got, want = sj.dlpack.from_dlpack(x), jax.dlpack.from_dlpack(x)
+  np.testing.assert_array_equal(got, want)
+  assert isinstance(got, sj.Array) and got.dtype == want.dtype
+  for dt in ("bfloat16", np.int8, np.bool_, np.float32):
+    assert sj.dlpack.is_supported_dtype(dt) == jax.dlpack.is_supported_dtype(dt)
+  with pytest.raises(TypeError, match="__dlpack__"):
+    sj.dlpack.from_dlpack([1, 2])
+  with pytest.raises(TypeError):
+    sj.dlpack.is_supported_dtype(None)
+
+
+def test_monitoring_listeners_and_the_compile_event():
+  events, durations = [], []
+
+  def on_event(event, **kwargs):
+    events.append((event, kwargs))
+
+  def on_duration(event, duration, **kwargs):
+    durations.append(event)
+
+  sj.monitoring.register_event_listener(on_event)
+  sj.monitoring.register_event_duration_secs_listener(on_duration)
+  try:
+    sj.monitoring.record_event("/my/event", tag="x")
+    sj.jit(lambda x: x * 7)(np.float32(1))
+  finally:
+    sj.monitoring.unregister_event_listener(on_event)
+    sj.monitoring.unregister_event_duration_listener(on_duration)
+  assert events == [("/my/event", {"tag": "x"})]
+  assert "/jax/core/compile/backend_compile_duration" in durations
+  with pytest.raises(AssertionError):
+    sj.monitoring.unregister_event_listener(on_event)
