@@ -63,7 +63,9 @@ from stablejax.version import __version__, __version_info__  # noqa: F401
 from stablejax.config import (  # noqa: F401
     debug_infs, debug_nans, default_device, default_matmul_precision, disable_jit, enable_x64,
     explain_cache_misses, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
-    check_tracer_leaks, checking_leaks, enable_checks, no_execution, no_tracing)
+    check_tracer_leaks, checking_leaks, enable_checks, no_execution, no_tracing, transfer_guard,
+    transfer_guard_device_to_device, transfer_guard_device_to_host,
+    transfer_guard_host_to_device)
 from stablejax.api import linear_transpose, typeof  # noqa: F401
 from stablejax.compile_time_eval import ensure_compile_time_eval  # noqa: F401
 from stablejax.scopes import named_call, named_scope  # noqa: F401

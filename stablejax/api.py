@@ -13,7 +13,7 @@ from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
 from stablejax.lax.primitive_kit import const_like
-from stablejax.runtime import Array, device_put, pjrt
+from stablejax.runtime import Array, device_put, pjrt, transfer_guard
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
                                  tree_map, tree_structure, tree_unflatten)
 
@@ -57,7 +57,8 @@ def block_until_ready(tree: Any) -> Any:
 
 def device_get(tree: Any) -> Any:
   """`tree` with each Array replaced by its value as a numpy array."""
-  return tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x, tree)
+  with transfer_guard.explicit():
+    return tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x, tree)
 
 
 # ----------------------------------------------------------------------------------------------

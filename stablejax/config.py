@@ -77,13 +77,17 @@ _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", 
                "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
                "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
 
+_GUARDS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
 # Options whose values are checked (and converted) by a function of (name, value).
 _CHECKS = {"compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
            "default_backend": lambda name, value: platforms.backend(value),
            "numpy_rank_promotion": _one_of("allow", "warn", "raise"),
            "numpy_dtype_promotion": _one_of("standard", "strict"),
            "default_matmul_precision": _one_of(*_PRECISIONS),
-           "platforms": _optional_platforms, "default_device": _optional_device}
+           "platforms": _optional_platforms, "default_device": _optional_device,
+           **{f"transfer_guard_{d}": _one_of(*_GUARDS)
+              for d in ("host_to_device", "device_to_device", "device_to_host")}}
 
 # The options a traced function's jaxpr depends on: a `jit` retraces when one changes.
 TRACE_CONTEXT = ("enable_x64", "numpy_rank_promotion", "numpy_dtype_promotion",
@@ -118,7 +122,15 @@ class Config:
     # The number of CPU devices (None: one); read when the CPU client is made, frozen after.
     self.num_cpu_devices: int | None = _optional_count(
         "STABLEJAX_NUM_CPU_DEVICES", os.environ.get("STABLEJAX_NUM_CPU_DEVICES"))
-    # JAX's options (`jax_<name>`) that stablejax honours, with JAX's defaults.
+    self._jax_options()
+    # Options that can no longer change, with why (`freeze`).
+    self._frozen: dict[str, str] = {}
+    # Bumped by every `update`: caches of state derived from the flags (jit's dispatch fast
+    # path) compare it instead of re-reading each flag.
+    self.epoch: int = 0
+
+  def _jax_options(self) -> None:
+    """JAX's options (`jax_<name>`) that stablejax honours, with JAX's defaults."""
     self.platforms: str | None = _optional_platforms(
         "JAX_PLATFORMS", os.environ.get("JAX_PLATFORMS"))
     # How jax.numpy broadcasts operands of different ranks: "allow", "warn" or "raise".
@@ -145,13 +157,13 @@ class Config:
     # `jit` raises instead of tracing (again); any execution raises instead of running.
     self.no_tracing: bool = False
     self.no_execution: bool = False
+    # Transfer guards: None (allow), "allow", "log", "disallow", "log_explicit",
+    # "disallow_explicit" (stablejax/runtime/transfer_guard.py).
+    self.transfer_guard_host_to_device: str | None = None
+    self.transfer_guard_device_to_device: str | None = None
+    self.transfer_guard_device_to_host: str | None = None
     # The device eager operations and `jit` use (None: the first device of the platform).
     self.default_device: Any = None
-    # Options that can no longer change, with why (`freeze`).
-    self._frozen: dict[str, str] = {}
-    # Bumped by every `update`: caches of state derived from the flags (jit's dispatch fast
-    # path) compare it instead of re-reading each flag.
-    self.epoch: int = 0
 
   def __getattr__(self, name: str) -> Any:
     """JAX's name of an option, `jax_<name>`, reads it (only called for unknown attributes)."""
@@ -256,6 +268,21 @@ enable_checks = State("enable_checks")
 check_tracer_leaks = State("check_tracer_leaks")
 no_tracing = State("no_tracing")
 no_execution = State("no_execution")
+
+
+transfer_guard_host_to_device = State("transfer_guard_host_to_device")
+transfer_guard_device_to_device = State("transfer_guard_device_to_device")
+transfer_guard_device_to_host = State("transfer_guard_device_to_host")
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+  """Context manager setting the guard of every kind of transfer to `new_val`."""
+  with contextlib.ExitStack() as stack:
+    for guard in (transfer_guard_host_to_device, transfer_guard_device_to_device,
+                  transfer_guard_device_to_host):
+      stack.enter_context(guard(new_val))
+    yield
 
 
 def checking_leaks() -> contextlib.AbstractContextManager:

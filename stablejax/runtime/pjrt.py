@@ -19,7 +19,7 @@ import numpy as np
 
 from stablejax import platforms
 from stablejax.config import config
-from stablejax.runtime import compilation_cache, distributed_state
+from stablejax.runtime import compilation_cache, distributed_state, transfer_guard
 
 # Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -303,6 +303,8 @@ _COPY = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   """Copy a numpy array to `device` as a buffer of type `aval` (a core.ShapedArray)."""
   x = np.asarray(x, aval.dtype)
+  if config.transfer_guard_host_to_device is not None:
+    transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
   return _jax.batched_device_put(aval, sharding(device), [x], [device], True, False, _COPY,
                                  **_PUT_KW)
 
@@ -328,6 +330,8 @@ def is_single_device(buf: Buffer) -> bool:
 
 def copy_to(buf: Buffer, device: Device) -> Buffer:
   """A copy of `buf` on `device` (any client)."""
+  if config.transfer_guard_device_to_device is not None:
+    transfer_guard.check("device_to_device", f"aval={buf.aval}, dst_device={device}")
   (out,) = _jax.batched_copy_array_to_devices_with_sharding(
       [buf], [_jax.DeviceList((device,))], [sharding(device)],
       [_jax.ArrayCopySemantics.ALWAYS_COPY])
@@ -341,7 +345,10 @@ def buffer_device(buf: Buffer) -> Device:
 
 def to_numpy(buf: Buffer) -> np.ndarray:
   """The value of `buf` as a read-only numpy array (a zero-copy view on CPU)."""
-  if buffer_device(buf).platform == "cpu" and buf.aval.dtype.kind != "V":
+  on_cpu = buffer_device(buf).platform == "cpu"
+  if not on_cpu and config.transfer_guard_device_to_host is not None:
+    transfer_guard.check("device_to_host", f"aval={buf.aval}")
+  if on_cpu and buf.aval.dtype.kind != "V":
     return np.asarray(buf)  # the buffer protocol waits for the value; it is defined for CPU only
   # Other platforms, and bfloat16 (kind "V": the buffer protocol has no format for it), copy to
   # host; jaxlib itself imports jax.core here if jax is installed.

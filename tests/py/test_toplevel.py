@@ -609,3 +609,42 @@ def test_monitoring_listeners_and_the_compile_event():
   assert "/jax/core/compile/backend_compile_duration" in durations
   with pytest.raises(AssertionError):
     sj.monitoring.unregister_event_listener(on_event)
+
+
+# ----------------------------------------------------------------------------------------------
+# transfer guards
+
+_TRANSFERS = {
+    "jit_numpy_arg": lambda api, np_: api.jit(lambda a: a * 2)(np.ones(3, np.float32)),
+    "jit_python_scalar": lambda api, np_: api.jit(lambda a: a * 2)(2.0),
+    "op_with_numpy": lambda api, np_: np_.ones(3) + np.ones(3, np.float32),
+    "asarray_numpy": lambda api, np_: np_.asarray(np.ones(3, np.float32)),
+    "device_put_numpy": lambda api, np_: api.device_put(np.ones(3, np.float32)),
+    "read_back": lambda api, np_: np.asarray(api.device_put(np.ones(3, np.float32))),
+    "device_get": lambda api, np_: api.device_get(api.device_put(np.ones(3, np.float32))),
+}
+
+
+@pytest.mark.parametrize("mode", ["allow", "log", "disallow", "log_explicit", "disallow_explicit"])
+@pytest.mark.parametrize("case", sorted(_TRANSFERS))
+def test_transfer_guard_as_jax(mode, case):
+  def run(api, np_):
+    made = _TRANSFERS[case]
+    x = None if case not in ("read_back", "device_get") else made  # (made inside the guard)
+    with api.transfer_guard(mode):
+      try:
+        (x or made)(api, np_)
+        return "ok"
+      except Exception as e:  # noqa: BLE001 -- the error type is compared
+        assert "Disallowed host-to-device transfer" in str(e)
+        return type(e).__name__
+  assert run(sj, jnp) == run(jax, jjnp)
+
+
+def test_transfer_guard_options_as_jax():
+  for api in (sj, jax):
+    with api.transfer_guard_host_to_device("disallow"):
+      assert api.config.jax_transfer_guard_host_to_device == "disallow"
+      assert api.config.jax_transfer_guard_device_to_host is None
+    with pytest.raises(ValueError):
+      api.config.update("jax_transfer_guard_host_to_device", "sometimes")
