@@ -71,11 +71,8 @@ def _optional_device(name: str, value: Any) -> Any:
   return value
 
 
-_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
-               "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
-               "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
-               "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
-               "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
+# JAX's precision names (its dot-algorithm presets, "F32_F32_F32", ..., are not supported).
+_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32")
 
 _GUARDS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
 

@@ -207,7 +207,8 @@ def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runti
                  for v in (value if type(value) is tuple else (value,))
                  if isinstance(v, (Jaxpr, ClosedJaxpr)))
   if not jaxprs:
-    return _eager, (prim, avals, tuple(params.items()), device), ()
+    return _eager, (prim, avals, tuple(params.items()), device,
+                    config.default_matmul_precision), ()
   by_id = {id(j) for j in jaxprs}
 
   def key_of(v: Any) -> Any:
@@ -217,7 +218,7 @@ def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runti
   cache = _eager_per_jaxpr.get(jaxprs[0])
   if cache is None:
     cache = _eager_per_jaxpr[jaxprs[0]] = {}
-  return cache, (prim, avals, items, device), jaxprs[1:]
+  return cache, (prim, avals, items, device, config.default_matmul_precision), jaxprs[1:]
 
 
 def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict
@@ -235,7 +236,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
                        "config option is set")
   hit = _last_call.get(prim)
-  if hit is not None and len(args) == len(hit.avals) and (
+  if hit is not None and len(args) == len(hit.avals) and hit.epoch == config.epoch and (
       params is hit.params or params == hit.params):
     # The fast path: this primitive's last call again (argument types compared by identity:
     # Arrays share canonical avals), every argument an Array on the executable's device.
@@ -281,10 +282,11 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
 
 class _LastCall:
   """A primitive's last eager call on Arrays, and what runs it again."""
-  __slots__ = ("avals", "params", "sharding", "run")
+  __slots__ = ("avals", "params", "sharding", "run", "epoch")
 
   def __init__(self, avals: tuple, params: dict, exe: runtime.Executable):
     self.avals, self.params, self.sharding, self.run = avals, params, exe.sharding, exe.run
+    self.epoch = config.epoch  # (a config change, such as the matmul precision, voids it)
 
 
 _last_call: dict[core.Primitive, _LastCall] = {}

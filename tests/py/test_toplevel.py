@@ -184,9 +184,21 @@ def test_default_device_and_default_matmul_precision():
     assert jnp.ones(2).device.platform == "cpu"
   with pytest.raises(ValueError, match="Device"):
     sj.config.update("jax_default_device", 3)
-  with sj.default_matmul_precision("highest"):
-    assert sj.config.jax_default_matmul_precision == "highest"
   assert sj.config.jax_default_matmul_precision is None
+
+
+@pytest.mark.parametrize("name,want", [("highest", "HIGHEST"), ("float32", "HIGHEST"),
+                                       ("tensorfloat32", "HIGH"), ("bfloat16", "DEFAULT")])
+def test_default_matmul_precision_lowers_as_jax(name, want):
+  x = np.ones((2, 2), np.float32)
+  for api in (sj, jax):
+    with api.default_matmul_precision(name):
+      assert api.config.jax_default_matmul_precision == name
+      text = api.jit(lambda a: a @ a).lower(x).as_text()
+    assert f"precision = [{want}, {want}]" in text
+  with sj.default_matmul_precision("highest"):
+    np.testing.assert_array_equal(jnp.asarray(x) @ x, 2 * x)  # eagerly too
+  assert "precision" not in sj.jit(lambda a: a @ a).lower(x).as_text()
 
 
 # ----------------------------------------------------------------------------------------------
