@@ -66,7 +66,7 @@ from stablejax.config import (  # noqa: F401
     check_tracer_leaks, checking_leaks, enable_checks, no_execution, no_tracing, transfer_guard,
     transfer_guard_device_to_device, transfer_guard_device_to_host,
     transfer_guard_host_to_device)
-from stablejax.api import linear_transpose, typeof  # noqa: F401
+from stablejax.api import fwd_and_bwd, linear_transpose, typeof  # noqa: F401
 from stablejax.compile_time_eval import ensure_compile_time_eval  # noqa: F401
 from stablejax.scopes import named_call, named_scope  # noqa: F401
 from stablejax.custom_derivatives import closure_convert, custom_gradient  # noqa: F401

@@ -14,8 +14,9 @@ from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
 from stablejax.lax.primitive_kit import const_like
 from stablejax.runtime import Array, device_put, pjrt, transfer_guard
-from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
-                                 tree_map, tree_structure, tree_unflatten)
+from stablejax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node,
+                                 tree_flatten, tree_leaves, tree_map, tree_structure,
+                                 tree_unflatten)
 
 
 def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
@@ -471,3 +472,63 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -
     return tree_unflatten(in_tree, [_as_array(ad.instantiate_zeros(c)) for c in cts_in])
 
   return transposed
+
+
+# ----------------------------------------------------------------------------------------------
+# fwd_and_bwd
+
+class _VJPResiduals:
+  """The residuals of `fwd_and_bwd`'s forward pass: the linearized function's jaxpr and trees
+  (static) and its residual values (the pytree's leaves), so they go through `jit`."""
+
+  def __init__(self, jaxpr: Any, trees: tuple, values: Sequence):
+    self.jaxpr, self.trees, self.values = jaxpr, trees, list(values)
+
+
+register_pytree_node(_VJPResiduals, lambda r: (r.values, (r.jaxpr, r.trees)),
+                     lambda aux, values: _VJPResiduals(aux[0], aux[1], values))
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable, Callable]:
+  """`fwd(*args) -> (out, residuals)` (with `aux` third under `has_aux`) and
+  `bwd(residuals, out_cotangent)` -> the cotangents of `args[argnums]`: `vjp` split in two
+  functions whose residuals are a pytree of arrays, each jitted unless `jitted=False`."""
+  argnums_t = _ensure_tuple(argnums)
+
+  def fwd(*args):
+    dyn = [args[i] for i in argnums_t]
+
+    def f_of_dyn(*dyn_args):
+      full = list(args)
+      for i, a in zip(argnums_t, dyn_args):
+        full[i] = a
+      return fun(*full)
+
+    primals_flat, in_tree = tree_flatten((tuple(dyn), {}))
+    flat_f, full_tree = flatten_fun(f_of_dyn, in_tree)
+    primals_out, lin = ad.linearize_flat(flat_f, primals_flat)
+    out_tree = full_tree().children[0] if has_aux else full_tree()
+    n_out = out_tree.num_leaves
+    avals = tuple(ad.tangent_aval(core.get_aval(p)) for p in primals_flat)
+    out_avals = tuple(ad.tangent_aval(core.get_aval(p)) for p in primals_out)
+    res = _VJPResiduals(lin.jaxpr, (in_tree, out_tree, avals, out_avals), lin.consts)
+    out = tree_unflatten(out_tree, primals_out[:n_out])
+    if has_aux:
+      return out, res, tree_unflatten(full_tree().children[1], primals_out[n_out:])
+    return out, res
+
+  def bwd(res: _VJPResiduals, outgrad: Any) -> Any:
+    in_tree, out_tree, avals, out_avals = res.trees
+    cts_flat, tree = tree_flatten(outgrad)
+    if tree != out_tree:
+      raise TypeError(f"bwd takes a cotangent of structure {out_tree}, got {tree}")
+    aux_cts = [ad.Zero(a) for a in out_avals[len(cts_flat):]]
+    cts_in = ad.backward_pass(res.jaxpr, res.values, [ad.UndefinedPrimal(a) for a in avals],
+                              list(cts_flat) + aux_cts)
+    grads = tree_unflatten(in_tree, [_as_array(ad.instantiate_zeros(c)) for c in cts_in])[0]
+    return grads[0] if isinstance(argnums, int) else grads
+
+  if jitted:
+    return Jitted(fwd, (), ()), Jitted(bwd, (), ())
+  return fwd, bwd

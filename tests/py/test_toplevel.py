@@ -660,3 +660,23 @@ def test_transfer_guard_options_as_jax():
       assert api.config.jax_transfer_guard_device_to_host is None
     with pytest.raises(ValueError):
       api.config.update("jax_transfer_guard_host_to_device", "sometimes")
+
+
+@pytest.mark.parametrize("jitted", [True, False])
+def test_fwd_and_bwd_as_jax(jitted):
+  x = np.arange(16, dtype=np.float32).reshape(4, 4) / 10
+  ct = np.ones((4, 4), np.float32)
+  results = []
+  for api, np_ in ((sj, jnp), (jax, jjnp)):
+    fwd, bwd = api.fwd_and_bwd(lambda a, w: np_.sin(a @ w), argnums=(0, 1), jitted=jitted)
+    y, res = fwd(x, x)
+    out = [y, *bwd(res, ct)]
+    y2, res2 = fwd(x + 1, x)  # the bwd is reused with other residuals
+    out.append(bwd(res2, ct)[1])
+    fwd_aux, bwd_aux = api.fwd_and_bwd(lambda a: (np_.sin(a).sum(), a * 2), argnums=0,
+                                       has_aux=True, jitted=jitted)
+    y3, res3, aux = fwd_aux(x)
+    out += [y3, bwd_aux(res3, np.float32(1.0)), aux]
+    results.append(out)
+  for got, want in zip(*results):
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
