@@ -83,7 +83,7 @@ from stablejax.interpreters import ad  # noqa: F401
 from stablejax import experimental  # noqa: F401
 from stablejax import custom_batching  # noqa: F401
 from stablejax import debugger  # noqa: F401
-from stablejax import dlpack, lib, monitoring, ops  # noqa: F401
+from stablejax import dlpack, lib, monitoring, ops, profiler  # noqa: F401
 from stablejax import typing  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",

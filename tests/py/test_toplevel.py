@@ -680,3 +680,22 @@ def test_fwd_and_bwd_as_jax(jitted):
     results.append(out)
   for got, want in zip(*results):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_profiler_trace_and_annotations(tmp_path):
+  import glob
+  import gzip as gz
+  with sj.profiler.trace(tmp_path):
+    with sj.profiler.TraceAnnotation("my_label"):
+      sj.jit(lambda x: x * 2)(np.ones(3, np.float32)).block_until_ready()
+    assert sj.profiler.annotate_function(lambda: 7, name="my_function")() == 7
+    with pytest.raises(RuntimeError, match="already been started"):
+      sj.profiler.start_trace(tmp_path)
+  (trace_file,) = glob.glob(str(tmp_path / "plugins/profile/*/*.trace.json.gz"))
+  text = gz.open(trace_file).read().decode()
+  assert "my_label" in text and "my_function" in text
+  with pytest.raises(RuntimeError, match="No profile started"):
+    sj.profiler.stop_trace()
+  profile = sj.profiler.device_memory_profile()
+  assert isinstance(profile, bytes) and gz.decompress(profile)
+  assert set(sj.profiler.__all__) <= set(dir(jax.profiler))
