@@ -82,4 +82,4 @@ def is_builtin(prim: core.Primitive) -> bool:
 
 def checks_results(rule: Callable) -> bool:
   """Whether the types of `rule`'s results are checked against the equation's outputs."""
-  return rule not in _builtin or config.check_lowering_rules
+  return rule not in _builtin or config.check_lowering_rules or config.enable_checks

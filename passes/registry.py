@@ -75,7 +75,7 @@ def run(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr
     if fn is None:
       continue
     closed = fn(closed)
-    if config.check_passes:
+    if config.check_passes or config.enable_checks:
       check(closed, name)
   return closed
 

@@ -58,22 +58,45 @@ from stablejax import scipy  # noqa: F401
 from stablejax import export  # noqa: F401
 from stablejax import distributed  # noqa: F401
 
-# issue 33, part 9: pmap
 from stablejax.pmap import pmap  # noqa: F811  (the function shadows its module)
-
-# issue 33, parts 8 and 9: arrays, avals, reshard
 from stablejax.lax.sharding import reshard
-# errors and dtypes (issue 33, part 2)
 from stablejax import dtypes  # noqa: F401
+from stablejax.dtypes import float0  # noqa: F401
 from stablejax import errors  # noqa: F401
-# q-custom (issue 33, deliverables 5 and 10)
 from stablejax import dispatch  # noqa: F401
-# issue 33, part 9: meshes and explicit sharding
 from stablejax.sharding import set_mesh
 from stablejax import mesh_axes as _mesh_axes
-
 # jax.sharding has them, but they lay values out with lax (above stablejax.sharding)
 sharding.auto_axes, sharding.explicit_axes = _mesh_axes.auto_axes, _mesh_axes.explicit_axes
+
+# JAX's other top-level names: config options as context managers, scopes, environment
+from stablejax import version  # noqa: F401
+from stablejax.version import __version__, __version_info__  # noqa: F401
+from stablejax.config import (  # noqa: F401
+    debug_infs, debug_nans, default_device, default_matmul_precision, disable_jit, enable_x64,
+    explain_cache_misses, log_compiles, numpy_dtype_promotion, numpy_rank_promotion,
+    check_tracer_leaks, checking_leaks, enable_checks, no_execution, no_tracing, transfer_guard,
+    transfer_guard_device_to_device, transfer_guard_device_to_host,
+    transfer_guard_host_to_device)
+from stablejax.api import fwd_and_bwd, linear_transpose, typeof  # noqa: F401
+from stablejax.compile_time_eval import ensure_compile_time_eval  # noqa: F401
+from stablejax.scopes import named_call, named_scope  # noqa: F401
+from stablejax.custom_derivatives import closure_convert, custom_gradient  # noqa: F401
+from stablejax.environment import (  # noqa: F401
+    copy_to_host_async, default_backend, effects_barrier, host_count, host_id, host_ids,
+    live_arrays, print_environment_info, process_indices)
+from stablejax.make_array import (  # noqa: F401
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays)
+from stablejax.runtime import Device  # noqa: F401
+from stablejax.runtime.array import Shard  # noqa: F401
+from stablejax.sharding import NamedSharding, P  # noqa: F401
+from stablejax.interpreters import ad  # noqa: F401
+from stablejax import experimental  # noqa: F401
+from stablejax import custom_batching  # noqa: F401
+from stablejax import debugger  # noqa: F401
+from stablejax import dlpack, lib, monitoring, ops, profiler  # noqa: F401
+from stablejax import typing  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

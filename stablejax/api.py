@@ -8,14 +8,15 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax
+from stablejax import core, dtypes, lax, pipeline
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
 from stablejax.lax.primitive_kit import const_like
-from stablejax.runtime import Array, device_put, pjrt
-from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
-                                 tree_map, tree_structure, tree_unflatten)
+from stablejax.runtime import Array, device_put, pjrt, transfer_guard
+from stablejax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node,
+                                 tree_flatten, tree_leaves, tree_map, tree_structure,
+                                 tree_unflatten)
 
 
 def _ensure_tuple(x: int | Sequence[int]) -> tuple[int, ...]:
@@ -57,7 +58,8 @@ def block_until_ready(tree: Any) -> Any:
 
 def device_get(tree: Any) -> Any:
   """`tree` with each Array replaced by its value as a numpy array."""
-  return tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x, tree)
+  with transfer_guard.explicit():
+    return tree_map(lambda x: np.asarray(x) if isinstance(x, Array) else x, tree)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -490,3 +492,112 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
             holomorphic: bool = False) -> Callable:
   """The Hessian of scalar-valued `fun`: forward over reverse."""
   return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+# ----------------------------------------------------------------------------------------------
+# typeof, linear_transpose
+
+def typeof(x: Any) -> core.ShapedArray:
+  """The abstract value (type) of `x`: its shape, dtype and weak type."""
+  return core.get_aval(x)
+
+
+def _primal_aval(x: Any) -> core.ShapedArray:
+  """The type of a primal given to `linear_transpose`: an array, or anything with a shape and
+  a dtype (a ShapeDtypeStruct)."""
+  if isinstance(x, (core.Tracer, Array, np.ndarray, np.generic, int, float, complex, bool)):
+    return core.get_aval(x)
+  return core.ShapedArray(tuple(x.shape), np.dtype(x.dtype))
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -> Callable:
+  """The transpose of the linear function `fun` at inputs of the types of `primals`: a
+  function of an output cotangent returning the tuple of input cotangents."""
+  if reduce_axes:
+    raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+  primals_flat, in_tree = tree_flatten(primals)
+  in_avals = [_primal_aval(p) for p in primals_flat]
+  inexact = [dtypes.is_inexact(a.dtype) for a in in_avals]
+  if any(inexact) and not all(inexact):
+    raise TypeError("linear_transpose only supports [float or complex] -> [float or complex], "
+                    "and integer -> integer functions, but got "
+                    f"{[a.dtype.name for a in in_avals]}.")
+  flat_fun, out_tree = flatten_fun(fun, tree_structure((primals, {})))
+  closed, closed_over = pipeline.trace(flat_fun, in_avals)
+  out_avals = closed.out_avals
+
+  def transposed(out_cotangent: Any) -> tuple:
+    cts, tree = tree_flatten(out_cotangent)
+    if tree != out_tree():
+      raise TypeError(f"cotangent tree does not match function output, expected {out_tree()} "
+                      f"but got {tree}")
+    got = [core.get_aval(c) for c in cts]
+    if [(a.shape, a.dtype) for a in got] != [(a.shape, a.dtype) for a in out_avals]:
+      raise TypeError(f"cotangent type does not match function output, expected "
+                      f"{[a.str_short() for a in out_avals]} but got "
+                      f"{[a.str_short() for a in got]}")
+    args = list(closed_over) + [ad.UndefinedPrimal(a) for a in in_avals]
+    cts_in = ad.backward_pass(closed.jaxpr, closed.consts, args, cts)[len(closed_over):]
+    return tree_unflatten(in_tree, [_as_array(ad.instantiate_zeros(c)) for c in cts_in])
+
+  return transposed
+
+
+# ----------------------------------------------------------------------------------------------
+# fwd_and_bwd
+
+class _VJPResiduals:
+  """The residuals of `fwd_and_bwd`'s forward pass: the linearized function's jaxpr and trees
+  (static) and its residual values (the pytree's leaves), so they go through `jit`."""
+
+  def __init__(self, jaxpr: Any, trees: tuple, values: Sequence):
+    self.jaxpr, self.trees, self.values = jaxpr, trees, list(values)
+
+
+register_pytree_node(_VJPResiduals, lambda r: (r.values, (r.jaxpr, r.trees)),
+                     lambda aux, values: _VJPResiduals(aux[0], aux[1], values))
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable, Callable]:
+  """`fwd(*args) -> (out, residuals)` (with `aux` third under `has_aux`) and
+  `bwd(residuals, out_cotangent)` -> the cotangents of `args[argnums]`: `vjp` split in two
+  functions whose residuals are a pytree of arrays, each jitted unless `jitted=False`."""
+  argnums_t = _ensure_tuple(argnums)
+
+  def fwd(*args):
+    dyn = [args[i] for i in argnums_t]
+
+    def f_of_dyn(*dyn_args):
+      full = list(args)
+      for i, a in zip(argnums_t, dyn_args):
+        full[i] = a
+      return fun(*full)
+
+    primals_flat, in_tree = tree_flatten((tuple(dyn), {}))
+    flat_f, full_tree = flatten_fun(f_of_dyn, in_tree)
+    primals_out, lin = ad.linearize_flat(flat_f, primals_flat)
+    out_tree = full_tree().children[0] if has_aux else full_tree()
+    n_out = out_tree.num_leaves
+    avals = tuple(ad.tangent_aval(core.get_aval(p)) for p in primals_flat)
+    out_avals = tuple(ad.tangent_aval(core.get_aval(p)) for p in primals_out)
+    res = _VJPResiduals(lin.jaxpr, (in_tree, out_tree, avals, out_avals), lin.consts)
+    out = tree_unflatten(out_tree, primals_out[:n_out])
+    if has_aux:
+      return out, res, tree_unflatten(full_tree().children[1], primals_out[n_out:])
+    return out, res
+
+  def bwd(res: _VJPResiduals, outgrad: Any) -> Any:
+    in_tree, out_tree, avals, out_avals = res.trees
+    cts_flat, tree = tree_flatten(outgrad)
+    if tree != out_tree:
+      raise TypeError(f"bwd takes a cotangent of structure {out_tree}, got {tree}")
+    aux_cts = [ad.Zero(a) for a in out_avals[len(cts_flat):]]
+    cts_in = ad.backward_pass(res.jaxpr, res.values, [ad.UndefinedPrimal(a) for a in avals],
+                              list(cts_flat) + aux_cts)
+    grads = tree_unflatten(in_tree, [_as_array(ad.instantiate_zeros(c)) for c in cts_in])[0]
+    return grads[0] if isinstance(argnums, int) else grads
+
+  if jitted:
+    return Jitted(fwd, (), ()), Jitted(bwd, (), ())
+  return fwd, bwd

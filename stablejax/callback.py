@@ -1,11 +1,12 @@
-"""`pure_callback`: call a Python function on the host from traced code (jit, vmap, ...),
-with results of declared types (the `pure_callback` primitive, stablejax/lax/callback.py)."""
+"""`pure_callback` and `io_callback`: call a Python function on the host from traced code (jit,
+vmap, ...), with results of declared types (the `pure_callback` and `io_callback` primitives,
+stablejax/lax/callback.py)."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from stablejax import core
-from stablejax.lax.callback import HostCallback, pure_callback_p
+from stablejax.lax.callback import HostCallback, io_callback_p, pure_callback_p
 from stablejax.runtime.array import put
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
@@ -30,9 +31,7 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
     raise ValueError(f"pure_callback: vmap_method must be one of {VMAP_METHODS} or None, got "
                      f"{vmap_method!r}")
   flat, in_tree = tree_flatten((args, kwargs))
-  result_leaves, out_tree = tree_flatten(result_shape_dtypes)
-  result_avals = [core.ShapedArray(r.shape, core.get_aval(r).dtype if isinstance(
-      r, core.Tracer) else r.dtype) for r in result_leaves]
+  result_avals, out_tree = _result_avals(result_shape_dtypes)
 
   def flat_callback(*xs):
     a, kw = tree_unflatten(in_tree, xs)
@@ -41,4 +40,29 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
   outs = pure_callback_p.bind(*flat, callback=HostCallback(flat_callback, result_avals,
                                                            _name(callback)),
                               result_avals=tuple(result_avals), vmap_method=vmap_method)
+  return tree_unflatten(out_tree, to_device(outs))
+
+
+def _result_avals(result_shape_dtypes: Any) -> tuple[list, Any]:
+  leaves, tree = tree_flatten(result_shape_dtypes)
+  return [core.ShapedArray(r.shape, core.get_aval(r).dtype if isinstance(r, core.Tracer)
+                           else r.dtype) for r in leaves], tree
+
+
+def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, sharding: Any = None,
+                ordered: bool = False, **kwargs: Any) -> Any:
+  """`callback(*args, **kwargs)` called on the host with numpy arrays, for its effects (it is
+  never dropped; `ordered` ones run in program order); it must return arrays of the shapes
+  and dtypes of `result_shape_dtypes`. Not differentiable; an ordered one cannot be vmapped."""
+  flat, in_tree = tree_flatten((args, kwargs))
+  result_avals, out_tree = _result_avals(result_shape_dtypes)
+
+  def flat_callback(*xs):
+    a, kw = tree_unflatten(in_tree, xs)
+    return tree_flatten(callback(*a, **kw))[0]
+
+  outs = io_callback_p.bind(*flat, callback=HostCallback(flat_callback, result_avals,
+                                                         _name(callback)),
+                            result_avals=tuple(result_avals), sharding=sharding,
+                            ordered=ordered)
   return tree_unflatten(out_tree, to_device(outs))

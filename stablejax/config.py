@@ -1,8 +1,11 @@
-"""Global configuration flags (`sj.config.update("enable_x64", True)`)."""
+"""Global configuration flags (`sj.config.update("enable_x64", True)`, or by JAX's names:
+`config.update("jax_enable_x64", True)`, `config.jax_enable_x64`), and the context managers
+that set them for a block (`with sj.enable_x64(True):`), as JAX's config states."""
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from stablejax import platforms
 
@@ -34,9 +37,58 @@ def _optional_count(name: str, value: Any) -> int | None:
   return n
 
 
+def _one_of(*values: Any) -> Callable[[str, Any], Any]:
+  """The check of an option taking one of `values`."""
+  def check(name: str, value: Any) -> Any:
+    if value not in values:
+      raise ValueError(f"new enum value for config option {name!r} must be in "
+                       f"{[v for v in values if v is not None]}, got {value!r} of type "
+                       f"{type(value)}.")
+    return value
+  return check
+
+
+def _optional_platforms(name: str, value: Any) -> str | None:
+  """A comma-separated list of platform names (JAX's `jax_platforms`), each checked."""
+  if value is None or value == "":
+    return None
+  if not isinstance(value, str):
+    raise TypeError(f"config option {name!r} takes a comma-separated str of platforms, got "
+                    f"{value!r}")
+  for platform in value.split(","):
+    platforms.canonical(platform)
+  return value
+
+
+def _optional_device(name: str, value: Any) -> Any:
+  """None, a platform name or a device (it has a `platform`), as JAX's `jax_default_device`."""
+  if value is None or value in ("cpu", "gpu", "tpu", "cuda", "rocm"):
+    return value
+  if not hasattr(value, "platform"):
+    raise ValueError(f"{name} must be given either a Device object (e.g. "
+                     f"`sj.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
+                     f"got: {value!r}")
+  return value
+
+
+# JAX's precision names (its dot-algorithm presets, "F32_F32_F32", ..., are not supported).
+_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32")
+
+_GUARDS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
 # Options whose values are checked (and converted) by a function of (name, value).
 _CHECKS = {"compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
-           "default_backend": lambda name, value: platforms.backend(value)}
+           "default_backend": lambda name, value: platforms.backend(value),
+           "numpy_rank_promotion": _one_of("allow", "warn", "raise"),
+           "numpy_dtype_promotion": _one_of("standard", "strict"),
+           "default_matmul_precision": _one_of(*_PRECISIONS),
+           "platforms": _optional_platforms, "default_device": _optional_device,
+           **{f"transfer_guard_{d}": _one_of(*_GUARDS)
+              for d in ("host_to_device", "device_to_device", "device_to_host")}}
+
+# The options a traced function's jaxpr depends on: a `jit` retraces when one changes.
+TRACE_CONTEXT = ("enable_x64", "numpy_rank_promotion", "numpy_dtype_promotion",
+                 "default_matmul_precision")
 
 
 class Config:
@@ -67,16 +119,68 @@ class Config:
     # The number of CPU devices (None: one); read when the CPU client is made, frozen after.
     self.num_cpu_devices: int | None = _optional_count(
         "STABLEJAX_NUM_CPU_DEVICES", os.environ.get("STABLEJAX_NUM_CPU_DEVICES"))
+    self._jax_options()
     # Options that can no longer change, with why (`freeze`).
     self._frozen: dict[str, str] = {}
     # Bumped by every `update`: caches of state derived from the flags (jit's dispatch fast
     # path) compare it instead of re-reading each flag.
     self.epoch: int = 0
 
+  def _jax_options(self) -> None:
+    """JAX's options (`jax_<name>`) that stablejax honours, with JAX's defaults."""
+    self.platforms: str | None = _optional_platforms(
+        "JAX_PLATFORMS", os.environ.get("JAX_PLATFORMS"))
+    # How jax.numpy broadcasts operands of different ranks: "allow", "warn" or "raise".
+    self.numpy_rank_promotion: str = "allow"
+    # "standard" (JAX's lattice) or "strict" (no implicit promotion between strong dtypes).
+    self.numpy_dtype_promotion: str = "standard"
+    # The precision of `dot`-like ops given none (None: the platform's default).
+    self.default_matmul_precision: str | None = None
+    # `jit` calls the function as it is: everything runs op by op.
+    self.disable_jit: bool = False
+    # Raise FloatingPointError naming the primitive that made a NaN (an infinity).
+    self.debug_nans: bool = False
+    self.debug_infs: bool = False
+    # Log each compilation (with the function's name) at WARNING level.
+    self.log_compiles: bool = False
+    # Log why each `jit` call traced again (what changed since its last trace).
+    self.explain_cache_misses: bool = False
+    # Check stablejax's own invariants: type-check jaxprs after each pass and the results of
+    # its own lowering and transformation rules (`check_passes`, `check_lowering_rules`,
+    # `check_transform_rules` at once).
+    self.enable_checks: bool = False
+    # After each `jit` trace, raise if a traced value escaped it (kept alive by the user).
+    self.check_tracer_leaks: bool = False
+    # `jit` raises instead of tracing (again); any execution raises instead of running.
+    self.no_tracing: bool = False
+    self.no_execution: bool = False
+    # Transfer guards: None (allow), "allow", "log", "disallow", "log_explicit",
+    # "disallow_explicit" (stablejax/runtime/transfer_guard.py).
+    self.transfer_guard_host_to_device: str | None = None
+    self.transfer_guard_device_to_device: str | None = None
+    self.transfer_guard_device_to_host: str | None = None
+    # The device eager operations and `jit` use (None: the first device of the platform).
+    self.default_device: Any = None
+
+  def __getattr__(self, name: str) -> Any:
+    """JAX's name of an option, `jax_<name>`, reads it (only called for unknown attributes)."""
+    if name.startswith("jax_") and name[4:] in self._options():
+      return getattr(self, name[4:])
+    raise AttributeError(f"Unrecognized config option: {name}")
+
+  def _options(self) -> list[str]:
+    return sorted(k for k in vars(self) if not k.startswith("_") and k != "epoch")
+
+  def trace_context(self) -> tuple:
+    """The values of the options a traced jaxpr depends on (part of `jit`'s cache key)."""
+    return tuple(getattr(self, name) for name in TRACE_CONTEXT)
+
   def update(self, name: str, value: Any) -> None:
+    """Set option `name` (stablejax's name or JAX's, `jax_<name>`) to `value`."""
+    if name.startswith("jax_") and name[4:] in self._options():
+      name = name[4:]
     if name.startswith("_") or name == "epoch" or not hasattr(self, name):
-      known = sorted(k for k in vars(self) if not k.startswith("_") and k != "epoch")
-      raise ValueError(f"unknown config option {name!r}; known options: {known}")
+      raise ValueError(f"unknown config option {name!r}; known options: {self._options()}")
     if name in self._frozen:
       raise RuntimeError(f"config option {name!r} can no longer be changed: {self._frozen[name]}")
     current = getattr(self, name)
@@ -98,3 +202,87 @@ class Config:
 
 
 config = Config()
+
+
+class State:
+  """A config option as a context manager factory, as JAX's config states:
+  `with sj.enable_x64(True):` sets it for the block (and `@sj.enable_x64(True)` for a
+  function); `.value` reads it."""
+
+  def __init__(self, name: str, default_context_value: Any = None,
+               has_default_context_value: bool = False):
+    self.name = name
+    self.__name__ = name
+    self.__doc__ = f"Context manager for the `jax_{name}` config option."
+    self._default = default_context_value
+    self._has_default = has_default_context_value
+
+  @property
+  def value(self) -> Any:
+    return getattr(config, self.name)
+
+  def __bool__(self) -> bool:
+    raise TypeError(f"bool() not supported for instances of type 'State' (did you mean to "
+                    f"use '{self.name}.value' instead?)")
+
+  def __call__(self, new_val: Any = contextlib.nullcontext) -> contextlib.AbstractContextManager:
+    if new_val is contextlib.nullcontext:
+      if not self._has_default:
+        raise TypeError(f"Context manager for {self.name} config option requires an argument "
+                        "representing the new value for the config option.")
+      new_val = self._default
+    return _set_option(self.name, new_val)
+
+
+@contextlib.contextmanager
+def _set_option(name: str, value: Any) -> Iterator[None]:
+  prev = getattr(config, name)
+  config.update(name, value)
+  try:
+    yield
+  finally:
+    config.update(name, prev)
+
+
+enable_x64 = State("enable_x64")
+numpy_rank_promotion = State("numpy_rank_promotion")
+numpy_dtype_promotion = State("numpy_dtype_promotion")
+default_matmul_precision = State("default_matmul_precision")
+default_device = State("default_device")
+
+
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
+  """Context manager (and decorator) under which `jit` calls functions as they are, so they
+  run op by op (for debugging: prints and breakpoints see values)."""
+  return _set_option("disable_jit", disable)
+
+
+debug_nans = State("debug_nans")
+debug_infs = State("debug_infs")
+log_compiles = State("log_compiles")
+explain_cache_misses = State("explain_cache_misses")
+enable_checks = State("enable_checks")
+check_tracer_leaks = State("check_tracer_leaks")
+no_tracing = State("no_tracing")
+no_execution = State("no_execution")
+
+
+transfer_guard_host_to_device = State("transfer_guard_host_to_device")
+transfer_guard_device_to_device = State("transfer_guard_device_to_device")
+transfer_guard_device_to_host = State("transfer_guard_device_to_host")
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+  """Context manager setting the guard of every kind of transfer to `new_val`."""
+  with contextlib.ExitStack() as stack:
+    for guard in (transfer_guard_host_to_device, transfer_guard_device_to_device,
+                  transfer_guard_device_to_host):
+      stack.enter_context(guard(new_val))
+    yield
+
+
+def checking_leaks() -> contextlib.AbstractContextManager:
+  """Context manager (and decorator) under which leaked traced values raise (`jit` checks that
+  nothing it traced is still alive once it is traced)."""
+  return _set_option("check_tracer_leaks", True)

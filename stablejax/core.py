@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import weakref
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -207,6 +208,11 @@ class Primitive:
 # ----------------------------------------------------------------------------------------------
 # Traces and tracers
 
+# The traces ended since the last leak check, under `config.check_tracer_leaks` (weakly: one
+# kept alive by nothing but its tracers' references is what the check looks for).
+ended_traces: list[weakref.ref] = []
+
+
 class Trace:
   """Interprets primitives; `parent` is the trace its rules run under."""
 
@@ -220,6 +226,8 @@ class Trace:
   def invalidate(self) -> None:
     """Called when the transformation ends: its tracers must not be used any more."""
     self.valid = False
+    if config.check_tracer_leaks:
+      ended_traces.append(weakref.ref(self))  # checked for leaks by `stablejax.leak_checks`
 
   def __repr__(self) -> str:
     return f"{type(self).__name__}"

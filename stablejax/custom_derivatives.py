@@ -13,9 +13,11 @@ from typing import Any, Callable, Sequence
 
 from stablejax import core, dtypes
 from stablejax.interpreters import ad, partial_eval as pe
-from stablejax.pipeline import close_over_tracers
+from stablejax.jaxpr import eval_jaxpr
+from stablejax.pipeline import close_over_tracers, trace
 from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp_call_p
-from stablejax.tree_util import PyTreeDef, flatten_fun, tree_flatten, tree_map, tree_unflatten
+from stablejax.tree_util import (PyTreeDef, flatten_fun, register_pytree_node_class, tree_flatten,
+                                 tree_map, tree_unflatten)
 
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_jvp_call_p", "custom_vjp",
@@ -308,3 +310,82 @@ def _flat_cotangents(rule: str, cts: Any, in_avals: tuple) -> list:
                          f"{a.str_short()} but its cotangent has shape {core.get_aval(c).shape}")
       flat.append(ad.zeros_like_aval(a) if c is None else c)
   return flat
+
+
+# ----------------------------------------------------------------------------------------------
+# closure_convert and custom_gradient
+
+def _trace_closed(fun: Callable, args: Sequence, tangents: bool = False) -> tuple:
+  """`fun` traced on the types of `args` (their tangent types with `tangents`): (its
+  ClosedJaxpr, the traced values it closes over (the jaxpr's leading arguments), its output
+  tree)."""
+  flat, in_tree = tree_flatten((tuple(args), {}))
+  flat_fun, out_tree = flatten_fun(fun, in_tree)
+  avals = [core.get_aval(x) for x in flat]
+  closed, closed_over = trace(flat_fun, [ad.tangent_aval(a) for a in avals] if tangents
+                              else avals)
+  return closed, closed_over, out_tree()
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+  """`fun` as a function of its arguments and of the values it closes over: returns
+  `(converted, consts)` with `converted(*args, *consts) == fun(*args)`. The consts are the
+  traced and floating-point values `fun` closes over (which a `custom_vjp` must not close over:
+  it gives them cotangents once passed as arguments)."""
+  closed, closed_over, out_tree = _trace_closed(fun, example_args)
+  n_args = len(tree_flatten(example_args)[0])
+  hoist = [dtypes.is_inexact(core.get_aval(c).dtype) for c in closed.consts]
+  hoisted = [*closed_over, *(c for c, h in zip(closed.consts, hoist) if h)]
+  in_tree = tree_flatten((tuple(example_args), {}))[1]
+
+  def converted(*args_and_consts: Any) -> Any:
+    args, consts = args_and_consts[:len(example_args)], args_and_consts[len(example_args):]
+    flat, tree = tree_flatten((tuple(args), {}))
+    if tree != in_tree or len(consts) != len(hoisted):
+      raise TypeError(f"closure-converted function takes arguments of structure {in_tree} "
+                      f"and {len(hoisted)} consts, got {tree} and {len(consts)}")
+    outer, inner = list(consts[:len(closed_over)]), iter(consts[len(closed_over):])
+    all_consts = [next(inner) if h else c for c, h in zip(closed.consts, hoist)]
+    return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, all_consts, *outer, *flat[:n_args]))
+
+  return converted, hoisted
+
+
+@register_pytree_node_class
+class _RuleResiduals:
+  """The residuals of `custom_gradient`: the user's VJP rule as a jaxpr (static) and the
+  values it closes over (the leaves)."""
+
+  def __init__(self, closed: Any, out_tree: PyTreeDef, values: Sequence):
+    self.closed, self.out_tree, self.values = closed, out_tree, list(values)
+
+  def tree_flatten(self) -> tuple:
+    return self.values, (self.closed, self.out_tree)
+
+  @classmethod
+  def tree_unflatten(cls, aux: tuple, values: Sequence) -> _RuleResiduals:
+    return cls(*aux, values)
+
+
+def custom_gradient(fun: Callable) -> Callable:
+  """A function with a custom gradient: `fun(*args)` returns `(output, vjp_rule)`, where
+  `vjp_rule(output_cotangent)` gives the argument cotangents (a tuple for several
+  arguments), as JAX's `custom_gradient`."""
+
+  @custom_vjp
+  def wrapped(*args: Any, **kwargs: Any) -> Any:
+    return fun(*args, **kwargs)[0]
+
+  def fwd(*args: Any, **kwargs: Any) -> tuple:
+    ans, rule = fun(*args, **kwargs)
+    closed, closed_over, out_tree = _trace_closed(rule, (ans,), tangents=True)
+    return ans, _RuleResiduals(closed, out_tree, closed_over)
+
+  def bwd(res: _RuleResiduals, cts: Any) -> tuple:
+    cts_out = eval_jaxpr(res.closed.jaxpr, res.closed.consts, *res.values,
+                         *tree_flatten(cts)[0])
+    out = tree_unflatten(res.out_tree, cts_out)
+    return out if isinstance(out, tuple) else (out,)
+
+  wrapped.defvjp(fwd, bwd)
+  return functools.wraps(fun)(wrapped)

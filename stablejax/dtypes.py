@@ -270,18 +270,46 @@ def _join(nodes: tuple):
 
 
 class TypePromotionError(ValueError):
-  """Operand dtypes with no implicit promotion to a common dtype."""
+  """Raised when dtypes have no implicit promotion (`jax_numpy_dtype_promotion='strict'`)."""
+
+
+# The strict lattice: a weak type promotes to a strong type of its kind or above (a Python int
+# to any integer, float or complex type, ...); strong types promote to nothing but themselves.
+_WEAK_RANK = {_I: 0, _F: 1, _C: 2}
+_KIND_RANK = {"i": 0, "u": 0, "f": 1, "c": 2}
+_WEAK_NAME = {_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}
+
+
+def _strict_join(nodes: tuple) -> Any:
+  strong = [n for n in nodes if not isinstance(n, str)]
+  weak = [n for n in nodes if isinstance(n, str)]
+  if not strong:
+    return max(weak, key=_WEAK_RANK.__getitem__)
+  if len(strong) == 1 and all(_WEAK_RANK[w] <= _KIND_RANK.get(kind(strong[0]), -1)
+                              for w in weak):
+    return strong[0]
+  names = tuple(_WEAK_NAME.get(n, str(n)) for n in nodes)
+  raise TypePromotionError(
+      f"Input dtypes {names} have no available implicit dtype promotion path when "
+      "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output "
+      "type, or set jax_numpy_dtype_promotion=standard.")
 
 
 def lattice_join(*dtypes_and_weak: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
-  """Promote `(dtype, weak_type)` pairs as JAX does; returns the result's `(dtype, weak_type)`."""
-  return _lattice_join(dtypes_and_weak, config.enable_x64)
+  """Promote `(dtype, weak_type)` pairs as JAX does (its strict lattice under
+  `config.numpy_dtype_promotion == 'strict'`); returns the result's `(dtype, weak_type)`."""
+  return _lattice_join(dtypes_and_weak, config.enable_x64,
+                       config.numpy_dtype_promotion == "strict")
 
 
 @functools.lru_cache(maxsize=4096)
-def _lattice_join(dtypes_and_weak: tuple, x64: bool) -> tuple[np.dtype, bool]:
+def _lattice_join(dtypes_and_weak: tuple, x64: bool, strict: bool) -> tuple[np.dtype, bool]:
   nodes = tuple({_node(d, w) for d, w in dtypes_and_weak})
-  lub = nodes[0] if len(nodes) == 1 else _join(tuple(sorted(nodes, key=str)))
+  if len(nodes) == 1:
+    lub = nodes[0]
+  else:
+    ordered = tuple(sorted(nodes, key=str))
+    lub = _strict_join(ordered) if strict else _join(ordered)
   if isinstance(lub, str):
     return canonicalize(_weak_default[lub]()), True
   return canonicalize(lub), False

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import warnings
 import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, pipeline, platforms, spmd
+from stablejax import config, core, debug_special, leak_checks, pipeline, platforms, spmd
+from stablejax.config import TRACE_CONTEXT, disable_jit
 from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
 from stablejax.interpreters import dce
@@ -179,8 +181,9 @@ class Jitted:
     if not kwargs and not self._has_static and _all_leaves(args):
       # the common case: positional array arguments, no pytree to flatten
       avals = tuple(map(core.get_aval, args))
-      # the context mesh names the axes of PartitionSpecs in the function: a trace per mesh
-      key = (len(args), avals, config.enable_x64, current_mesh())
+      # the config options a trace depends on, and the context mesh (which names the axes of
+      # PartitionSpecs in the function): a trace per context
+      key = (len(args), avals, (config.trace_context(), current_mesh()))
       traced = self._cache.get(key)
       if traced is None:
         traced = self._insert(key, self._trace_new(tree_structure((args, {})), avals, ((), ())))
@@ -188,19 +191,23 @@ class Jitted:
     dyn_args, dyn_kwargs, static = self._split_args(args, kwargs)
     flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(core.get_aval(x) for x in flat)
-    key = (in_tree, avals, static, config.enable_x64, current_mesh())
+    key = (in_tree, avals, static, (config.trace_context(), current_mesh()))
     traced = self._cache.get(key)
     if traced is None:
       traced = self._insert(key, self._trace_new(in_tree, avals, static))
     return traced, flat
 
   def _insert(self, key: tuple, traced: _Traced) -> _Traced:
+    if config.explain_cache_misses:
+      _explain_cache_miss(self.name, key, self._cache)
     if len(self._cache) >= _TRACES_PER_FUNCTION:
       self._cache.pop(next(iter(self._cache)), None)
     self._cache[key] = traced
     return traced
 
   def _trace_new(self, in_tree, avals, static) -> _Traced:
+    if config.no_tracing:
+      raise RuntimeError(f"re-tracing function {self.name} for `jit`, but 'no_tracing' is set")
     static_pos, static_kw = static
 
     def fun(*dyn, **dyn_kw):
@@ -212,6 +219,8 @@ class Jitted:
 
     flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed, closed_over = pipeline.trace(flat_fun, avals)
+    if config.check_tracer_leaks and trace_state.trace is eval_trace:
+      leak_checks.check_leaks()  # (at the top level: no transformation's frames are alive)
     return _Traced(closed, closed_over, in_tree, out_tree(), self._donated_leaves(in_tree, static),
                    self.keep_unused)
 
@@ -243,7 +252,12 @@ class Jitted:
       buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
       if buffers is not None:
         return hit.finish(hit.run(buffers))
+    if config.disable_jit:
+      return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
+    if config.no_execution and trace_state.trace is eval_trace:
+      raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
+                         "no_execution config option is set")
     if trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
       _warn_not_donated(traced.donated, "over several devices")
@@ -254,7 +268,9 @@ class Jitted:
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
       outs = exe(*flat)
-      if not self._has_static:
+      if debug_special.enabled():
+        self._check_special(outs, args, kwargs)
+      elif not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
                             traced.out_tree)
     elif self.inline:
@@ -262,6 +278,24 @@ class Jitted:
     else:
       outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _check_special(self, outs: Sequence, args: tuple, kwargs: dict) -> None:
+    """`config.debug_nans`/`debug_infs`: on a NaN (an infinity) among the results, call the
+    function again op by op, where the primitive making it raises, as JAX does."""
+    kind = debug_special.special_kind(outs)
+    if kind is None:
+      return
+    print("Invalid nan value encountered in the output of a jax.jit function. Calling the "
+          "de-optimized version.")
+    with disable_jit():
+      self.fun(*args, **kwargs)
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in jit({self.name}). Because jax_debug_nans "
+        "and/or jax_debug_infs is set, the de-optimized function (the function as if the "
+        "`jit` decorator were removed) was called in an attempt to get a more precise error "
+        "message. However, the de-optimized function did not produce invalid values during "
+        "its execution: `jit` optimizations, or nan/inf literals as inputs or outputs, can "
+        "cause this.")
 
   def _executable(self, traced: _Traced) -> Executable:
     """The executable of `traced`, compiled with this jit's passes (again if they changed)."""
@@ -319,6 +353,27 @@ class Jitted:
     return Lowered(traced.compiled_jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
                    platforms, arg_names=names if kept is None else dce.keep(names, kept),
                    passes=passes, donated=traced.donated, kept=kept)
+
+
+_logger = logging.getLogger(__name__)
+
+
+def _explain_cache_miss(name: str, key: tuple, cache: dict) -> None:
+  """`config.explain_cache_misses`: log why `jit` of `name` traces again."""
+  if not cache:
+    _logger.warning("TRACING CACHE MISS at jit(%s) because: never seen function", name)
+    return
+  last = next(reversed(cache))
+  parts = ("the argument structure", "the argument types", "the static arguments")
+  if len(key) == 3:  # the positional-arrays key: (count, avals, trace context)
+    changed = ["the argument count" if key[0] != last[0] else "the argument types"]
+  else:
+    changed = [p for p, a, b in zip(parts, key, last) if a != b]
+  if key[-1] != last[-1]:
+    changed.append("the context: the config options traced functions depend on "
+                   f"({', '.join(TRACE_CONTEXT)}) or the mesh")
+  _logger.warning("TRACING CACHE MISS at jit(%s) because: %s changed since the last trace "
+                  "(%d traces cached)", name, ", ".join(changed) or "the signature", len(cache))
 
 
 def _all_leaves(args: tuple) -> bool:

@@ -4,12 +4,16 @@ primitive without an `impl` (the bottom trace calls `apply_primitive`) and the C
 these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
+import logging
+import time
 import weakref
 from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, runtime, sharding as sharding_lib, spmd
+from stablejax import (core, debug_special, lowering, monitoring, runtime,
+                       sharding as sharding_lib, spmd)
+from stablejax.config import config
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.lowering import registry as lowering_registry
@@ -87,13 +91,38 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
     return runtime.get_backend(backend).compile(module, out_avals, target, in_avals)
   device = device or runtime.default_device()
   sharded = isinstance(device, lowering.ShardingContext)
+  if config.log_compiles:
+    _log_compile(module, device)
   if platforms is not None and len(platforms) > 1:
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
   text_or_module = module if callbacks else lowering.module_text(module)
+  start = time.perf_counter()
   if sharded:
-    return _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
-  return runtime.compile_module(text_or_module, device, out_avals, callbacks, compiler_options)
+    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
+  else:
+    out = runtime.compile_module(text_or_module, device, out_avals, callbacks,
+                                 compiler_options)
+  monitoring.record_event_duration_secs(monitoring.BACKEND_COMPILE_EVENT,
+                                        time.perf_counter() - start)
+  return out
+
+
+logger = logging.getLogger(__name__)
+
+
+def _log_compile(module: ir.Module, device: Target) -> None:
+  """`config.log_compiles`: one WARNING per compilation, naming the module and its target."""
+  name = ir.StringAttr(module.operation.attributes["sym_name"]).value
+  logger.warning("Compiling %s for %s with arguments %s", name, device,
+                 [str(t) for t in _main_arg_types(module)])
+
+
+def _main_arg_types(module: ir.Module) -> list:
+  for op in module.body.operations:
+    if ir.StringAttr(op.attributes["sym_name"]).value == "main":
+      return list(ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs)
+  return []
 
 
 def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.Device
@@ -186,7 +215,8 @@ def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runti
                  for v in (value if type(value) is tuple else (value,))
                  if isinstance(v, (Jaxpr, ClosedJaxpr)))
   if not jaxprs:
-    return _eager, (prim, avals, tuple(params.items()), device), ()
+    return _eager, (prim, avals, tuple(params.items()), device,
+                    config.default_matmul_precision), ()
   by_id = {id(j) for j in jaxprs}
 
   def key_of(v: Any) -> Any:
@@ -196,7 +226,7 @@ def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runti
   cache = _eager_per_jaxpr.get(jaxprs[0])
   if cache is None:
     cache = _eager_per_jaxpr[jaxprs[0]] = {}
-  return cache, (prim, avals, items, device), jaxprs[1:]
+  return cache, (prim, avals, items, device, config.default_matmul_precision), jaxprs[1:]
 
 
 def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], params: dict
@@ -210,14 +240,19 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], pa
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
   """Evaluate `prim` on concrete values: on the device of the first Array argument (else the
   default device), through an executable cached by primitive, avals, params and device."""
+  if config.no_execution:
+    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
+                       "config option is set")
   hit = _last_call.get(prim)
-  if hit is not None and len(args) == len(hit.avals) and (
+  if hit is not None and len(args) == len(hit.avals) and hit.epoch == config.epoch and (
       params is hit.params or params == hit.params):
     # The fast path: this primitive's last call again (argument types compared by identity:
     # Arrays share canonical avals), every argument an Array on the executable's device.
     buffers = buffers_of(args, hit.avals, hit.sharding)
     if buffers is not None:
       outs = hit.run(buffers)
+      if debug_special.enabled():
+        debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
   avals, device, on_device = [], None, True
   for x in args:
@@ -247,6 +282,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     outs = exe.launch(args)
   else:
     outs = exe(*args)
+  if debug_special.enabled():
+    debug_special.check_special(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
 
 
@@ -264,10 +301,11 @@ def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device) ->
 
 class _LastCall:
   """A primitive's last eager call on Arrays, and what runs it again."""
-  __slots__ = ("avals", "params", "sharding", "run")
+  __slots__ = ("avals", "params", "sharding", "run", "epoch")
 
   def __init__(self, avals: tuple, params: dict, exe: runtime.Executable):
     self.avals, self.params, self.sharding, self.run = avals, params, exe.sharding, exe.run
+    self.epoch = config.epoch  # (a config change, such as the matmul precision, voids it)
 
 
 _last_call: dict[core.Primitive, _LastCall] = {}

@@ -22,7 +22,7 @@ from stablejax import core, tree_util
 from stablejax.mesh import (AbstractDevice, AbstractMesh, AxisType, BaseMesh, get_abstract_mesh,
                             use_abstract_mesh)
 from stablejax import mesh as mesh_lib
-from stablejax.runtime import array, pjrt
+from stablejax.runtime import array, pjrt, transfer_guard
 from stablejax.runtime.array import Array
 
 Device = pjrt.Device
@@ -596,10 +596,11 @@ def put(x: Any, sharding: Any) -> Array:
 def device_put(x: Any, device: Any = None) -> Any:
   """Put `x` (a pytree of arrays) on `device`: a device, a sharding, or (inside `with mesh:`)
   a PartitionSpec; None keeps Arrays where they are (JAX's jax.device_put)."""
-  if device is None or isinstance(device, Device):
-    return array.device_put(x, device)
-  sharding = check_sharding(device, "device_put")
-  return tree_util.tree_map(lambda leaf: put(leaf, sharding), x)
+  with transfer_guard.explicit():
+    if device is None or isinstance(device, Device):
+      return array.device_put(x, device)
+    sharding = check_sharding(device, "device_put")
+    return tree_util.tree_map(lambda leaf: put(leaf, sharding), x)
 
 
 def check_sharding(s: Any, what: str) -> Any:

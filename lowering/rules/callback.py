@@ -95,5 +95,12 @@ def _debug_callback_rule(ctx: LoweringRuleContext, *args: ir.Value, callback: Ho
   return _host_call(ctx, callback, args, True, effect)
 
 
+def _io_callback_rule(ctx: LoweringRuleContext, *args: ir.Value, callback: HostCallback,
+                      ordered: bool, **params: Any) -> list[ir.Value]:
+  (effect,) = lax.io_callback_p.effects({"ordered": ordered})
+  return _host_call(ctx, callback, args, True, effect)
+
+
 register_lowering(lax.pure_callback_p, _pure_callback_rule)
+register_lowering(lax.io_callback_p, _io_callback_rule)
 register_lowering(lax.debug_callback_p, _debug_callback_rule)

@@ -5,15 +5,23 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
+from stablejax.config import config
 from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
 
 
+# `config.default_matmul_precision` -> the precision of both operands, as JAX's.
+_DEFAULT_PRECISIONS = {"default": "DEFAULT", "bfloat16": "DEFAULT", "high": "HIGH",
+                       "tensorfloat32": "HIGH", "highest": "HIGHEST", "float32": "HIGHEST"}
+
+
 def _precision_config(precision) -> ir.ArrayAttr | None:
-  """`[#stablehlo<precision HIGH>, ...]` for a (lhs, rhs) pair of lax.Precision, as JAX."""
+  """`[#stablehlo<precision HIGH>, ...]` for a (lhs, rhs) pair of lax.Precision, as JAX; with
+  none, that of `config.default_matmul_precision` (if set)."""
   if precision is None:
-    return None
+    name = _DEFAULT_PRECISIONS.get(config.default_matmul_precision)
+    return None if name is None else ir.ArrayAttr.get([hlo.PrecisionAttr.get(name)] * 2)
   return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
 
 

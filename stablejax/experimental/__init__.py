@@ -1,1 +1,3 @@
 """stablejax.experimental: JAX's `jax.experimental` names that stablejax has."""
+
+from stablejax.callback import io_callback  # noqa: F401

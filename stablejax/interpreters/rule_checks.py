@@ -32,7 +32,7 @@ def seal_builtin_rules() -> None:
 
 def is_checked(rule: Callable) -> bool:
   """Whether the results of `rule` are checked."""
-  return rule not in _builtin or config.check_transform_rules
+  return rule not in _builtin or config.check_transform_rules or config.enable_checks
 
 
 def rule_location(rule: Any) -> str:

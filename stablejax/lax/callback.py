@@ -19,7 +19,7 @@ from stablejax import core
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import def_reference
 
-__all__ = ["debug_callback_p", "pure_callback_p"]
+__all__ = ["debug_callback_p", "io_callback_p", "pure_callback_p"]
 
 
 class HostCallback:
@@ -175,7 +175,63 @@ batching.fancy_primitive_batchers[debug_callback_p] = _debug_callback_batch
 def_reference(debug_callback_p, _debug_callback_impl)
 
 # ----------------------------------------------------------------------------------------------
+# io_callback
+
+class _IOEffect(core.Effect):
+  """The effect of `io_callback`: it is never removed, but may be reordered."""
+
+  def __repr__(self) -> str:
+    return "IO"
+
+
+class _OrderedIOEffect(core.Effect):
+  """The effect of an ordered `io_callback`: such callbacks run in program order."""
+  ordered = True
+
+  def __repr__(self) -> str:
+    return "OrderedIO"
+
+
+io_effect = _IOEffect()
+ordered_io_effect = _OrderedIOEffect()
+
+io_callback_p = core.Primitive("io_callback")
+io_callback_p.multiple_results = True
+io_callback_p.def_effects(lambda *, ordered, **_: (ordered_io_effect if ordered else io_effect,))
+
+
+def _io_callback_impl(*args, callback: HostCallback, result_avals: tuple, sharding: Any,
+                      ordered: bool):
+  return list(callback(*args))
+
+
+def _io_callback_jvp(primals, tangents, **params):
+  raise ValueError("IO callbacks do not support JVP.")
+
+
+def _io_callback_batch(axis_data, args, dims, *, callback: HostCallback, result_avals: tuple,
+                       ordered: bool, **params):
+  """One call per batch element, in order (an ordered callback cannot be batched, as JAX)."""
+  if ordered:
+    raise ValueError("Cannot `vmap` ordered IO callback.")
+  size = axis_data.size
+  args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
+  new = _unbatched_calls(callback, size, [None if d is None else 0 for d in dims],
+                         result_avals)
+  outs = io_callback_p.bind(*args, callback=new, result_avals=_batched_avals(result_avals, size),
+                            ordered=False, **params)
+  return outs, [0] * len(outs)
+
+
+io_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(result_avals))
+io_callback_p.def_impl(_io_callback_impl)
+ad.primitive_jvps[io_callback_p] = _io_callback_jvp
+batching.fancy_primitive_batchers[io_callback_p] = _io_callback_batch
+def_reference(io_callback_p, _io_callback_impl)
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 flops.flops_rules[pure_callback_p] = flops.free
 flops.flops_rules[debug_callback_p] = flops.free
+flops.flops_rules[io_callback_p] = flops.free

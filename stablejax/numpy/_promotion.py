@@ -3,11 +3,13 @@ shared by every section)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.config import config
 from stablejax.runtime import Array, device_put
 from stablejax.util import join_sizes
 
@@ -116,6 +118,23 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
   return lax.broadcast_in_dim(x, (1,) * nlead + x_shape, tuple(range(nlead, rank)))
 
 
+_RANK_PROMOTION_DOC = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+
+
+def _rank_promotion_check(name: str, shapes: Sequence[tuple]) -> None:
+  """Warn or raise as `config.numpy_rank_promotion` says ('warn', 'raise'; 'allow': nothing)."""
+  mode = config.numpy_rank_promotion
+  listed = " ".join(map(str, shapes))
+  if mode == "warn":
+    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {listed}. "
+                  "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
+                  f"warning; for more information, see {_RANK_PROMOTION_DOC}.")
+  elif mode == "raise":
+    raise ValueError(f"Operands could not be broadcast together for {name} on shapes {listed} "
+                     "and with the config option jax_numpy_rank_promotion='raise'. For more "
+                     f"information, see {_RANK_PROMOTION_DOC}.")
+
+
 def promote_shapes(name: str, *args: Any) -> list:
   """Give non-scalar operands of lower rank leading size-1 axes (JAX's rank promotion); rank-0
   operands and size-1 axes are left to the lax op, which broadcasts them."""
@@ -124,6 +143,7 @@ def promote_shapes(name: str, *args: Any) -> list:
   ranks = {len(s) for s in shapes if s}
   if len(ranks) < 2:
     return list(args)
+  _rank_promotion_check(name, shapes)
   rank = max(ranks)
   return [x if len(s) in (0, rank) else _broadcast_to_rank(x, rank)
           for x, s in zip(args, shapes)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from stablejax import dtypes, platforms
 from stablejax.config import config
-from stablejax.runtime import compilation_cache, distributed_state
+from stablejax.runtime import compilation_cache, distributed_state, transfer_guard
 
 # Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -222,8 +222,9 @@ def available_platforms() -> list[str]:
 
 
 def default_platform() -> str:
-  """`STABLEJAX_PLATFORM` if set, else 'cuda' when a GPU is usable, else 'cpu'."""
-  env = os.environ.get("STABLEJAX_PLATFORM")
+  """`STABLEJAX_PLATFORM` if set, else the first of `config.platforms` (`JAX_PLATFORMS`),
+  else 'cuda' when a GPU is usable, else 'cpu'."""
+  env = os.environ.get("STABLEJAX_PLATFORM") or (config.platforms or "").split(",")[0]
   if env:
     return platforms.canonical(env)
   return "cuda" if "cuda" in available_platforms() else "cpu"
@@ -234,9 +235,19 @@ def devices(platform: str | None = None) -> list[Device]:
   return client(platform or default_platform()).devices()
 
 
-@functools.lru_cache(maxsize=None)
 def default_device() -> Device:
-  """The first device of the default platform in this process (chosen once per process)."""
+  """`config.default_device` (a device, or a platform's first device), else the first device
+  of the default platform in this process (chosen once per process)."""
+  chosen = config.default_device
+  if chosen is None:
+    return _first_device()
+  if isinstance(chosen, str):
+    return client(chosen).local_devices()[0]
+  return chosen
+
+
+@functools.lru_cache(maxsize=None)
+def _first_device() -> Device:
   return client(default_platform()).local_devices()[0]
 
 
@@ -268,6 +279,21 @@ def process_count(backend: str | None = None) -> int:
   return max(d.process_index for d in devices(backend)) + 1
 
 
+def process_indices(backend: str | None = None) -> list[int]:
+  """The indices of the processes sharing the devices of `backend`, in order."""
+  return sorted({d.process_index for d in devices(backend)})
+
+
+def default_backend() -> str:
+  """The platform of the default device ('cpu', 'gpu', 'tpu'), as JAX names it."""
+  return default_device().platform
+
+
+def live_buffers(platform: str | None = None) -> list[Buffer]:
+  """The buffers alive on `platform` (default: the default platform), not deleted."""
+  return [b for b in client(platform or default_platform()).live_arrays() if not b.is_deleted()]
+
+
 def platform_of(device: Device) -> str:
   """The platform of a device, in the platform table's names (jaxlib calls CUDA devices 'gpu')."""
   return platforms.canonical(device.platform)
@@ -293,6 +319,8 @@ def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   """Copy a numpy array to `device` as a buffer of type `aval` (a core.ShapedArray)."""
   check_dtypes([aval.dtype], device)
   x = np.asarray(x, aval.dtype)
+  if config.transfer_guard_host_to_device is not None:
+    transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
   return _jax.batched_device_put(aval, sharding(device), [x], [device], True, False, _COPY,
                                  **_PUT_KW)
 
@@ -303,7 +331,12 @@ def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
   (assembled from single-device buffers: jaxlib's multi-device put fails on partly replicated
   shardings once jax is imported)."""
   bufs = [put(x, aval.update(shape=x.shape), d) for x, d in zip(shards, devices)]
-  return _jax.ArrayImpl(aval, sharding, bufs, True, _skip_checks=True)
+  return assemble(aval, sharding, bufs)
+
+
+def assemble(aval: Any, sharding: Any, bufs: Sequence[Buffer]) -> Buffer:
+  """One multi-device buffer of type `aval` laid out by `sharding`, of single-device `bufs`."""
+  return _jax.ArrayImpl(aval, sharding, list(bufs), True, _skip_checks=True)
 
 
 def is_single_device(buf: Buffer) -> bool:
@@ -320,6 +353,8 @@ def on_one_device(buf: Buffer) -> bool:
 
 def copy_to(buf: Buffer, device: Device) -> Buffer:
   """A copy of `buf` on `device` (any client)."""
+  if config.transfer_guard_device_to_device is not None:
+    transfer_guard.check("device_to_device", f"aval={buf.aval}, dst_device={device}")
   (out,) = _jax.batched_copy_array_to_devices_with_sharding(
       [buf], [_jax.DeviceList((device,))], [sharding(device)],
       [_jax.ArrayCopySemantics.ALWAYS_COPY])
@@ -340,7 +375,10 @@ def buffer_device(buf: Buffer) -> Device:
 
 def to_numpy(buf: Buffer) -> np.ndarray:
   """The value of `buf` as a read-only numpy array (a zero-copy view on CPU)."""
-  if buffer_device(buf).platform == "cpu" and buf.aval.dtype.kind != "V":
+  on_cpu = buffer_device(buf).platform == "cpu"
+  if not on_cpu and config.transfer_guard_device_to_host is not None:
+    transfer_guard.check("device_to_host", f"aval={buf.aval}")
+  if on_cpu and buf.aval.dtype.kind != "V":
     return np.asarray(buf)  # the buffer protocol waits for the value; it is defined for CPU only
   # Other platforms, and bfloat16 (kind "V": the buffer protocol has no format for it), copy to
   # host; jaxlib itself imports jax.core here if jax is installed.
