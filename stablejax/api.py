@@ -158,7 +158,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     y, jac, aux = vmap(pushfwd, in_axes=0, out_axes=(None, -1, None))(*basis)
     for leaf in tree_leaves(y):
       _check_output_jacfwd(holomorphic, leaf)
-    jac_tree = tree_map(functools.partial(_unravel_inputs, dyn_flat, dyn_tree, int_argnums), jac)
+    unravel = functools.partial(_unravel_inputs, dyn_flat, dyn_tree, int_argnums)
+    jac_tree = tree_map(lambda j, y_leaf: unravel(_cast_like(j, y_leaf)), jac, y)
     return (jac_tree, aux) if has_aux else jac_tree
 
   return jacfun
@@ -174,6 +175,17 @@ def _unravel_inputs(dyn_flat: Sequence, dyn_tree, int_argnums: bool, leaf: Any) 
     start += aval.size
   tree = tree_unflatten(dyn_tree, pieces)
   return tree[0] if int_argnums else tree
+
+
+def _cast_like(x: Any, example: Any) -> Any:
+  """A Jacobian block in `example`'s dtype and weak type (the output's for jacfwd, the input's
+  for jacrev, as JAX's), its real part when `x` is complex and `example` is not."""
+  aval, want = core.get_aval(x), core.get_aval(example)
+  if aval.dtype == dtypes.float0 or (aval.dtype, aval.weak_type) == (want.dtype, want.weak_type):
+    return x
+  if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(want.dtype):
+    x = lax.real(x)
+  return lax.convert_element_type(x, want.dtype, weak_type=want.weak_type)
 
 
 def _slice_last(x: Any, start: int, stop: int) -> Any:
@@ -474,8 +486,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     rows, start = [], 0
     for leaf in y_flat:
       out_aval = core.get_aval(leaf)
-      pieces = [ct[start:start + out_aval.size].reshape(out_aval.shape + core.get_aval(x).shape)
-                for ct, x in zip(cts_flat, dyn_flat)]
+      pieces = [_cast_like(ct[start:start + out_aval.size].reshape(
+          out_aval.shape + core.get_aval(x).shape), x) for ct, x in zip(cts_flat, dyn_flat)]
       tree = tree_unflatten(dyn_tree, pieces)
       rows.append(tree[0] if int_argnums else tree)
       start += out_aval.size

@@ -5,23 +5,32 @@ step, parameters, samples). The two libraries' random bits are identical, so the
 agree to float tolerance."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
+import io
 import types
 
 import numpy as np
 import pytest
 
 import stablejax
+import stablejax.ad_checkpoint
 import stablejax.example_libraries.optimizers
 import stablejax.example_libraries.stax
+import stablejax.experimental
+import stablejax.export
 import stablejax.numpy
 import stablejax.scipy.linalg
 import stablejax.scipy.special
 import stablejax.scipy.stats
 
 jax = pytest.importorskip("jax")
+import jax.ad_checkpoint  # noqa: E402
 import jax.example_libraries.optimizers  # noqa: E402
 import jax.example_libraries.stax  # noqa: E402
+import jax.experimental  # noqa: E402
+import jax.export  # noqa: E402
 import jax.numpy  # noqa: E402
 import jax.scipy.linalg  # noqa: E402
 import jax.scipy.special  # noqa: E402
@@ -626,6 +635,327 @@ def gaussian_process(ns):
 
 
 # ----------------------------------------------------------------------------------------------
+# Programs from JAX's documentation topics, one or more per topic.
+
+# 13. Pytrees: a registered dataclass of parameters, key paths, a keyed custom class, Partial
+
+def pytree_params(ns):
+  jax, jnp, tu = ns.jax, ns.jnp, ns.jax.tree_util
+
+  @functools.partial(jax.tree_util.register_dataclass, data_fields=["w", "b"],
+                     meta_fields=["name"])
+  @dataclasses.dataclass
+  class Linear:
+    w: object
+    b: object
+    name: str
+
+  @jax.tree_util.register_pytree_with_keys_class
+  class Scaled:
+    def __init__(self, scale, value):
+      self.scale, self.value = scale, value
+
+    def tree_flatten_with_keys(self):
+      return (((tu.GetAttrKey("value"), self.value),), self.scale)
+
+    @classmethod
+    def tree_unflatten(cls, scale, children):
+      return cls(scale, *children)
+
+  k1, k2 = ns.random.split(ns.random.PRNGKey(13))
+  params = {"dense": Linear(ns.random.normal(k1, (3, 2)), jnp.zeros(2), "dense"),
+            "out": [Linear(ns.random.normal(k2, (2, 1)), jnp.ones(1), "out")],
+            "gain": Scaled(2.0, jnp.float32(0.5))}
+  x = jnp.arange(6.0).reshape(2, 3)
+
+  def model(params, x):
+    h = jnp.tanh(x @ params["dense"].w + params["dense"].b)
+    out = params["out"][0]
+    return params["gain"].scale * params["gain"].value * (h @ out.w + out.b)
+
+  loss = lambda p: jnp.mean(model(p, x) ** 2)
+  for _ in range(3):
+    grads = jax.grad(loss)(params)
+    params = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+  paths = {tu.keystr(path): jnp.sum(leaf ** 2)
+           for path, leaf in tu.tree_flatten_with_path(params)[0]}
+  shifted = tu.tree_map_with_path(lambda path, x: x + len(tu.keystr(path)), grads)
+  scale = tu.Partial(jnp.multiply, 3.0)
+  apply_scale = jax.jit(lambda f, x: f(x))
+  treedef = jax.tree.structure(params)
+  return {"loss": loss(params), "paths": paths, "shifted": jax.tree.leaves(shifted),
+          "num_leaves": treedef.num_leaves, "partial": apply_scale(scale, x),
+          "names": [params["dense"].name, params["out"][0].name],
+          "vmapped": jax.vmap(lambda p: loss(p))(jax.tree.map(lambda a: jnp.stack([a, a]),
+                                                               params))}
+
+
+# 14. Random numbers: typed keys split and folded in, samplers, keys through jit and vmap
+
+def typed_keys(ns):
+  jax, jnp, random = ns.jax, ns.jnp, ns.random
+  key = random.key(1701)
+  key, sub = random.split(key)
+  streams = random.split(sub, 4)
+  per_stream = jax.vmap(lambda k: random.normal(k, (3,)))(streams)
+  folded = [random.key_data(random.fold_in(key, i)) for i in range(3)]
+
+  @jax.jit
+  def sample(key):
+    k_u, k_c, k_p, k_g, k_b = random.split(key, 5)
+    return {"uniform": random.uniform(k_u, (4,), minval=-1.0, maxval=1.0),
+            "categorical": random.categorical(k_c, jnp.log(jnp.array([0.1, 0.3, 0.6])), shape=(8,)),
+            "permutation": random.permutation(k_p, 6),
+            "gamma": random.gamma(k_g, 2.0, (3,)),
+            "bernoulli": random.bernoulli(k_b, 0.4, (5,))}
+
+  raw = random.wrap_key_data(random.key_data(key))
+  return {"per_stream": per_stream, "folded": folded, "samples": sample(key),
+          "same_after_wrap": random.key_data(raw) == random.key_data(key),
+          "legacy": random.normal(random.PRNGKey(1701), (2,)),
+          "shape": jnp.array(streams.shape), "is_key": jax.dtypes.issubdtype(
+              key.dtype, jax.dtypes.prng_key)}
+
+
+# 15. Checkpointing: a policy that saves named values, and nested checkpoints under grad
+
+def checkpoint_policies(ns):
+  jax, jnp = ns.jax, ns.jnp
+  name = jax.ad_checkpoint.checkpoint_name
+  w1, w2 = ns.random.normal(ns.random.PRNGKey(15), (2, 4, 4))
+
+  def layer(x):
+    h = name(jnp.sin(x @ w1), "hidden")
+    return jnp.tanh(h @ w2)
+
+  x = jnp.linspace(-1.0, 1.0, 8).reshape(2, 4)
+  loss = lambda f: lambda x: jnp.sum(f(f(x)) ** 2)
+  policies = {"names": jax.checkpoint_policies.save_only_these_names("hidden"),
+              "dots": jax.checkpoint_policies.dots_saveable,
+              "nothing": jax.checkpoint_policies.nothing_saveable,
+              "everything": jax.checkpoint_policies.everything_saveable}
+  grads = {k: jax.grad(loss(jax.checkpoint(layer, policy=p)))(x) for k, p in policies.items()}
+  plain = jax.grad(loss(layer))(x)
+  f1 = lambda x: jnp.sin(jnp.sin(x))
+  g = lambda x: f1(jax.checkpoint(f1)(x))
+  nested = jax.grad(lambda x: g(jax.checkpoint(g)(x)))(3.0)
+  remat_static = jax.jit(jax.grad(jax.remat(lambda x, n: jnp.sin(x) ** n, static_argnums=(1,))),
+                         static_argnums=1)(0.5, 3)
+  return {"grads": grads, "plain": plain, "nested": nested, "remat_static": remat_static}
+
+
+# 16. Export: export a jitted function, call and differentiate it; serialize and deserialize it
+
+def _export_f(ns):
+  jax, jnp = ns.jax, ns.jnp
+
+  def f(x, y):
+    return {"out": jnp.sin(x) @ y, "sum": jnp.sum(x * 2.0)}
+
+  args = (jax.ShapeDtypeStruct((3, 4), jnp.float32), jax.ShapeDtypeStruct((4,), jnp.float32))
+  return jax.export.export(jax.jit(f))(*args), jnp.arange(12.0).reshape(3, 4) / 10, jnp.ones(4)
+
+
+def _use_exported(ns, exported, x, y):
+  jax, jnp = ns.jax, ns.jnp
+  loss = lambda x: exported.call(x, y)["sum"] + jnp.sum(exported.call(x, y)["out"])
+  return {"called": exported.call(x, y), "grad": jax.grad(loss)(x),
+          "jit_call": jax.jit(exported.call)(x, y),
+          "in_shapes": [a.shape for a in exported.in_avals],
+          "out_dtypes": [str(a.dtype) for a in exported.out_avals],
+          "platforms": list(exported.platforms), "fun_name": exported.fun_name}
+
+
+def export_call(ns):
+  exported, x, y = _export_f(ns)
+  cos = ns.jax.export.export(ns.jax.jit(ns.jnp.cos))(ns.jax.ShapeDtypeStruct((2,), "float32"))
+  return dict(_use_exported(ns, exported, x, y), cos=cos.call(ns.jnp.array([0.0, 1.0])))
+
+
+def export_serialized(ns):
+  exported, x, y = _export_f(ns)
+  rehydrated = ns.jax.export.deserialize(exported.serialize(vjp_order=1))
+  return _use_exported(ns, rehydrated, x, y)
+
+
+# 17. Sharding: NamedSharding'd inputs into jit on a mesh of Auto axes, shard_map; then the same
+# layer on Explicit axes, where shardings are part of the types
+
+def sharded_jit(ns):
+  jax, jnp = ns.jax, ns.jnp
+  P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, \
+      jax.sharding.AxisType
+  mesh = jax.make_mesh((1, 1), ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+  x = jax.device_put(jnp.arange(16.0).reshape(4, 4), NamedSharding(mesh, P("data", "model")))
+  w = jax.device_put(jnp.eye(4) * 0.5, NamedSharding(mesh, P(None, "model")))
+
+  @functools.partial(jax.jit, out_shardings=NamedSharding(mesh, P("data")))
+  def layer(x, w):
+    y = jax.lax.with_sharding_constraint(x @ w, NamedSharding(mesh, P("data", None)))
+    return jnp.tanh(y)
+
+  def partial_sums(x):
+    return jax.lax.psum(jnp.sum(x, axis=0, keepdims=True), "data")
+
+  sums = jax.jit(jax.shard_map(partial_sums, mesh=mesh, in_specs=P("data", None),
+                               out_specs=P(None, None)))(x)
+  out = layer(x, w)
+  return {"out": out, "sums": sums, "spec": str(out.sharding.spec),
+          "grad": jax.jit(jax.grad(lambda w: jnp.sum(layer(x, w))))(w)}
+
+
+def explicit_sharding(ns):
+  jax, jnp = ns.jax, ns.jnp
+  P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+  mesh = jax.make_mesh((1, 1), ("data", "model"))
+  with jax.set_mesh(mesh):
+    x = jax.device_put(jnp.arange(8.0).reshape(4, 2), P("data", None))
+    w = jax.device_put(jnp.ones((2, 3)), P(None, "model"))
+
+    @jax.jit
+    def layer(x, w):
+      y = jnp.dot(x, w, out_sharding=P("data", "model"))
+      return jax.reshard(jnp.sin(y), P("data", None))
+
+    out = layer(x, w)
+    grad = jax.jit(jax.grad(lambda w: jnp.sum(layer(x, w))))(w)
+    mesh_axes = list(jax.sharding.get_abstract_mesh().axis_names)
+  return {"out": out, "mesh_axes": mesh_axes, "grad": grad}
+
+
+# 18. Debugging: debug.print and debug.callback inside jit, vmap and grad, output captured
+
+def debugging(ns):
+  jax, jnp = ns.jax, ns.jnp
+  seen = []
+
+  def f(x):
+    jax.debug.print("x = {x}, sum = {s}", x=x, s=jnp.sum(x))
+    y = jnp.sin(x) * 2.0
+    jax.debug.callback(lambda y: seen.append(np.asarray(y)), y)
+    return jnp.sum(y)
+
+  buffer = io.StringIO()
+  with contextlib.redirect_stdout(buffer):
+    value = jax.jit(f)(jnp.arange(3.0))
+    batched = jax.vmap(f)(jnp.arange(4.0).reshape(2, 2))
+    grad = jax.grad(f)(jnp.array([0.5, 1.0]))
+    jax.effects_barrier()
+  return {"value": value, "batched": batched, "grad": grad,
+          "printed": sorted(buffer.getvalue().splitlines()),
+          "seen": sorted((tuple(np.round(s, 5).ravel()) for s in seen))}
+
+
+# 19. Callbacks: pure_callback under vmap, io_callback ordered in a scan, a callback's custom_jvp
+
+def callbacks(ns):
+  jax, jnp = ns.jax, ns.jnp
+  io_callback = ns.jax.experimental.io_callback
+
+  def host_bessel(x):
+    return np.cos(np.asarray(x)).astype(np.float32)
+
+  def cos(x):
+    return jax.pure_callback(host_bessel, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                             vmap_method="sequential")
+
+  cos_jvp = jax.custom_jvp(cos)
+  cos_jvp.defjvp(lambda primals, tangents: (cos(primals[0]), -jnp.sin(primals[0]) * tangents[0]))
+  xs = jnp.linspace(0.0, 1.0, 6).reshape(2, 3)
+  log = []
+
+  def record(i, x):
+    log.append((int(i), float(x)))
+    return np.float32(x * 10)
+
+  def body(carry, i):
+    out = io_callback(record, jax.ShapeDtypeStruct((), jnp.float32), i, carry, ordered=True)
+    return carry + out, out
+
+  final, outs = jax.jit(lambda c: jax.lax.scan(body, c, jnp.arange(4)))(jnp.float32(0.1))
+  broadcast = jax.vmap(lambda x: jax.pure_callback(
+      lambda x: np.asarray(x) * 2, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+      vmap_method="broadcast_all"))(xs)
+  return {"vmapped": jax.jit(jax.vmap(cos))(xs), "grad": jax.grad(lambda x: jnp.sum(cos_jvp(x)))(xs),
+          "final": final, "outs": outs, "log": np.array(log, np.float32), "broadcast": broadcast}
+
+
+# 20. x64: enable_x64 as a context, dtypes of arrays, random values and gradients in float64
+
+def double_precision(ns):
+  jax, jnp = ns.jax, ns.jnp
+  with jax.enable_x64(True):
+    x = jnp.arange(3)
+    y = jnp.linspace(0.0, 1.0, 4)
+    u = ns.random.uniform(ns.random.PRNGKey(20), (3,))
+    grad = jax.jit(jax.grad(lambda t: jnp.sum(jnp.exp(t) / 3)))(y)
+    small = jnp.float64(1.0) + jnp.float64(1e-12) - 1.0
+    cast = jnp.asarray(np.int64(2) ** 40)
+    dtypes = [str(jax.dtypes.canonicalize_dtype(np.float64)), str(jnp.zeros(2).dtype),
+              str((x * 1.5).dtype), str(jnp.array(1).dtype)]
+  after = [str(jnp.zeros(2).dtype), str(jnp.arange(3).dtype),
+           str(jax.dtypes.canonicalize_dtype(np.float64))]
+  return {"x": x, "y": y, "u": u, "grad": grad, "small": small, "cast": cast,
+          "dtypes": dtypes, "after": after}
+
+
+# 21. Custom derivatives: symbolic zeros, a numerically stable custom_vjp, custom_gradient
+
+def custom_derivative_rules(ns):
+  jax, jnp = ns.jax, ns.jnp
+
+  @jax.custom_jvp
+  def weighted(x, w):
+    return x * jnp.exp(w)
+
+  def weighted_jvp(primals, tangents):
+    x, w = primals
+    tx, tw = tangents
+    out = weighted(x, w)
+    t = jnp.zeros_like(out)
+    if type(tx) is not jax.custom_derivatives.SymbolicZero:
+      t = t + tx * jnp.exp(w)
+    if type(tw) is not jax.custom_derivatives.SymbolicZero:
+      t = t + out * tw
+    return out, t
+
+  weighted.defjvp(weighted_jvp, symbolic_zeros=True)
+
+  @jax.custom_vjp
+  def log_softplus(x):
+    return jnp.log(jnp.log1p(jnp.exp(x)))
+
+  def log_softplus_fwd(x):
+    sp = jnp.logaddexp(x, 0.0)
+    return jnp.log(sp), (x, sp)
+
+  def log_softplus_bwd(res, g):
+    x, sp = res
+    return (g * jax.nn.sigmoid(x) / sp,)
+
+  log_softplus.defvjp(log_softplus_fwd, log_softplus_bwd)
+
+  @jax.custom_gradient
+  def clip_grad(x):
+    return x, lambda g: (jnp.clip(g, -0.5, 0.5),)
+
+  @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+  def scaled_identity(scale, x):
+    return x
+
+  scaled_identity.defvjp(lambda scale, x: (x, None), lambda scale, _, g: (scale * g,))
+  xs = jnp.array([-30.0, -1.0, 0.5, 20.0])
+  return {"dw": jax.grad(weighted, argnums=1)(2.0, 0.3),
+          "dx": jax.grad(weighted)(2.0, 0.3),
+          "jvp": jax.jvp(lambda x: weighted(x, 0.3), (2.0,), (1.0,)),
+          "stable": jax.vmap(jax.grad(log_softplus))(xs),
+          "value": log_softplus(xs),
+          "clip": jax.grad(lambda x: jnp.sum(clip_grad(x) * 3.0))(xs),
+          "scaled": jax.jit(jax.grad(lambda x: scaled_identity(4.0, x) ** 2))(1.5),
+          "hessian": jax.hessian(lambda x: weighted(x, 0.1) ** 2)(1.0)}
+
+
+# ----------------------------------------------------------------------------------------------
 # The tests
 
 @pytest.mark.slow
@@ -692,6 +1022,19 @@ def test_kernel_regression():
   check_program(kernel_regression, rtol=2e-3)
 
 
+# Programs from JAX's documentation topics.
+
+@pytest.mark.parametrize("program", [
+    pytree_params, typed_keys, checkpoint_policies, export_call, sharded_jit, explicit_sharding,
+    debugging, callbacks, double_precision, custom_derivative_rules], ids=lambda p: p.__name__)
+def test_documentation_topic(program):
+  check_program(program)
+
+
+def test_export_serialized():
+  pytest.importorskip("flatbuffers")  # (JAX's serialization needs it)
+  check_program(export_serialized)
+
 # Bugs the programs above found, as small reproducers.
 
 def test_grad_seed_keeps_weak_type():
@@ -702,3 +1045,12 @@ def test_grad_seed_keeps_weak_type():
 
 def test_grad_of_identity_is_an_array():
   assert isinstance(stablejax.grad(lambda x: x)(1.0), stablejax.Array)
+
+
+def test_jacobians_keep_weak_types():
+  # (found by custom_derivative_rules: JAX casts jacfwd blocks to the output's dtype and weak
+  # type, jacrev blocks to the input's)
+  for jac in ("jacfwd", "jacrev", "hessian"):
+    ours = getattr(stablejax, jac)(lambda x: x * 2.0)(1.0)
+    theirs = getattr(jax, jac)(lambda x: x * 2.0)(1.0)
+    assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), jac
