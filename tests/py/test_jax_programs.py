@@ -955,6 +955,55 @@ def custom_derivative_rules(ns):
           "hessian": jax.hessian(lambda x: weighted(x, 0.1) ** 2)(1.0)}
 
 
+# 22. Typed keys as loop state: a key in a scan carry and through cond, a vmapped key batch
+
+def keys_in_loops(ns):
+  jax, jnp, random, lax = ns.jax, ns.jnp, ns.random, ns.lax
+
+  def walk(key, _):
+    key, sub = random.split(key)
+    step = lax.cond(random.bernoulli(sub, 0.5), lambda k: random.normal(k),
+                    lambda k: -random.uniform(k), random.fold_in(sub, 7))
+    return key, step
+
+  key, steps = jax.jit(lambda k: lax.scan(walk, k, None, length=6))(random.key(22))
+  batch = jax.vmap(random.split)(random.split(random.key(23), 3))
+  return {"steps": steps, "key": random.key_data(key), "batch": random.key_data(batch),
+          "batch_shape": jnp.array(batch.shape)}
+
+
+# 23. custom_vjp with symbolic zeros: the bwd sees which primals are perturbed
+
+def custom_vjp_symbolic_zeros(ns):
+  jax, jnp = ns.jax, ns.jnp
+  perturbed = []
+
+  @jax.custom_vjp
+  def scale(x, s):
+    return x * s
+
+  def fwd(x, s):
+    perturbed.append((x.perturbed, s.perturbed))
+    return scale(x.value, s.value), (x.value, s.value)
+
+  def bwd(res, g):
+    x, s = res
+    return g * s, jnp.sum(g * x)
+
+  scale.defvjp(fwd, bwd, symbolic_zeros=True)
+
+  @jax.custom_vjp
+  def shift(x, offset):
+    return x + offset
+
+  shift.defvjp(lambda x, offset: (shift(x, offset), None), lambda _, g: (g, None))
+  x = jnp.arange(3.0)
+  return {"shift": jax.grad(lambda x, o: jnp.sum(shift(x, o) ** 2), argnums=(0, 1))(x, 1.0),
+          "dx": jax.grad(lambda x: jnp.sum(scale(x, 2.0)))(x),
+          "ds": jax.grad(lambda s: jnp.sum(scale(x, s)))(2.0),
+          "perturbed": np.array(perturbed)}
+
+
 # ----------------------------------------------------------------------------------------------
 # The tests
 
@@ -1026,7 +1075,8 @@ def test_kernel_regression():
 
 @pytest.mark.parametrize("program", [
     pytree_params, typed_keys, checkpoint_policies, export_call, sharded_jit, explicit_sharding,
-    debugging, callbacks, double_precision, custom_derivative_rules], ids=lambda p: p.__name__)
+    debugging, callbacks, double_precision, custom_derivative_rules, keys_in_loops,
+    custom_vjp_symbolic_zeros], ids=lambda p: p.__name__)
 def test_documentation_topic(program):
   check_program(program)
 
