@@ -348,6 +348,11 @@ CASES = [
     Case("pure_callback", lax.pure_callback_p,
          lambda x: sj.pure_callback(lambda v: np.sin(v) * 2, sj.ShapeDtypeStruct(x.shape, x.dtype),
                                     x), [A()], [F32]),
+    # (refuses differentiation, as JAX's: "IO callbacks do not support JVP")
+    Case("io_callback", lax.io_callback_p,
+         lambda x: sj.experimental.io_callback(lambda v: np.sin(v) * 2,
+                                               sj.ShapeDtypeStruct(x.shape, x.dtype), x),
+         [A()], [F32]),
     Case("debug_callback", lax.debug_callback_p,
          lambda x: (sj.debug.callback(lambda v: None, x), lax.neg(x))[1], [A()], [F32]),
     # comparisons and logic
