@@ -174,8 +174,8 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
     return None if inexact or scalars or weak_bool else list(args)
   if not scalars:
     return list(args)
-  if aval.weak_type:
-    return None
+  if aval.weak_type or dtypes.canonicalize(aval.dtype) != aval.dtype:
+    return None  # (the lattice: also a 64-bit array made under enable_x64, used after it)
   for x in args:
     dtypes.check_python_int(x)
   return [x if type(x) is not float and type(x) is not int else np.asarray(x, aval.dtype)

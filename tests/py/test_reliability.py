@@ -22,6 +22,12 @@ def _set_to_itself(v, i):
   return v.at[i].set(v[i])
 
 
+def _made_under_x64(api, np_):
+  """A float64 array made inside `enable_x64`, to be used after it."""
+  with api.enable_x64(True):
+    return np_.float64(1) + np_.float64(1e-12)
+
+
 def _error(thunk):
   try:
     thunk()
@@ -321,6 +327,9 @@ CASES = {
         lambda api, np_: [g(lambda v: np_.broadcast_to(v, (0, 3, 3))[v])(
             np.zeros((0, 1, 1), np.int16)).shape for g in (api.vmap, lambda f: api.jit(
                 api.vmap(f)))],
+    "a float64 array made under enable_x64 and a Python scalar after it promote to float32, "
+    "two such arrays stay float64, as JAX's": lambda api, np_: (lambda s: [
+        (s - 1.0).dtype, (s * 2).dtype, (s + s).dtype])(_made_under_x64(api, np_)),
     "cumulative_prod keeps narrow integers (only cumulative_sum promotes), as JAX's":
         lambda api, np_: np_.cumulative_prod(np.array([1, 200], np.uint8), include_initial=True),
     "diag of a weak vector stays weak, as JAX's": lambda api, np_: [
