@@ -39,3 +39,38 @@ def test_scatter_apply_applies_once_per_occurrence():
   theirs = jlax.scatter_apply(x, idx, lambda v: v * 2 + 1, _dn(jlax), update_shape=(4, 4))
   np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs))
   assert not np.array_equal(np.asarray(ours), x)
+
+
+@pytest.mark.parametrize("name, args, kw", [
+    ("tile", [np.arange(6.).reshape(2, 3)], dict(reps=(2, 3))),
+    ("split", [np.arange(12.).reshape(3, 4)], dict(sizes=(1, 3), axis=-1)),
+    ("stack", [[np.arange(3.), np.ones(3)]], dict(axis=-1)),
+    ("unstack", [np.arange(6.).reshape(2, 3)], dict(axis=1)),
+])
+def test_stacking_primitives_match_jax(name, args, kw):
+  ours, theirs = getattr(lax, name), getattr(jlax, name)
+  f = lambda g: lambda *a: g(*a, **kw)
+  outs = sj.tree_util.tree_leaves(sj.jit(f(ours))(*args))
+  expected = jax.tree_util.tree_leaves(f(theirs)(*args))
+  assert len(outs) == len(expected)
+  for a, b in zip(outs, expected):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+  prim = getattr(lax, name + "_p")
+  assert prim.name == getattr(jlax, name + "_p").name
+  assert prim.name in str(sj.make_jaxpr(f(ours))(*args))
+  # reverse mode through the primitive (its transpose) and vmap (its batching rule)
+  loss = lambda m: lambda *a: sum((o * o).sum() for o in m.tree_util.tree_leaves(f(
+      getattr(m.lax, name))(*a)))
+  np.testing.assert_allclose(np.asarray(sj.tree_util.tree_leaves(sj.grad(loss(sj))(*args))[0]),
+                             np.asarray(jax.tree_util.tree_leaves(jax.grad(loss(jax))(*args))[0]))
+  batched = sj.tree_util.tree_leaves(sj.vmap(f(ours))(*[np.stack([a, a]) if not isinstance(
+      a, list) else [np.stack([x, x]) for x in a] for a in args]))
+  for a, b in zip(batched, expected):
+    np.testing.assert_array_equal(np.asarray(a)[1], np.asarray(b))
+
+
+def test_split_refuses_wrong_sizes_as_jax():
+  with pytest.raises(ValueError):
+    jlax.split(np.ones(4), (1, 2))
+  with pytest.raises(ValueError, match="Sum of sizes"):
+    lax.split(np.ones(4), (1, 2))
