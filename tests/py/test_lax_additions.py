@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import lax
+from stablejax import lax, test_util
 
 jax = pytest.importorskip("jax")
 jlax = jax.lax
@@ -74,3 +74,31 @@ def test_split_refuses_wrong_sizes_as_jax():
     jlax.split(np.ones(4), (1, 2))
   with pytest.raises(ValueError, match="Sum of sizes"):
     lax.split(np.ones(4), (1, 2))
+
+
+@pytest.mark.parametrize("algorithm", list(jlax.RandomAlgorithm))
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64])
+@pytest.mark.parametrize("key", [np.array([1, 2, 3, 4], np.uint32),
+                                 np.array([5, 6], np.uint64)])
+def test_rng_bit_generator_is_bit_identical_to_jax(algorithm, dtype, key):
+  with test_util.x64(True), jax.enable_x64(True):
+    ours = sj.jit(lambda k: lax.rng_bit_generator(k, (3, 5), dtype,
+                                                  lax.RandomAlgorithm(int(algorithm))))(key)
+    theirs = jlax.rng_bit_generator(key, (3, 5), dtype, algorithm)
+  assert str(lax.RandomAlgorithm(int(algorithm))) == str(algorithm)
+  for a, b in zip(ours, theirs):
+    assert np.asarray(a).dtype == np.asarray(b).dtype
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_rng_bit_generator_vmaps_per_key_and_refuses_bad_input():
+  keys = np.arange(8, dtype=np.uint32).reshape(2, 4)
+  new_keys, bits = sj.vmap(lambda k: lax.rng_bit_generator(k, (4,)))(keys)
+  for i in range(2):
+    k, b = jlax.rng_bit_generator(keys[i], (4,))
+    np.testing.assert_array_equal(np.asarray(bits)[i], np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(new_keys)[i], np.asarray(k))
+  with pytest.raises(TypeError, match="unsupported dtype"):
+    lax.rng_bit_generator(keys[0], (2,), np.int32)
+  with pytest.raises(TypeError, match="uint32\\[4\\]"):
+    lax.rng_bit_generator(np.zeros(3, np.uint32), (2,))
