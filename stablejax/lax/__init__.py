@@ -14,6 +14,7 @@ from stablejax.lax.convolution import *  # noqa: F401,F403
 from stablejax.lax.utility import *  # noqa: F401,F403
 from stablejax.lax.stacking import *  # noqa: F401,F403
 from stablejax.lax.rng import *  # noqa: F401,F403
+from stablejax.lax.accuracy import *  # noqa: F401,F403
 from stablejax.lax.control_flow.loops import *  # noqa: F401,F403,A004 (lax.map)
 from stablejax.lax.control_flow.scan import *  # noqa: F401,F403
 from stablejax.lax.control_flow.cond import *  # noqa: F401,F403

@@ -102,3 +102,41 @@ def test_rng_bit_generator_vmaps_per_key_and_refuses_bad_input():
     lax.rng_bit_generator(keys[0], (2,), np.int32)
   with pytest.raises(TypeError, match="uint32\\[4\\]"):
     lax.rng_bit_generator(np.zeros(3, np.uint32), (2,))
+
+
+def test_dot_algorithm_enums_follow_jax():
+  assert [m.name for m in lax.DotAlgorithmPreset] == [m.name for m in jlax.DotAlgorithmPreset]
+  assert lax.DotAlgorithm._fields == jlax.DotAlgorithm._fields
+  assert lax.DotAlgorithm(np.float32, np.float32, np.float32) == tuple(
+      jlax.DotAlgorithm(np.float32, np.float32, np.float32))
+  assert [(m.name, m.value) for m in lax.AccuracyMode] == [(m.name, m.value)
+                                                          for m in jlax.AccuracyMode]
+  assert [(m.name, int(m)) for m in lax.RandomAlgorithm] == [(m.name, int(m))
+                                                             for m in jlax.RandomAlgorithm]
+
+
+@pytest.mark.parametrize("precision", [lax.DotAlgorithmPreset.DEFAULT, "DEFAULT"])
+def test_dot_default_algorithm_matches_jax(precision):
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+  jprecision = precision if isinstance(precision, str) else jlax.DotAlgorithmPreset.DEFAULT
+  np.testing.assert_allclose(np.asarray(sj.jit(lambda a: lax.dot(a, a.T, precision=precision))(x)),
+                             np.asarray(jlax.dot(x, x.T, precision=jprecision)))
+
+
+@pytest.mark.parametrize("precision", [lax.DotAlgorithmPreset.BF16_BF16_F32, "F32_F32_F32",
+                                       lax.DotAlgorithm(np.float32, np.float32, np.float32)])
+def test_dot_other_algorithms_are_refused_clearly(precision):
+  x = np.ones((2, 3), np.float32)
+  with pytest.raises(NotImplementedError, match="dot algorithm"):
+    lax.dot_general(x, x, (((1,), (1,)), ((), ())), precision=precision)
+
+
+@pytest.mark.parametrize("kw", [dict(atol=-1.0), dict(), dict(ulps=-1)])
+def test_tolerance_checks_as_jax(kw):
+  with pytest.raises(ValueError) as theirs:
+    jlax.Tolerance(**kw)
+  with pytest.raises(ValueError) as ours:
+    lax.Tolerance(**kw)
+  assert str(ours.value) == str(theirs.value)
+  t = lax.Tolerance(atol=1e-3, ulps=2)
+  assert (t.atol, t.rtol, t.ulps) == (1e-3, 0.0, 2)
