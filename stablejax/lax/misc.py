@@ -1,5 +1,5 @@
 """The lax miscellany: `reduce_precision` (rounding floats to fewer exponent and mantissa bits)
-and `optimization_barrier` (both linear), with their rules and numpy references; `reduce`
+`optimization_barrier` and `copy_p` (JAX's array copy; all linear), with their rules and numpy references; `reduce`
 over the known monoids; `collapse` and `broadcast_to_rank`, which reshape. Lowering rules live in
 `stablejax.lowering.rules.misc`."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
 __all__ = [
-    "broadcast_to_rank", "collapse", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "broadcast_to_rank", "collapse", "copy_p", "optimization_barrier", "optimization_barrier_p", "reduce",
     "reduce_precision", "reduce_precision_p",
 ]
 
@@ -81,6 +81,15 @@ def_reference(reduce_precision_p, _reduce_precision_reference)
 ad.deflinear2(reduce_precision_p,
               lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
 batching.defvectorized(reduce_precision_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# copy (JAX's `copy_p`: the identity, staged as an equation of its own)
+
+copy_p = standard_primitive("copy", lambda x: x)
+def_reference(copy_p, np.copy)
+ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+batching.defvectorized(copy_p)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -190,3 +199,4 @@ def _is_value(x: Any, value: Any) -> bool:
 
 flops.flops_rules[reduce_precision_p] = flops.out_size
 flops.flops_rules[optimization_barrier_p] = flops.free
+flops.flops_rules[copy_p] = flops.free

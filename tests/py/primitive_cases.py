@@ -401,6 +401,7 @@ CASES = [
     Case("expand_dims", lax.expand_dims_p, lambda x: lax.expand_dims(x, (0, 3)), [A()], ALL),
     Case("concatenate", lax.concatenate_p, lambda x, y, z: lax.concatenate([x, y, z], 1),
          [A((2, 1)), A((2, 3)), A((2, 2))], ALL),
+    Case("copy", lax.copy_p, lambda x: lax.copy_p.bind(x), [A()], ALL),
     Case("tile", lax.tile_p, lambda x: lax.tile(x, (2, 1, 3)), [A((2, 3, 2))], ALL),
     Case("split", lax.split_p, lambda x: lax.split(x, (1, 0, 3), axis=1)[2], [A((2, 4))], ALL),
     Case("stack", lax.stack_p, lambda x, y: lax.stack([x, y], axis=1), [A((2, 3)), A((2, 3))],

@@ -140,3 +140,12 @@ def test_tolerance_checks_as_jax(kw):
   assert str(ours.value) == str(theirs.value)
   t = lax.Tolerance(atol=1e-3, ulps=2)
   assert (t.atol, t.rtol, t.ulps) == (1e-3, 0.0, 2)
+
+
+def test_copy_p_is_the_identity_with_jax_rules():
+  x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+  assert lax.copy_p.name == jlax.copy_p.name
+  f = lambda m: lambda x: (m.copy_p.bind(x) * x).sum()
+  np.testing.assert_allclose(np.asarray(sj.grad(f(lax))(x)), np.asarray(jax.grad(f(jlax))(x)))
+  np.testing.assert_array_equal(np.asarray(sj.vmap(lax.copy_p.bind)(x)), x)
+  assert "copy" in str(sj.make_jaxpr(lax.copy_p.bind)(x))
