@@ -1,5 +1,6 @@
 """Lowering of rng_bit_generator: `stablehlo.rng_bit_generator` on the key as uint64[2] (a
-uint32[4] key is bitcast to it and back), as JAX lowers it."""
+uint32[4] key is bitcast to it and back), and of rng_uniform: `stablehlo.rng`, as JAX lowers
+them."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
 from stablejax.lax.rng import RandomAlgorithm
-from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
+from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
 
@@ -33,4 +34,11 @@ def _rng_bit_generator_rule(ctx: LoweringRuleContext, key: ir.Value, *, shape, d
   return [out_key, bits]
 
 
+def _rng_uniform_rule(ctx: LoweringRuleContext, a: ir.Value, b: ir.Value, *, shape
+                      ) -> ir.Value:
+  return hlo.rng(a, b, ir_constant(np.array(shape, np.int64)),
+                 hlo.RngDistributionAttr.get("UNIFORM"))
+
+
 register_lowering(lax.rng_bit_generator_p, _rng_bit_generator_rule)
+register_lowering(lax.rng_uniform_p, _rng_uniform_rule)

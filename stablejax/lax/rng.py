@@ -1,6 +1,7 @@
-"""XLA's stateless bit generator as a primitive: `rng_bit_generator` and the `RandomAlgorithm`
-it takes (JAX's names and params). Lowered to `stablehlo.rng_bit_generator` in
-`stablejax.lowering.rules.rng`, as JAX lowers it, so its bits are XLA's (bit-identical to JAX's)."""
+"""XLA's random number primitives: the stateless bit generator `rng_bit_generator` with the
+`RandomAlgorithm` it takes, and the stateful `rng_uniform` (JAX's names and params). Lowered to
+`stablehlo.rng_bit_generator` / `stablehlo.rng` in `stablejax.lowering.rules.rng`, as JAX lowers
+them, so their values are XLA's (bit-identical to JAX's for the bit generator)."""
 from __future__ import annotations
 
 import enum
@@ -13,7 +14,8 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import standard_primitive
 from stablejax.lax.stacking import stack, unstack
 
-__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p", "rng_uniform",
+           "rng_uniform_p"]
 
 _BIT_DTYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
 
@@ -61,13 +63,36 @@ def _batcher(axis_data, args, dims, **params):
   return [stack([o[i] for o in outs], 0) for i in range(2)], [0, 0]
 
 
-def _jvp(primals, tangents, **params):
-  outs = rng_bit_generator_p.bind(*primals, **params)
-  return outs, [ad.Zero.from_primal_value(o) for o in outs]
-
-
 rng_bit_generator_p = standard_primitive("rng_bit_generator", _abstract_eval,
                                          multiple_results=True)
-ad.primitive_jvps[rng_bit_generator_p] = _jvp
+ad.defjvp_zero(rng_bit_generator_p)
 batching.fancy_primitive_batchers[rng_bit_generator_p] = _batcher
 flops.flops_rules[rng_bit_generator_p] = flops.out_size
+
+
+def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
+  """Numbers uniform in [a, b) of `shape` from XLA's stateful generator (not reproducible;
+  `stablejax.random` is the reproducible API)."""
+  return rng_uniform_p.bind(a, b, shape=tuple(int(d) for d in shape))
+
+
+def _rng_uniform_abstract_eval(a: ShapedArray, b: ShapedArray, *, shape) -> ShapedArray:
+  if a.dtype != b.dtype:
+    raise ValueError(f"Arguments to rng_uniform must have identical dtypes, got {a.dtype} "
+                     f"and {b.dtype}.")
+  if a.shape != () or b.shape != ():
+    raise ValueError(f"Arguments to rng_uniform must be scalars; got shapes {a.shape} and "
+                     f"{b.shape}.")
+  return ShapedArray(shape, a.dtype, a.weak_type and b.weak_type)
+
+
+def _rng_uniform_batcher(axis_data, args, dims, *, shape):
+  """One draw per pair of bounds (the bounds are scalars)."""
+  bounds = [unstack(batching.bdim_at_front(x, d, axis_data.size), 0) for x, d in zip(args, dims)]
+  return stack([rng_uniform_p.bind(a, b, shape=shape) for a, b in zip(*bounds)], 0), 0
+
+
+rng_uniform_p = standard_primitive("rng_uniform", _rng_uniform_abstract_eval)
+ad.defjvp_zero(rng_uniform_p)
+batching.fancy_primitive_batchers[rng_uniform_p] = _rng_uniform_batcher
+flops.flops_rules[rng_uniform_p] = flops.out_size

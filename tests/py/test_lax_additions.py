@@ -149,3 +149,24 @@ def test_copy_p_is_the_identity_with_jax_rules():
   np.testing.assert_allclose(np.asarray(sj.grad(f(lax))(x)), np.asarray(jax.grad(f(jlax))(x)))
   np.testing.assert_array_equal(np.asarray(sj.vmap(lax.copy_p.bind)(x)), x)
   assert "copy" in str(sj.make_jaxpr(lax.copy_p.bind)(x))
+
+
+def test_rng_uniform_is_in_range_with_jax_types():
+  lo, hi = np.float32(2.0), np.float32(3.0)
+  ours = sj.jit(lambda a, b: lax.rng_uniform(a, b, (100,)))(lo, hi)
+  theirs = jax.jit(lambda a, b: jlax.rng_uniform(a, b, (100,)))(lo, hi)
+  assert (np.asarray(ours).shape, np.asarray(ours).dtype) == (np.asarray(theirs).shape,
+                                                              np.asarray(theirs).dtype)
+  assert ((np.asarray(ours) >= 2) & (np.asarray(ours) < 3)).all()
+  assert np.unique(np.asarray(ours)).size > 50
+  with pytest.raises(ValueError, match="identical dtypes"):
+    lax.rng_uniform(lo, np.int32(3), (2,))
+  with pytest.raises(ValueError, match="scalars"):
+    lax.rng_uniform(np.zeros(2, np.float32), hi, (2,))
+
+
+def test_rng_uniform_vmaps_over_its_bounds():
+  lo = np.array([0.0, 10.0], np.float32)
+  out = np.asarray(sj.vmap(lambda a: lax.rng_uniform(a, a + 1, (50,)))(lo))
+  assert out.shape == (2, 50)
+  assert ((out >= lo[:, None]) & (out < lo[:, None] + 1)).all()
