@@ -471,6 +471,10 @@ CASES = [
          lambda x, i, u: lax.scatter_max(x, i, u, _ROW_UPDATES),
          [A((5, 4)), A((6, 1), "in5", I32), A((6, 4))], ALL),
     # sorting
+    Case("approx_max_k", lax.approx_top_k_p, lambda x: lax.approx_max_k(x, 2, 0)[0],
+         [A((5, 3))], [F32]),
+    Case("approx_min_k", lax.approx_top_k_p, lambda x: lax.approx_min_k(x, 3)[0],
+         [A((2, 5))], [F32]),
     Case("sort", lax.sort_p, lambda x: lax.sort(x, dimension=0), [A((5, 3), "small")], ALL),
     Case("sort_key_val", lax.sort_p, lambda k, v: lax.sort_key_val(k, v)[1],
          [A((3, 6), "small"), A((3, 6))], NUM),

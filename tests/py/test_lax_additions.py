@@ -170,3 +170,32 @@ def test_rng_uniform_vmaps_over_its_bounds():
   out = np.asarray(sj.vmap(lambda a: lax.rng_uniform(a, a + 1, (50,)))(lo))
   assert out.shape == (2, 50)
   assert ((out >= lo[:, None]) & (out < lo[:, None] + 1)).all()
+
+
+@pytest.mark.parametrize("name", ["approx_max_k", "approx_min_k"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_approx_k_is_exact_as_jax_on_cpu(name, dim):
+  x = np.random.default_rng(0).permutation(24).astype(np.float32).reshape(4, 6)
+  ours = sj.jit(lambda x: getattr(lax, name)(x, 3, dim))(x)
+  theirs = getattr(jlax, name)(x, 3, dim)
+  for a, b in zip(ours, theirs):
+    assert np.asarray(a).dtype == np.asarray(b).dtype
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+  loss = lambda m: lambda x: (getattr(m, name)(x, 3, dim)[0] ** 2).sum()
+  np.testing.assert_allclose(np.asarray(sj.grad(loss(lax))(x)),
+                             np.asarray(jax.grad(loss(jlax))(x)))
+  batched = sj.vmap(lambda x: getattr(lax, name)(x, 2, dim))(np.stack([x, -x]))
+  expected = jax.vmap(lambda x: getattr(jlax, name)(x, 2, dim))(np.stack([x, -x]))
+  for a, b in zip(batched, expected):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_approx_k_refuses_as_jax():
+  x = np.ones((2, 3), np.float32)
+  for bad in [dict(k=0), dict(k=4)]:
+    with pytest.raises(ValueError):
+      jlax.approx_max_k(x, **bad)
+    with pytest.raises(ValueError):
+      lax.approx_max_k(x, **bad)
+  with pytest.raises(ValueError, match="floating"):
+    lax.approx_max_k(np.ones(3, np.int32), 1)
