@@ -199,3 +199,17 @@ def test_approx_k_refuses_as_jax():
       lax.approx_max_k(x, **bad)
   with pytest.raises(ValueError, match="floating"):
     lax.approx_max_k(np.ones(3, np.int32), 1)
+
+
+def test_pshuffle_pswapaxes_pbroadcast_match_jax_under_vmap():
+  x = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
+  cases = [(lambda m: lambda v: m.pshuffle(v, "i", [2, 0, 3, 1]), x),
+           (lambda m: lambda v: m.pswapaxes(v, "i", 0), np.arange(32.).reshape(4, 4, 2))]
+  for make, arg in cases:
+    ours = sj.vmap(make(lax), axis_name="i")(arg)
+    theirs = jax.vmap(make(jlax), axis_name="i")(arg)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+  ours = sj.vmap(lambda v: lax.pbroadcast(v, "i", 2), axis_name="i")(x)
+  np.testing.assert_array_equal(np.asarray(ours), np.broadcast_to(x[2], x.shape))
+  with pytest.raises(ValueError, match="permutation"):
+    sj.vmap(lambda v: lax.pshuffle(v, "i", [0, 0, 1, 2]), axis_name="i")(x)
