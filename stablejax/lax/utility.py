@@ -1,6 +1,6 @@
 """Small lax helpers over existing primitives: `select`, `broadcast_like`, `empty`, `dtype`,
-and the shape computations of convolutions and windowed reductions, with the type aliases of lax's
-signatures."""
+`shape_as_value`, and the shape computations of convolutions and windowed reductions, with the
+type aliases of lax's signatures."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -19,7 +19,7 @@ from stablejax.lax.windowed_reductions import padtype_to_pads, window_output_sha
 __all__ = [
     "broadcast_like", "broadcast_shapes", "conv_general_shape_tuple", "conv_shape_tuple",
     "conv_transpose_shape_tuple", "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers",
-    "dtype", "empty", "PrecisionLike", "reduce_window_shape_tuple", "select",
+    "dtype", "empty", "PrecisionLike", "reduce_window_shape_tuple", "select", "shape_as_value",
 ]
 
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
@@ -65,6 +65,13 @@ def dtype(x: Any) -> np.dtype:
   if isinstance(x, (str, np.dtype, type)):
     return dtypes.canonicalize(np.dtype(x))
   return dtypes.dtype_of(x)
+
+
+def shape_as_value(shape: Sequence[int]) -> Any:
+  """`shape` as a 1-D integer array: int32, or int64 where a dimension needs it (as JAX)."""
+  shape = tuple(int(d) for d in shape)
+  dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in shape) else np.int32)
+  return full((0,), 0, dtype) if not shape else np.asarray(shape, dtype)
 
 
 def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],

@@ -213,3 +213,10 @@ def test_pshuffle_pswapaxes_pbroadcast_match_jax_under_vmap():
   np.testing.assert_array_equal(np.asarray(ours), np.broadcast_to(x[2], x.shape))
   with pytest.raises(ValueError, match="permutation"):
     sj.vmap(lambda v: lax.pshuffle(v, "i", [0, 0, 1, 2]), axis_name="i")(x)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (), (2**33,)])
+def test_shape_as_value_matches_jax(shape):
+  ours, theirs = lax.shape_as_value(shape), jlax.shape_as_value(shape)
+  assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+  np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
