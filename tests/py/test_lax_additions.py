@@ -220,3 +220,27 @@ def test_shape_as_value_matches_jax(shape):
   ours, theirs = lax.shape_as_value(shape), jlax.shape_as_value(shape)
   assert np.asarray(ours).dtype == np.asarray(theirs).dtype
   np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def _by_platform(m):
+  return lambda x: m.platform_dependent(x, cpu=lambda v: v * 2.0, cuda=lambda v: v + 100.0,
+                                        default=lambda v: -v)
+
+
+def test_platform_dependent_takes_the_cpu_branch_as_jax():
+  x = np.float32(3.0)
+  for fn in (_by_platform(lax), sj.jit(_by_platform(lax))):
+    assert float(fn(x)) == float(_by_platform(jlax)(x)) == 6.0
+  assert float(lax.platform_dependent(x, tpu=lambda v: v, default=lambda v: v - 1)) == 2.0
+  with pytest.raises(ValueError, match="cuda"):
+    lax.platform_dependent(x, gpu=lambda v: v)
+  # one branch runs everywhere; several without one for the platform are refused, as JAX
+  assert float(sj.jit(lambda v: lax.platform_dependent(v, tpu=lambda u: u))(x)) == 3.0
+  with pytest.raises(NotImplementedError, match="no branch for platform 'cpu'"):
+    lax.platform_dependent(x, tpu=lambda u: u, cuda=lambda u: u + 1)
+
+
+def test_platform_dependent_in_a_multi_platform_module_is_a_case():
+  lowered = sj.jit(_by_platform(lax)).lower(np.float32(3), platforms=("cuda", "cpu"))
+  assert "stablehlo.case" in lowered.as_text()
+  assert float(lowered.compile()(np.float32(3))) == 6.0
