@@ -6,6 +6,7 @@ from stablejax.lax.structural import *  # noqa: F401,F403
 from stablejax.lax.reductions import *  # noqa: F401,F403
 from stablejax.lax.misc import *  # noqa: F401,F403
 from stablejax.lax.dot import *  # noqa: F401,F403
+from stablejax.lax.ragged_dot import *  # noqa: F401,F403
 from stablejax.lax.slicing import *  # noqa: F401,F403
 from stablejax.lax.bitwise import *  # noqa: F401,F403
 from stablejax.lax.windowed_reductions import *  # noqa: F401,F403

@@ -244,3 +244,30 @@ def test_platform_dependent_in_a_multi_platform_module_is_a_case():
   lowered = sj.jit(_by_platform(lax)).lower(np.float32(3), platforms=("cuda", "cpu"))
   assert "stablehlo.case" in lowered.as_text()
   assert float(lowered.compile()(np.float32(3))) == 6.0
+
+
+@pytest.mark.parametrize("sizes", [[2, 0, 3], [1, 1, 1], [0, 6, 0]])
+def test_ragged_dot_matches_jax_values_and_grads(sizes):
+  rng = np.random.default_rng(0)
+  lhs = rng.normal(size=(6, 4)).astype(np.float32)
+  rhs = rng.normal(size=(3, 4, 5)).astype(np.float32)
+  gs = np.array(sizes, np.int32)
+  ours = sj.jit(lax.ragged_dot)(lhs, rhs, gs)
+  theirs = jlax.ragged_dot(lhs, rhs, gs)
+  assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+  np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-6)
+  loss = lambda m: lambda a, b: (m.ragged_dot(a, b, gs) ** 2).sum()
+  for a, b in zip(sj.grad(loss(lax), argnums=(0, 1))(lhs, rhs),
+                  jax.grad(loss(jlax), argnums=(0, 1))(lhs, rhs)):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+  dn = lax.RaggedDotDimensionNumbers([[[1], [1]], [[], []]], [0], [0])
+  assert dn.dot_dimension_numbers == jlax.RaggedDotDimensionNumbers(
+      [[[1], [1]], [[], []]], [0], [0]).dot_dimension_numbers
+  np.testing.assert_allclose(np.asarray(lax.ragged_dot_general(lhs, rhs, gs, dn)),
+                             np.asarray(theirs), rtol=1e-5, atol=1e-6)
+
+
+def test_ragged_dot_general_refuses_other_modes_clearly():
+  dn = lax.RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (1,), ())
+  with pytest.raises(NotImplementedError, match="ragged_dot"):
+    lax.ragged_dot_general(np.ones((2, 3)), np.ones((3, 4)), np.ones(1, np.int32), dn)
