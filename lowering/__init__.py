@@ -32,6 +32,7 @@ from stablejax.lowering.rules import callback  # noqa: E402,F401
 from stablejax.lowering.rules import ffi as ffi_rules  # noqa: E402,F401
 from stablejax.lowering.rules import slicing  # noqa: E402,F401
 from stablejax.lowering.rules import stacking  # noqa: E402,F401
+from stablejax.lowering.rules import composite  # noqa: E402,F401
 from stablejax.lowering.rules import rng  # noqa: E402,F401
 from stablejax.lowering.rules import random  # noqa: E402,F401
 from stablejax.lowering.rules import linalg  # noqa: E402,F401

@@ -271,3 +271,20 @@ def test_ragged_dot_general_refuses_other_modes_clearly():
   dn = lax.RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (1,), ())
   with pytest.raises(NotImplementedError, match="ragged_dot"):
     lax.ragged_dot_general(np.ones((2, 3)), np.ones((3, 4)), np.ones(1, np.int32), dn)
+
+
+def _my_tangent(m):
+  return m.composite(lambda x, *, scale: m.tan(x) * scale, name="my.tangent", version=1)
+
+
+def test_composite_computes_its_decomposition_as_a_stablehlo_composite():
+  x = np.linspace(0.1, 1.0, 4, dtype=np.float32)
+  ours = sj.jit(lambda v: _my_tangent(lax)(v, scale=2.0))
+  theirs = jax.jit(lambda v: _my_tangent(jlax)(v, scale=2.0))
+  np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(_my_tangent(lax)(x, scale=2.0)), np.tan(x) * 2, rtol=1e-6)
+  text = ours.lower(x).as_text()
+  assert 'stablehlo.composite "my.tangent"' in text and "version = 1" in text
+  assert "scale = 2.0" in text and "decomposition = @" in text
+  with pytest.raises(ValueError, match="JVP rule for composite"):
+    sj.grad(lambda v: _my_tangent(lax)(v, scale=1.0).sum())(x)
