@@ -288,3 +288,21 @@ def test_composite_computes_its_decomposition_as_a_stablehlo_composite():
   assert "scale = 2.0" in text and "decomposition = @" in text
   with pytest.raises(ValueError, match="JVP rule for composite"):
     sj.grad(lambda v: _my_tangent(lax)(v, scale=1.0).sum())(x)
+
+
+@pytest.mark.parametrize("dn", [None, ("NHWC", "HWIO", "NHWC"), ("NCHW", "OIHW", "NHWC")])
+def test_conv_general_dilated_local_matches_jax(dn):
+  rng = np.random.default_rng(0)
+  shape = {None: (2, 3, 6, 5), ("NHWC", "HWIO", "NHWC"): (2, 6, 5, 3)}.get(dn, (2, 3, 6, 5))
+  lhs = rng.normal(size=shape).astype(np.float32)
+  filter_shape, strides, padding = (3, 2), (1, 2), ((1, 1), (0, 1))
+  out_spatial = (6, 3)
+  rhs_spec = (dn or ("NCHW", "OIHW", "NCHW"))[1]
+  sizes = {"O": 4, "I": 3 * 6, "H": out_spatial[0], "W": out_spatial[1]}
+  rhs = rng.normal(size=[sizes[c] for c in rhs_spec]).astype(np.float32)
+  args = (lhs, rhs, strides, padding, filter_shape)
+  ours = sj.jit(lambda l, r: lax.conv_general_dilated_local(l, r, *args[2:],
+                                                            dimension_numbers=dn))(lhs, rhs)
+  theirs = jlax.conv_general_dilated_local(*args, dimension_numbers=dn)
+  assert np.asarray(ours).shape == np.asarray(theirs).shape
+  np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-5)
