@@ -5,6 +5,7 @@ import pytest
 
 import stablejax as sj
 from stablejax import lax, test_util
+from stablejax.interpreters import dce
 
 jax = pytest.importorskip("jax")
 jlax = jax.lax
@@ -306,3 +307,20 @@ def test_conv_general_dilated_local_matches_jax(dn):
   theirs = jlax.conv_general_dilated_local(*args, dimension_numbers=dn)
   assert np.asarray(ours).shape == np.asarray(theirs).shape
   np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-5, atol=1e-5)
+
+
+def test_dce_sink_keeps_its_operand_in_the_jaxpr_as_jax():
+  def f(m):
+    def g(x):
+      m.dce_sink({"a": m.sin(x)})
+      return x * 2.0
+    return g
+  x = np.float32(1.5)
+  ours, theirs = sj.make_jaxpr(f(lax))(x), jax.make_jaxpr(f(jlax))(x)
+  assert "sin" in str(ours) and "dce_sink" in str(ours) and "dce_sink" in str(theirs)
+  assert "sin" in str(dce.dce_jaxpr(ours))  # kept: the sink uses it
+  assert float(sj.jit(f(lax))(x)) == 3.0
+  assert float(sj.grad(f(lax))(x)) == float(jax.grad(f(jlax))(x)) == 2.0
+  assert np.asarray(sj.vmap(f(lax))(np.ones(3, np.float32))).tolist() == [2.0] * 3
+  with pytest.raises(NotImplementedError, match="prevent_mlir_dce"):
+    lax.dce_sink(x, prevent_mlir_dce=True)
