@@ -30,6 +30,9 @@ USER_CODE = {"ffi_call", "call_exported"}
 # sharding constraint (tests/py/test_sharding.py).
 SPMD = {"psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all",
         "axis_index", "sharding_constraint"}
+# The primitives with no value a numpy reference gives: XLA's random generators and dce_sink
+# (no result); tests/py/test_lax_additions.py checks them against JAX.
+NO_VALUE_CASE = {"rng_bit_generator", "rng_uniform", "dce_sink"}
 
 
 # ----------------------------------------------------------------------------------------------
