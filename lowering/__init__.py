@@ -25,12 +25,16 @@ from stablejax.lowering.rules import sorting  # noqa: E402,F401
 from stablejax.lowering.rules import windowed_reductions  # noqa: E402,F401
 from stablejax.lowering.rules import convolution  # noqa: E402,F401
 from stablejax.lowering.rules.control_flow import cond, scan, while_loop  # noqa: E402,F401
+from stablejax.lowering.rules.control_flow import platform_dependent  # noqa: E402,F401
 from stablejax.lowering.rules import custom_derivatives  # noqa: E402,F401
 from stablejax.lowering.rules import custom_batching  # noqa: E402,F401
 from stablejax.lowering.rules import callback  # noqa: E402,F401
 # (as ffi_rules: the name `ffi` is lowering.ffi, the custom_call helper's module)
 from stablejax.lowering.rules import ffi as ffi_rules  # noqa: E402,F401
 from stablejax.lowering.rules import slicing  # noqa: E402,F401
+from stablejax.lowering.rules import stacking  # noqa: E402,F401
+from stablejax.lowering.rules import composite  # noqa: E402,F401
+from stablejax.lowering.rules import rng  # noqa: E402,F401
 from stablejax.lowering.rules import random  # noqa: E402,F401
 from stablejax.lowering.rules import linalg  # noqa: E402,F401
 from stablejax.lowering.rules import fft  # noqa: E402,F401

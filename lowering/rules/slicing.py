@@ -131,6 +131,7 @@ def _scatter_rule(combine: Callable[[ir.Value, ir.Value], ir.Value] | None) -> C
 register_lowering(lax.gather_p, _gather_rule)
 for _prim, _rule in [
     (lax.scatter_p, _scatter_rule(None)), (lax.scatter_add_p, _scatter_rule(hlo.add)),
+    (lax.scatter_sub_p, _scatter_rule(hlo.subtract)),
     (lax.scatter_mul_p, _scatter_rule(hlo.multiply)),
     (lax.scatter_min_p, _scatter_rule(lambda a, b: minmax(a, b, hlo.MinOp, "LT"))),
     (lax.scatter_max_p, _scatter_rule(lambda a, b: minmax(a, b, hlo.MaxOp, "GT")))]:

@@ -1,6 +1,7 @@
 """Lowering rules of sorting: `stablehlo.sort` with a comparator region ordering the keys
 lexicographically in JAX's total order (floats canonicalized so -0.0 equals 0.0 and NaNs sort
-last), and `top_k` as `chlo.top_k` along the last axis (as JAX on CPU)."""
+last), `top_k` as `chlo.top_k` along the last axis (as JAX on CPU), and approx_top_k exactly
+through them (as XLA's CPU fallback)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -13,7 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import dtypes, lax
 from stablejax.lowering.context import aval_to_ir_type, dtype_to_ir_type, ir_constant
-from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
 
@@ -87,3 +88,6 @@ def _top_k_rule(ctx: LoweringRuleContext, x: ir.Value, *, k: int, axis: int) -> 
 
 register_lowering(lax.sort_p, _sort_rule)
 register_lowering(lax.top_k_p, _top_k_rule)
+# (exact, as XLA's CPU and GPU fallback of ApproxTopK)
+register_lowering(lax.approx_top_k_p,
+                  lower_fun(lax.sorting.composite_approx_top_k, multiple_results=True))

@@ -25,7 +25,7 @@ from stablejax.lax.windowed_reductions import (
 
 __all__ = [
     "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_p",
-    "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
+    "conv_general_dilated_local", "conv_general_dilated_patches", "conv_general_permutations", "conv_transpose",
     "conv_with_general_padding", "ConvDimensionNumbers",
 ]
 
@@ -219,6 +219,31 @@ def conv_general_dilated_patches(lhs: Any, filter_shape: Sequence[int],
   return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation, rhs_dilation,
                               dn, feature_group_count=channels, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any,
+                               filter_shape: Sequence[int],
+                               lhs_dilation: Sequence[int] | None = None,
+                               rhs_dilation: Sequence[int] | None = None,
+                               dimension_numbers: Any = None, precision: Any = None) -> Any:
+  """A locally connected convolution: each output position has its own kernel (`rhs`, of
+  shape (out_features, in_features * prod(filter_shape), *output spatial shape) in the
+  layout of the rhs spec), applied to the patches of `lhs`."""
+  pair = canonicalize_precision(precision)
+  patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                         lhs_dilation, rhs_dilation, dimension_numbers,
+                                         None if pair is None else pair[0])
+  lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(
+      core.get_aval(lhs).shape, (1, 1) + tuple(filter_shape), dimension_numbers)
+  order = sorted(range(len(out_spec) - 2), key=lambda k: out_spec[2 + k])
+  batch = ([out_spec[2 + k] for k in order], [rhs_spec[2 + k] for k in order])
+  out = lax.dot_general(patches, rhs, (([out_spec[1]], [rhs_spec[1]]), batch), precision)
+  # the result is (*spatial, batch, features): move the last two to the output spec's places
+  ndim = len(out_spec)
+  rest = iter(range(ndim - 2))
+  perm = [ndim - 2 if i == out_spec[0] else ndim - 1 if i == out_spec[1] else next(rest)
+          for i in range(ndim)]
+  return lax.transpose(out, perm)
 
 
 # ----------------------------------------------------------------------------------------------

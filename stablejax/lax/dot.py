@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import string
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.lax.structural import aval_of
 
-__all__ = ["batch_matmul", "dot", "dot_general", "dot_general_p", "Precision"]
+__all__ = ["batch_matmul", "dot", "DotAlgorithm", "DotAlgorithmPreset", "dot_general",
+           "dot_general_p", "Precision"]
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]
@@ -51,10 +52,65 @@ _PRECISION_NAMES = {
 PrecisionPair = tuple[Precision, Precision] | None
 
 
+class DotAlgorithm(NamedTuple):
+  """A dot algorithm (XLA's DotAlgorithm attribute): the types the operands are rounded to, the
+  accumulation type, and how many components and primitive operations it uses."""
+  lhs_precision_type: Any
+  rhs_precision_type: Any
+  accumulation_type: Any
+  lhs_component_count: int = 1
+  rhs_component_count: int = 1
+  num_primitive_operations: int = 1
+  allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+  """The named dot algorithms of JAX (`precision=` of dot and dot_general). stablejax
+  compiles DEFAULT (the default precision); the others are refused with an error."""
+  DEFAULT = enum.auto()
+  ANY_F8_ANY_F8_F32 = enum.auto()
+  ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+  ANY_F8_ANY_F8_ANY = enum.auto()
+  ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+  F16_F16_F16 = enum.auto()
+  F16_F16_F32 = enum.auto()
+  BF16_BF16_BF16 = enum.auto()
+  BF16_BF16_F32 = enum.auto()
+  BF16_BF16_F32_X3 = enum.auto()
+  BF16_BF16_F32_X6 = enum.auto()
+  BF16_BF16_F32_X9 = enum.auto()
+  TF32_TF32_F32 = enum.auto()
+  TF32_TF32_F32_X3 = enum.auto()
+  F32_F32_F32 = enum.auto()
+  F64_F64_F64 = enum.auto()
+
+  def __repr__(self) -> str:
+    return f"{type(self).__name__}.{self.name}"
+
+  def __str__(self) -> str:
+    return self.name
+
+
+def _dot_algorithm(precision: Any) -> PrecisionPair:
+  """The precision pair of a dot algorithm stablejax compiles (the DEFAULT preset, as the
+  default precision); a clear error for the others."""
+  if isinstance(precision, str):
+    precision = DotAlgorithmPreset[precision]
+  if precision is DotAlgorithmPreset.DEFAULT:
+    return None
+  raise NotImplementedError(f"dot_general: the dot algorithm {precision!r} is not supported by "
+                            f"stablejax (only DotAlgorithmPreset.DEFAULT and lax.Precision "
+                            f"values are)")
+
+
 def canonicalize_precision(precision: Any) -> PrecisionPair:
-  """None, or a (lhs, rhs) pair of `Precision`s from a Precision, its name, or a pair of them."""
+  """None, or a (lhs, rhs) pair of `Precision`s from a Precision, its name, or a pair of them
+  (a `DotAlgorithmPreset`, or its name, or a `DotAlgorithm`: see `_dot_algorithm`)."""
   if precision is None:
     return None
+  if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)) or (
+      isinstance(precision, str) and precision in DotAlgorithmPreset.__members__):
+    return _dot_algorithm(precision)
   try:
     if isinstance(precision, (str, Precision)):
       return (Precision(precision),) * 2

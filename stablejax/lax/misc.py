@@ -1,5 +1,6 @@
 """The lax miscellany: `reduce_precision` (rounding floats to fewer exponent and mantissa bits)
-and `optimization_barrier` (both linear), with their rules and numpy references; `reduce`
+`optimization_barrier` and `copy_p` (JAX's array copy; all linear), `dce_sink` (keeps values
+from dead-code elimination), with their rules and numpy references; `reduce`
 over the known monoids; `collapse` and `broadcast_to_rank`, which reshape. Lowering rules live in
 `stablejax.lowering.rules.misc`."""
 from __future__ import annotations
@@ -21,7 +22,7 @@ from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
 __all__ = [
-    "broadcast_to_rank", "collapse", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "broadcast_to_rank", "collapse", "copy_p", "dce_sink", "dce_sink_p", "optimization_barrier", "optimization_barrier_p", "reduce",
     "reduce_precision", "reduce_precision_p",
 ]
 
@@ -81,6 +82,49 @@ def_reference(reduce_precision_p, _reduce_precision_reference)
 ad.deflinear2(reduce_precision_p,
               lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
 batching.defvectorized(reduce_precision_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# copy (JAX's `copy_p`: the identity, staged as an equation of its own)
+
+copy_p = standard_primitive("copy", lambda x: x)
+def_reference(copy_p, np.copy)
+ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+batching.defvectorized(copy_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# dce_sink: an equation using its operand, with an effect so that no pass removes it
+
+class NoDCEEffect(core.Effect):
+  """The effect of `dce_sink`: the equation stays, its operand with it."""
+
+  def __repr__(self) -> str:
+    return "NoDCE"
+
+
+no_dce_effect = NoDCEEffect()
+
+
+def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
+  """Keep every array of the pytree `val` from being removed as dead code from the jaxpr."""
+  if prevent_mlir_dce:
+    raise NotImplementedError("dce_sink(prevent_mlir_dce=True) (an FFI call kept by XLA) is not "
+                              "supported by stablejax")
+  for leaf in tree_flatten(val)[0]:
+    dce_sink_p.bind(leaf, prevent_mlir_dce=False)
+
+
+def _dce_sink_batcher(args, dims, **params):
+  dce_sink_p.bind(*args, **params)
+  return [], []
+
+
+dce_sink_p = standard_primitive("dce_sink", lambda x, **_: [], multiple_results=True)
+dce_sink_p.def_effects(lambda **_: [no_dce_effect])
+def_reference(dce_sink_p, lambda x, **_: [])
+ad.deflinear(dce_sink_p, lambda cts, **_: [None])
+batching.primitive_batchers[dce_sink_p] = _dce_sink_batcher
 
 
 # ----------------------------------------------------------------------------------------------
@@ -190,3 +234,5 @@ def _is_value(x: Any, value: Any) -> bool:
 
 flops.flops_rules[reduce_precision_p] = flops.out_size
 flops.flops_rules[optimization_barrier_p] = flops.free
+flops.flops_rules[copy_p] = flops.free
+flops.flops_rules[dce_sink_p] = flops.free

@@ -20,8 +20,8 @@ from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute", "ppermute_p", "psum",
-    "psum_p", "psum_scatter", "reduce_scatter_p",
+    "axis_size", "pbroadcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
+    "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "reduce_scatter_p",
 ]
 
 AxisName = Hashable
@@ -444,6 +444,31 @@ def _axis_index_named(size, vals, dims, /, *, axis_name):
 
 
 _named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named)
+
+# ----------------------------------------------------------------------------------------------
+# Collectives written with the ones above (JAX's wrappers)
+
+def pshuffle(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[int]) -> Any:
+  """Participant i receives the value of participant `perm[i]` (a ppermute)."""
+  if set(perm) != set(range(len(perm))):
+    raise ValueError(f"`perm` does not represent a permutation: {perm}")
+  return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def pswapaxes(x: Any, axis_name: AxisName | Sequence[AxisName], axis: int, *,
+              axis_index_groups: Any = None) -> Any:
+  """Swap the named axis with the positional `axis` (an all_to_all splitting and concatenating
+  along `axis`)."""
+  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def pbroadcast(x: Any, axis_name: AxisName | Sequence[AxisName], source: int) -> Any:
+  """Every participant gets the value of participant `source`."""
+  size = _group_size(axis_name, "pbroadcast")
+  if not 0 <= source < size:
+    raise ValueError(f"pbroadcast: source {source} is out of range for an axis of size {size}")
+  return tree_map(lambda v: lax.index_in_dim(all_gather(v, axis_name), source, 0, False), x)
+
 
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)

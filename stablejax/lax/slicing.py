@@ -26,7 +26,7 @@ __all__ = [
     "dynamic_update_slice_in_dim", "gather", "gather_p", "GatherDimensionNumbers",
     "GatherScatterMode", "index_in_dim", "index_take", "scatter", "scatter_add", "scatter_add_p",
     "scatter_max", "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul", "scatter_mul_p",
-    "scatter_p", "ScatterDimensionNumbers",
+    "scatter_p", "ScatterDimensionNumbers", "scatter_apply", "scatter_sub", "scatter_sub_p",
 ]
 
 
@@ -427,22 +427,30 @@ def _gather_updates_like(x: Any, indices: Any, updates_aval: ShapedArray, *, dim
       mode=mode, fill_value=0 if mode is GatherScatterMode.FILL_OR_DROP else None)
 
 
-def _scatter_add_transpose(ct, operand, indices, updates, **params):
-  if ad.is_undefined_primal(indices):
-    raise TypeError("scatter-add is not linear in its indices")
-  ct_updates = (_gather_updates_like(ct, indices, updates.aval, **params)
-                if ad.is_undefined_primal(updates) else None)
-  return [ct if ad.is_undefined_primal(operand) else None, None, ct_updates]
+def _scatter_addsub_transpose(prim: core.Primitive) -> Callable:
+  """scatter-add/sub are linear in operand and updates: the updates' cotangent is the gathered
+  windows of the output's (negated for sub)."""
+  def transpose(ct, operand, indices, updates, **params):
+    if ad.is_undefined_primal(indices):
+      raise TypeError(f"{prim.name} is not linear in its indices")
+    ct_updates = None
+    if ad.is_undefined_primal(updates):
+      ct_updates = _gather_updates_like(ct, indices, updates.aval, **params)
+      ct_updates = lax.neg(ct_updates) if prim is scatter_sub_p else ct_updates
+    return [ct if ad.is_undefined_primal(operand) else None, None, ct_updates]
+  return transpose
 
 
-def _scatter_add_jvp(primals, tangents, **params):
-  operand, indices, updates = primals
-  out = scatter_add_p.bind(operand, indices, updates, **params)
-  t_op, _, t_up = tangents
-  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-    return out, ad.Zero.from_primal_value(out)
-  return out, scatter_add_p.bind(ad.instantiate_zeros(t_op), indices,
-                                 ad.instantiate_zeros(t_up), **params)
+def _scatter_addsub_jvp(prim: core.Primitive) -> Callable:
+  def jvp(primals, tangents, **params):
+    operand, indices, updates = primals
+    out = prim.bind(operand, indices, updates, **params)
+    t_op, _, t_up = tangents
+    if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+      return out, ad.Zero.from_primal_value(out)
+    return out, prim.bind(ad.instantiate_zeros(t_op), indices, ad.instantiate_zeros(t_up),
+                          **params)
+  return jvp
 
 
 def _scatter_jvp(primals, tangents, **params):
@@ -531,8 +539,10 @@ scatter_p = _scatter_primitive("scatter", lambda old, new: new)
 ad.primitive_jvps[scatter_p] = _scatter_jvp
 
 scatter_add_p = _scatter_primitive("scatter-add", np.add, numeric_dtypes)
-ad.primitive_jvps[scatter_add_p] = _scatter_add_jvp
-ad.primitive_transposes[scatter_add_p] = ad.zero_ct_aware(_scatter_add_transpose)
+scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract, numeric_dtypes)
+for _prim in (scatter_add_p, scatter_sub_p):
+  ad.primitive_jvps[_prim] = _scatter_addsub_jvp(_prim)
+  ad.primitive_transposes[_prim] = ad.zero_ct_aware(_scatter_addsub_transpose(_prim))
 
 scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply, numeric_dtypes)
 ad.primitive_jvps[scatter_mul_p] = _scatter_mul_jvp
@@ -557,10 +567,26 @@ def _scatter_fn(prim: core.Primitive, doc: str) -> Callable:
 
 scatter = _scatter_fn(scatter_p, "XLA's scatter: write `updates` into windows of `operand`.")
 scatter_add = _scatter_fn(scatter_add_p, "Add `updates` into windows of `operand`.")
+scatter_sub = _scatter_fn(scatter_sub_p, "Subtract `updates` from windows of `operand`.")
 scatter_mul = _scatter_fn(scatter_mul_p, "Multiply windows of `operand` by `updates`.")
 scatter_min = _scatter_fn(scatter_min_p, "The minimum of windows of `operand` and `updates`.")
 scatter_max = _scatter_fn(scatter_max_p, "The maximum of windows of `operand` and `updates`.")
 
+
+def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],
+                  dimension_numbers: ScatterDimensionNumbers, *, update_shape: Sequence[int] = (),
+                  indices_are_sorted: bool = False, unique_indices: bool = False,
+                  mode: str | GatherScatterMode | None = None) -> Any:
+  """Apply `func` to the windows of `operand` that a scatter with updates of `update_shape`
+  writes; an element written k times gets `func` applied k times (as XLA's scatter)."""
+  counts = scatter_add(full_like(operand, 0, dtypes.int32), scatter_indices,
+                       lax.full(tuple(update_shape), 1, dtypes.int32), dimension_numbers,
+                       indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                       mode=mode)
+  def body(i, x):
+    return lax.select(lax.gt(counts, i), func(x), x)
+  most = lax.reduce_max(counts, tuple(range(core.get_aval(counts).ndim)))
+  return lax.fori_loop(np.int32(0), most, body, operand)
 
 # ----------------------------------------------------------------------------------------------
 # Slicing helpers along one axis
@@ -645,6 +671,7 @@ def _scatter_combine_flops(avals_in, avals_out, **_) -> float:
 flops.flops_rules[gather_p] = flops.free
 flops.flops_rules[scatter_p] = flops.free
 flops.flops_rules[scatter_add_p] = _scatter_combine_flops
+flops.flops_rules[scatter_sub_p] = _scatter_combine_flops
 flops.flops_rules[scatter_mul_p] = _scatter_combine_flops
 flops.flops_rules[scatter_min_p] = _scatter_combine_flops
 flops.flops_rules[scatter_max_p] = _scatter_combine_flops

@@ -19,7 +19,8 @@ from stablejax.lax.primitive_kit import (check_dtype, def_reference, ordered_dty
 from stablejax.lax.structural import check_axes
 from stablejax.util import canonicalize_axis
 
-__all__ = ["sort", "sort_key_val", "sort_p", "top_k", "top_k_p"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p", "sort", "sort_key_val", "sort_p",
+           "top_k", "top_k_p"]
 
 INDEX_DTYPE = np.dtype(np.int32)
 
@@ -166,6 +167,93 @@ ad.primitive_jvps[top_k_p] = _top_k_jvp
 batching.primitive_batchers[top_k_p] = _top_k_batcher
 
 # ----------------------------------------------------------------------------------------------
+# approx_max_k / approx_min_k: exact on CPU and GPU (XLA's fallback there sorts and slices)
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Any, Any]:
+  """The `k` largest entries along `reduction_dimension` and their int32 indices (exact here:
+  `recall_target` is TPU's approximation)."""
+  return tuple(approx_top_k_p.bind(
+      operand, k=k, reduction_dimension=reduction_dimension, recall_target=recall_target,
+      is_max_k=True, reduction_input_size_override=reduction_input_size_override,
+      aggregate_to_topk=aggregate_to_topk))
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Any, Any]:
+  """The `k` smallest entries along `reduction_dimension` and their int32 indices."""
+  return tuple(approx_top_k_p.bind(
+      operand, k=k, reduction_dimension=reduction_dimension, recall_target=recall_target,
+      is_max_k=False, reduction_input_size_override=reduction_input_size_override,
+      aggregate_to_topk=aggregate_to_topk))
+
+
+def _approx_top_k_abstract_eval(x: ShapedArray, *, k, reduction_dimension, aggregate_to_topk,
+                                **_) -> list[ShapedArray]:
+  if k <= 0:
+    raise ValueError(f"k must be positive, got {k}")
+  if not x.ndim:
+    raise TypeError(f"approx_top_k operand must have >= 1 dimension, got {x.shape}")
+  axis = canonicalize_axis(reduction_dimension, x.ndim)
+  if x.shape[axis] < k:
+    raise ValueError(f"k must be smaller than the size of reduction_dim {x.shape[axis]}, "
+                     f"got {k}")
+  if dtypes.kind(x.dtype) != "f":
+    raise ValueError("operand must be a floating type")
+  if not aggregate_to_topk:
+    raise NotImplementedError("approx_top_k with aggregate_to_topk=False (TPU's partial "
+                              "reduction) is not supported by stablejax")
+  shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
+  return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, INDEX_DTYPE)]
+
+
+def composite_approx_top_k(x: Any, *, k, reduction_dimension, is_max_k, **_) -> list:
+  """The exact top (or bottom) k: top_k, or a stable sort of (x, iota) and a slice."""
+  shape = core.get_aval(x).shape
+  axis = canonicalize_axis(reduction_dimension, len(shape))
+  if is_max_k:
+    return list(top_k(x, k, axis=axis))
+  iota = lax.broadcasted_iota(INDEX_DTYPE, shape, axis)
+  return [lax.slice_in_dim(o, 0, k, axis=axis) for o in sort_p.bind(
+      x, iota, dimension=axis, is_stable=True, num_keys=1)]
+
+
+def _approx_top_k_jvp(primals, tangents, **params):
+  (x,), (t,) = primals, tangents
+  values, indices = approx_top_k_p.bind(x, **params)
+  axis = canonicalize_axis(params["reduction_dimension"], core.get_aval(x).ndim)
+  t_out = (ad.Zero.from_primal_value(values) if type(t) is ad.Zero
+           else _take_along(t, indices, axis))
+  return [values, indices], [t_out, ad.Zero.from_primal_value(indices)]
+
+
+def _approx_top_k_batcher(args, dims, *, reduction_dimension, **params):
+  (x,), (d,) = args, dims
+  axis = canonicalize_axis(reduction_dimension, core.get_aval(x).ndim - 1)
+  outs = approx_top_k_p.bind(x, reduction_dimension=axis + (d <= axis), **params)
+  return outs, [d, d]
+
+
+def _approx_top_k_reference(x: np.ndarray, *, k, reduction_dimension, is_max_k, **_) -> list:
+  axis = canonicalize_axis(reduction_dimension, x.ndim)
+  if is_max_k:
+    return _top_k_reference(x, k=k, axis=axis)
+  moved = np.moveaxis(x, axis, -1)
+  index = np.arange(moved.shape[-1]) + np.zeros(moved.shape, int)
+  order = np.lexsort((index, _total_order_key(moved)), axis=-1)[..., :k]
+  return [np.moveaxis(np.take_along_axis(moved, order, -1), -1, axis),
+          np.moveaxis(order, -1, axis).astype(INDEX_DTYPE)]
+
+
+approx_top_k_p = standard_primitive("approx_top_k", _approx_top_k_abstract_eval,
+                                    multiple_results=True)
+def_reference(approx_top_k_p, _approx_top_k_reference)
+ad.primitive_jvps[approx_top_k_p] = _approx_top_k_jvp
+batching.primitive_batchers[approx_top_k_p] = _approx_top_k_batcher
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _sort_cost(size: int, n: int) -> float:
@@ -182,3 +270,6 @@ def _top_k_flops(avals_in, avals_out, *, axis=-1, **_) -> float:
 
 flops.flops_rules[sort_p] = _sort_flops
 flops.flops_rules[top_k_p] = _top_k_flops
+flops.flops_rules[approx_top_k_p] = (
+    lambda avals_in, avals_out, *, reduction_dimension, **_: _top_k_flops(
+        avals_in, avals_out, axis=reduction_dimension))

@@ -1,7 +1,6 @@
-"""Small lax helpers over existing primitives: `select`, `split`/`stack`/`unstack`/`tile`
-(functions here, not primitives), `broadcast_like`, `empty`, `dtype`, and the shape
-computations of convolutions and windowed reductions, with the type aliases of lax's
-signatures."""
+"""Small lax helpers over existing primitives: `select`, `broadcast_like`, `empty`, `dtype`,
+`shape_as_value`, and the shape computations of convolutions and windowed reductions, with the
+type aliases of lax's signatures."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -15,16 +14,13 @@ from stablejax.lax.convolution import (ConvDimensionNumbers, _conv_transpose_pad
 from stablejax.lax.dot import Precision
 from stablejax.lax.elementwise import select_n
 from stablejax.lax.sharding import apply_out_sharding
-from stablejax.lax.structural import (broadcast_in_dim, concatenate, full, reshape,
-                                      slice_in_dim, squeeze)
+from stablejax.lax.structural import broadcast_in_dim, full
 from stablejax.lax.windowed_reductions import padtype_to_pads, window_output_shape
-from stablejax.util import canonicalize_axis
 
 __all__ = [
     "broadcast_like", "broadcast_shapes", "conv_general_shape_tuple", "conv_shape_tuple",
     "conv_transpose_shape_tuple", "ConvGeneralDilatedDimensionNumbers", "DotDimensionNumbers",
-    "dtype", "empty", "PrecisionLike", "reduce_window_shape_tuple", "select", "split", "stack",
-    "tile", "unstack",
+    "dtype", "empty", "PrecisionLike", "reduce_window_shape_tuple", "select", "shape_as_value",
 ]
 
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
@@ -72,49 +68,11 @@ def dtype(x: Any) -> np.dtype:
   return dtypes.dtype_of(x)
 
 
-def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
-  """Chunks of `operand` of the given `sizes` along `axis` (they must sum to its length)."""
-  shape = core.get_aval(operand).shape
-  axis = canonicalize_axis(axis, len(shape))
-  sizes = [int(s) for s in sizes]
-  if sum(sizes) != shape[axis] or any(s < 0 for s in sizes):
-    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
-                     f"operand shape {list(shape)}")
-  starts = np.cumsum([0] + sizes).tolist()
-  return [slice_in_dim(operand, lo, hi, axis=axis) for lo, hi in zip(starts, starts[1:])]
-
-
-def stack(operands: Sequence[Any], axis: int = 0) -> Any:
-  """`operands` (all of one shape) joined along a new axis `axis`."""
-  shapes = [core.get_aval(x).shape for x in operands]
-  if not shapes:
-    raise ValueError("stack requires at least one array")
-  if len(set(shapes)) != 1:
-    raise ValueError("All input arrays must have the same shape. Got "
-                     + ", ".join(map(str, shapes)) + ".")
-  axis = canonicalize_axis(axis, len(shapes[0]) + 1)
-  new_shape = shapes[0][:axis] + (1,) + shapes[0][axis:]
-  return concatenate([reshape(x, new_shape) for x in operands], axis)
-
-
-def unstack(x: Any, axis: int = 0) -> tuple:
-  """The slices of `x` along `axis`, that axis removed."""
-  shape = core.get_aval(x).shape
-  axis = canonicalize_axis(axis, len(shape))
-  return tuple(squeeze(slice_in_dim(x, i, i + 1, axis=axis), (axis,))
-               for i in range(shape[axis]))
-
-
-def tile(operand: Any, reps: Sequence[int]) -> Any:
-  """`operand` repeated `reps[i]` times along each axis i."""
-  shape = core.get_aval(operand).shape
-  reps = tuple(int(r) for r in reps)
-  if len(reps) != len(shape):
-    raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
-                    f"and x.ndim={len(shape)}.")
-  interleaved = tuple(d for pair in zip(reps, shape) for d in pair)
-  expanded = broadcast_in_dim(operand, interleaved, tuple(range(1, 2 * len(shape), 2)))
-  return reshape(expanded, tuple(r * n for r, n in zip(reps, shape)))
+def shape_as_value(shape: Sequence[int]) -> Any:
+  """`shape` as a 1-D integer array: int32, or int64 where a dimension needs it (as JAX)."""
+  shape = tuple(int(d) for d in shape)
+  dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in shape) else np.int32)
+  return full((0,), 0, dtype) if not shape else np.asarray(shape, dtype)
 
 
 def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],

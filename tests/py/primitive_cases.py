@@ -30,6 +30,9 @@ USER_CODE = {"ffi_call", "call_exported"}
 # sharding constraint (tests/py/test_sharding.py).
 SPMD = {"psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all",
         "axis_index", "sharding_constraint"}
+# The primitives with no value a numpy reference gives: XLA's random generators and dce_sink
+# (no result); tests/py/test_lax_additions.py checks them against JAX.
+NO_VALUE_CASE = {"rng_bit_generator", "rng_uniform", "dce_sink"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -406,6 +409,12 @@ CASES = [
     Case("expand_dims", lax.expand_dims_p, lambda x: lax.expand_dims(x, (0, 3)), [A()], ALL),
     Case("concatenate", lax.concatenate_p, lambda x, y, z: lax.concatenate([x, y, z], 1),
          [A((2, 1)), A((2, 3)), A((2, 2))], ALL),
+    Case("copy", lax.copy_p, lambda x: lax.copy_p.bind(x), [A()], ALL),
+    Case("tile", lax.tile_p, lambda x: lax.tile(x, (2, 1, 3)), [A((2, 3, 2))], ALL),
+    Case("split", lax.split_p, lambda x: lax.split(x, (1, 0, 3), axis=1)[2], [A((2, 4))], ALL),
+    Case("stack", lax.stack_p, lambda x, y: lax.stack([x, y], axis=1), [A((2, 3)), A((2, 3))],
+         ALL),
+    Case("unstack", lax.unstack_p, lambda x: lax.unstack(x, axis=1)[2], [A((2, 4))], ALL),
     Case("slice", lax.slice_p, lambda x: lax.slice(x, (1, 0), (4, 3)), [A((5, 4))], ALL),
     Case("slice_strided", lax.slice_p, lambda x: lax.slice(x, (1, 0), (6, 4), (2, 3)),
          [A((7, 4))], [F32]),
@@ -449,6 +458,9 @@ CASES = [
     Case("scatter_add", lax.scatter_add_p,
          lambda x, i, u: lax.scatter_add(x, i, u, _ROW_UPDATES), [A((5, 4)), A((6, 1), "in5", I32),
                                                                 A((6, 4))], NUM),
+    Case("scatter_sub", lax.scatter_sub_p,
+         lambda x, i, u: lax.scatter_sub(x, i, u, _ROW_UPDATES), [A((5, 4)), A((6, 1), "in5", I32),
+                                                                A((6, 4))], NUM),
     Case("scatter_add_clip", lax.scatter_add_p,
          lambda x, i, u: lax.scatter_add(x, i, u, _ROW_UPDATES, mode="clip"),
          [A((5, 4)), A((6, 1), "oob5", I32), A((6, 4))], [F32]),
@@ -467,6 +479,10 @@ CASES = [
          lambda x, i, u: lax.scatter_max(x, i, u, _ROW_UPDATES),
          [A((5, 4)), A((6, 1), "in5", I32), A((6, 4))], ALL),
     # sorting
+    Case("approx_max_k", lax.approx_top_k_p, lambda x: lax.approx_max_k(x, 2, 0)[0],
+         [A((5, 3))], [F32]),
+    Case("approx_min_k", lax.approx_top_k_p, lambda x: lax.approx_min_k(x, 3)[0],
+         [A((2, 5))], [F32]),
     Case("sort", lax.sort_p, lambda x: lax.sort(x, dimension=0), [A((5, 3), "small")], ALL),
     Case("sort_key_val", lax.sort_p, lambda k, v: lax.sort_key_val(k, v)[1],
          [A((3, 6), "small"), A((3, 6))], NUM),

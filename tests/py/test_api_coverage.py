@@ -16,7 +16,7 @@ jax = pytest.importorskip("jax")
 MODULES = {
     "": (0.78, None),
     "numpy": (0.98, 0.90),
-    "lax": (0.78, 0.75),
+    "lax": (0.93, 0.75),
     "random": (0.95, 0.90),
     "nn": (0.91, 0.90),
     "scipy.special": (0.83, 0.60),

@@ -18,6 +18,9 @@ BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
 
 # The primitives that call the user's compiled code: no numpy reference is possible.
 NO_REFERENCE = {lax.ffi_call_p}
+# XLA's random number generators: their bits are XLA's algorithms' (compared with JAX's in
+# test_lax_additions.py).
+NO_REFERENCE |= {lax.rng_bit_generator_p, lax.rng_uniform_p}
 # The collectives: their value depends on the other participants of a named axis.
 NO_REFERENCE |= {lax.psum_p, lax.pmax_p, lax.pmin_p, lax.all_gather_p, lax.reduce_scatter_p,
                  lax.ppermute_p, lax.all_to_all_p, lax.axis_index_p}
