@@ -8,8 +8,8 @@ import numpy as np
 from stablejax import dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.custom_derivatives import custom_jvp
-from stablejax.numpy._promotion import (dtype, ensure_arraylike, promote_args_inexact,
-                                         scalar_like)
+from stablejax.numpy._promotion import (concrete_int, dtype, ensure_arraylike,
+                                         promote_args_inexact, scalar_like)
 
 Axis = int | Sequence[int] | None
 
@@ -607,3 +607,161 @@ def expi(x: Any) -> Any:
   """The exponential integral Ei(x) = -int_{-x}^inf exp(-t) / t dt (nan at 0, as in JAX)."""
   (x,) = _real_only("expi", x)
   return _expi(x)
+
+
+def bernoulli(n: int) -> Any:
+  """The first n + 1 Bernoulli numbers (B_1 = -1/2), by the Chowla-Hartung zeta series."""
+  n = concrete_int(n, "Argument n of bernoulli")
+  if n < 0:
+    raise ValueError("n must be a non-negative integer.")
+  first = jnp.array([1, -1 / 2, 1 / 6])
+  if n < 3:
+    return first[:n + 1]
+  out = jnp.zeros(n + 1).at[:3].set(first)
+  m = jnp.arange(4, n + 1, 2, dtype=out.dtype)
+  # B_m = (-1)^(m/2+1) 2 m! / (2 pi)^m zeta(m), built as a running product; zeta(m) - 1 summed
+  # over k < 50 (2**-50 is below float64's resolution).
+  lead = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+  k = jnp.arange(2, 50, dtype=out.dtype)
+  zeta_tail = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+  return out.at[4::2].set(lead * (1 + zeta_tail))
+
+
+# Weideman's (1994) N = 32 rational approximation of the Faddeeva function in the upper half
+# plane: w(z) = 2 p(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)), Z = (L + iz) / (L - iz).
+_WOFZ_L = 4.7568284600108841
+_WOFZ_POLY = np.array([
+    -1.3034426067909105e-12, 3.7411838373738471e-12, 8.030427700497756e-12,
+    -2.1543593557490879e-11, -5.5442449963237932e-11, 1.165824698850374e-10,
+    4.1537441121999766e-10, -5.2310202114920615e-10, -3.2080151339721323e-09,
+    8.1248864216535907e-10, 2.3797556530014025e-08, 2.2930438438915445e-08,
+    -1.4813078929137642e-07, -4.1840763750512053e-07, 4.2558331397138446e-07,
+    4.4015317312832251e-06, 6.8210319443575151e-06, -2.1409619201999998e-05,
+    -0.00013075449254579421, -0.00024532980270038237, 0.00039259136070109705,
+    0.0045195411053493093, 0.019006155784845501, 0.057304403529837282,
+    0.14060716226893755, 0.29544451071508743, 0.54601397206393376, 0.9019254893648001,
+    1.3455441692345449, 1.8256696296324815, 2.2635372999002676, 2.5722534081245696,
+])
+
+
+def _complex_const(re_like: Any, re: float, im: float = 0.) -> Any:
+  return lax.complex(jnp.full_like(re_like, re), jnp.full_like(re_like, im))
+
+
+def _wofz_upper_half(z: Any) -> Any:
+  re = lax.real(z)
+  big_l = _complex_const(re, _WOFZ_L)
+  iz = lax.complex(lax.neg(lax.imag(z)), re)
+  denom = big_l - iz
+  p = jnp.polyval(jnp.asarray(_WOFZ_POLY, dtype=dtype(z)), (big_l + iz) / denom)
+  return 2 * p / (denom * denom) + _complex_const(re, 1. / np.sqrt(np.pi)) / denom
+
+
+@custom_jvp
+def _wofz(z: Any) -> Any:
+  upper = lax.ge(lax.imag(z), jnp.zeros_like(lax.real(z)))
+  w = _wofz_upper_half(lax.select(upper, z, lax.neg(z)))
+  # w(-z) = 2 exp(-z^2) - w(z) reflects the lower half plane onto the upper one.
+  return lax.select(upper, w, 2 * lax.exp(lax.neg(z * z)) - w)
+
+
+_wofz.defjvps(lambda g, ans, z: g * (lax.neg(2 * z * ans)
+                                     + _complex_const(lax.real(z), 0., 2. / np.sqrt(np.pi))))
+
+
+def wofz(z: Any) -> Any:
+  """The Faddeeva function w(z) = exp(-z^2) erfc(-iz)."""
+  (z,) = promote_args_inexact("wofz", z)
+  if not dtypes.issubdtype(dtype(z), np.complexfloating):
+    z = lax.convert_element_type(z, np.result_type(dtype(z), np.complex64))
+  return _wofz(z)
+
+
+# Cephes' sici.c rational approximations: a series for |x| <= 4, asymptotic auxiliary
+# functions f, g for 4 < |x| <= 1e9 (one pair below 8, one above), and the leading term beyond.
+_SICI_SN = [-8.39167827910303881427E-11, 4.62591714427012837309E-8, -9.75759303843632795789E-6,
+            9.76945438170435310816E-4, -4.13470316229406538752E-2, 1.00000000000000000302E0]
+_SICI_SD = [2.03269266195951942049E-12, 1.27997891179943299903E-9, 4.41827842801218905784E-7,
+            9.96412122043875552487E-5, 1.42085239326149893930E-2, 9.99999999999999996984E-1]
+_SICI_CN = [2.02524002389102268789E-11, -1.35249504915790756375E-8, 3.59325051419993077021E-6,
+            -4.74007206873407909465E-4, 2.89159652607555242092E-2, -1.00000000000000000080E0]
+_SICI_CD = [4.07746040061880559506E-12, 3.06780997581887812692E-9, 1.23210355685883423679E-6,
+            3.17442024775032769882E-4, 5.10028056236446052392E-2, 4.00000000000000000080E0]
+_SICI_FN4 = [4.23612862892216586994E0, 5.45937717161812843388E0, 1.62083287701538329132E0,
+             1.67006611831323023771E-1, 6.81020132472518137426E-3, 1.08936580650328664411E-4,
+             5.48900223421373614008E-7]
+_SICI_FD4 = [1, 8.16496634205391016773E0, 7.30828822505564552187E0, 1.86792257950184183883E0,
+             1.78792052963149907262E-1, 7.01710668322789753610E-3, 1.10034357153915731354E-4,
+             5.48900252756255700982E-7]
+_SICI_GN4 = [8.71001698973114191777E-2, 6.11379109952219284151E-1, 3.97180296392337498885E-1,
+             7.48527737628469092119E-2, 5.38868681462177273157E-3, 1.61999794598934024525E-4,
+             1.97963874140963632189E-6, 7.82579040744090311069E-9]
+_SICI_GD4 = [1, 1.64402202413355338886E0, 6.66296701268987968381E-1, 9.88771761277688796203E-2,
+             6.22396345441768420760E-3, 1.73221081474177119497E-4, 2.02659182086343991969E-6,
+             7.82579218933534490868E-9]
+_SICI_FN8 = [4.55880873470465315206E-1, 7.13715274100146711374E-1, 1.60300158222319456320E-1,
+             1.16064229408124407915E-2, 3.49556442447859055605E-4, 4.86215430826454749482E-6,
+             3.20092790091004902806E-8, 9.41779576128512936592E-11, 9.70507110881952024631E-14]
+_SICI_FD8 = [1.0, 9.17463611873684053703E-1, 1.78685545332074536321E-1,
+             1.22253594771971293032E-2, 3.58696481881851580297E-4, 4.92435064317881464393E-6,
+             3.21956939101046018377E-8, 9.43720590350276732376E-11, 9.70507110881952025725E-14]
+_SICI_GN8 = [6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649974295920E-2,
+             1.71718239052347903558E-3, 3.48941165502279436777E-5, 3.47131167084116673800E-7,
+             1.70404452782044526189E-9, 3.85945925430276600453E-12, 3.14040098946363334640E-15]
+_SICI_GD8 = [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1,
+             4.67913194259625806320E-2, 1.90284426674399523638E-3, 3.68475504442561108162E-5,
+             3.57043223443740838771E-7, 1.72693748966316146736E-9, 3.87830166023954706752E-12,
+             3.14040098946363335242E-15]
+
+
+def _polyval_as(coeffs: Sequence[float], x: Any) -> Any:
+  return jnp.polyval(np.array(coeffs, dtype=dtype(x)), x)
+
+
+def _sici_series(x: Any) -> tuple[Any, Any]:
+  t = x * x
+  si = (x * _polyval_as(_SICI_SN, t)) / _polyval_as(_SICI_SD, t)
+  ci = (np.euler_gamma + jnp.log(x)
+        + t * _polyval_as(_SICI_CN, t) / _polyval_as(_SICI_CD, t))
+  return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
+
+
+def _sici_asymptotic(x: Any) -> tuple[Any, Any]:
+  z = 1.0 / (x * x)
+  below8 = x < 8.0
+  f = jnp.where(below8, _polyval_as(_SICI_FN4, z) / (x * _polyval_as(_SICI_FD4, z)),
+                _polyval_as(_SICI_FN8, z) / (x * _polyval_as(_SICI_FD8, z)))
+  g = jnp.where(below8, z * _polyval_as(_SICI_GN4, z) / _polyval_as(_SICI_GD4, z),
+                z * _polyval_as(_SICI_GN8, z) / _polyval_as(_SICI_GD8, z))
+  s, c = jnp.sin(x), jnp.cos(x)
+  return (np.pi / 2) - f * c - g * s, f * s - g * c
+
+
+def _sici_leading(x: Any) -> tuple[Any, Any]:
+  si = jnp.where(jnp.isposinf(x), np.pi / 2, (np.pi / 2) - jnp.cos(x) / x)
+  return si, jnp.where(jnp.isposinf(x), 0.0, jnp.sin(x) / x)
+
+
+@custom_jvp
+def _sici(x: Any) -> tuple[Any, Any]:
+  ax = jnp.abs(x)
+  branches = (_sici_series(ax), _sici_asymptotic(ax), _sici_leading(ax))
+  conds = [ax <= 4, (ax > 4) & (ax <= 1e9)]
+  si = jnp.select(conds, [b[0] for b in branches[:2]], branches[2][0])
+  ci = jnp.select(conds, [b[1] for b in branches[:2]], branches[2][1])
+  return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
+
+
+@_sici.defjvp
+def _sici_jvp(primals: tuple, tangents: tuple) -> tuple:
+  (x,), (t,) = primals, tangents
+  return _sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
+
+
+def sici(x: Any) -> tuple[Any, Any]:
+  """The sine and cosine integrals Si(x) = int_0^x sin t / t dt and
+  Ci(x) = gamma + log x + int_0^x (cos t - 1) / t dt."""
+  (x,) = promote_args_inexact("sici", x)
+  if dtypes.issubdtype(dtype(x), np.complexfloating):
+    raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {dtype(x)}.")
+  return _sici(x)
