@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import dtypes, lax
+from stablejax import core, dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.custom_derivatives import custom_jvp
 from stablejax.numpy._promotion import (concrete_int, dtype, ensure_arraylike,
@@ -823,3 +823,31 @@ def owens_t(h: Any, a: Any) -> Any:
   """Owen's T function T(h, a) = (1/2pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx."""
   h, a = promote_args_inexact("owens_t", h, a)
   return _owens_t(h, a)
+
+
+def _bessel_jn_step(carry: tuple, k: Any) -> tuple:
+  """One step of Miller's downward recurrence J_k = 2 (k + 1) J_{k+1} / z - J_{k+2}."""
+  f0, f1, norm, z = carry
+  f = 2.0 * (k + 1.0) * f1 / z - f0
+  # The normalization J_0 + 2 (J_2 + J_4 + ...) = 1 accumulates the even orders.
+  norm = jnp.where(jnp.mod(k, 2) == 0, norm + 2.0 * f, norm)
+  return (f1, f, norm, z), f
+
+
+def _bessel_jn(z: Any, v: int, n_iter: int) -> Any:
+  zero = jnp.zeros_like(z)
+  init = (zero, jnp.full_like(z, 1e-16), zero, z)
+  (_, _, norm, _), values = lax.scan(_bessel_jn_step, init, lax.iota(dtype(z), n_iter + 1),
+                                     reverse=True)
+  return values[:v + 1] / (norm - values[0])
+
+
+def bessel_jn(z: Any, *, v: int, n_iter: int = 50) -> Any:
+  """J_0(z), ..., J_v(z) (Bessel functions of the first kind, real z) stacked on a new leading
+  axis, by Miller's backward recurrence from order n_iter (Zhang and Jin, BJNDD)."""
+  (z,) = promote_args_inexact("bessel_jn", z)
+  if dtypes.issubdtype(dtype(z), np.complexfloating):
+    raise ValueError("complex input not supported.")
+  v = concrete_int(v, "Argument v of bessel_jn.")
+  n_iter = int(core.concrete_or_error(n_iter, "Argument n_iter of bessel_jn."))
+  return _bessel_jn(z, v, n_iter)
