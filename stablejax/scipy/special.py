@@ -959,3 +959,79 @@ def fresnel(x: Any) -> tuple[Any, Any]:
   if dtype(x) not in (np.float16, np.float32, np.float64, dtypes.bfloat16):
     raise NotImplementedError(f"Support for {dtype(x)} dtype is not implemented yet.")
   return _fresnel(x)
+
+
+def _hyp1f1_sum(x: Any, serie: Any, term: Any, contribution: Any, ratio: Any) -> Any:
+  """Sums `contribution(term, k)` over k = 1, 2, ... with `term *= ratio(k)`, until a term is
+  below float epsilon relative to the sum or 250 terms."""
+  eps = dtypes.finfo(dtype(x)).eps
+
+  def cond(state: tuple) -> Any:
+    total, k, t = state
+    return (k < 250) & (lax.abs(t) / lax.abs(total) > eps)
+
+  def body(state: tuple) -> tuple:
+    total, k, t = state
+    return total + contribution(t, k), k + 1, t * ratio(k)
+
+  return lax.while_loop(cond, body, (serie, jnp.ones_like(x), term))[0]
+
+
+def _hyp1f1_taylor_ratio(a: Any, b: Any, x: Any) -> Any:
+  return lambda k: (a + k) / (b + k) * x / (k + 1)
+
+
+def _hyp1f1_taylor(a: Any, b: Any, x: Any) -> Any:
+  """The Taylor series (Pearson, Olver and Porter 2014, eq. 3.2, method (a))."""
+  return _hyp1f1_sum(x, jnp.ones_like(x), a / b * x, lambda t, k: t,
+                     _hyp1f1_taylor_ratio(a, b, x))
+
+
+def _hyp1f1_asymptotic(a: Any, b: Any, x: Any) -> Any:
+  """The large-|x| expansion (Pearson, Olver and Porter 2014, eq. 3.8, real inputs)."""
+  total = _hyp1f1_sum(x, jnp.ones_like(x), (b - a) * (1 - a) / x, lambda t, k: t,
+                      lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x)
+  return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * total
+
+
+@jnp.vectorize
+def _hyp1f1_scalar(a: Any, b: Any, x: Any) -> Any:
+  value = lax.cond(lax.abs(x) < 100, _hyp1f1_taylor, _hyp1f1_asymptotic, a, b, x)
+  # a = 0 gives 1 (also for b = 0, unlike scipy), a = b gives exp(x), b = 0 a pole.
+  case = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+  return lax.select_n(case, value, jnp.ones_like(x), jnp.exp(x), jnp.full_like(x, np.inf))
+
+
+@jnp.vectorize
+def _hyp1f1_d_a(a: Any, b: Any, x: Any) -> Any:
+  """d/da 1F1 = sum_k (a)_k x^k / ((b)_k k!) (psi(a + k) - psi(a))."""
+  return _hyp1f1_sum(x, jnp.zeros_like(x), a / b * x,
+                     lambda t, k: t * (digamma(a + k) - digamma(a)),
+                     _hyp1f1_taylor_ratio(a, b, x))
+
+
+@jnp.vectorize
+def _hyp1f1_d_b(a: Any, b: Any, x: Any) -> Any:
+  """d/db 1F1 = sum_k (a)_k x^k / ((b)_k k!) (psi(b) - psi(b + k))."""
+  return _hyp1f1_sum(x, jnp.zeros_like(x), a / b * x,
+                     lambda t, k: t * (digamma(b) - digamma(b + k)),
+                     _hyp1f1_taylor_ratio(a, b, x))
+
+
+@custom_jvp
+def _hyp1f1(a: Any, b: Any, x: Any) -> Any:
+  return _hyp1f1_scalar(a, b, x)
+
+
+_hyp1f1.defjvps(lambda g, ans, a, b, x: _hyp1f1_d_a(a, b, x) * g,
+                lambda g, ans, a, b, x: _hyp1f1_d_b(a, b, x) * g,
+                lambda g, ans, a, b, x: a / b * _hyp1f1(a + 1, b + 1, x) * g)
+
+
+def hyp1f1(a: Any, b: Any, x: Any) -> Any:
+  """The confluent hypergeometric function 1F1(a; b; x) = sum_k (a)_k x^k / ((b)_k k!)
+  (real inputs; 1 at a = b = 0, unlike scipy)."""
+  a, b, x = promote_args_inexact("hyp1f1", a, b, x)
+  if dtypes.issubdtype(dtype(x), np.complexfloating):
+    raise ValueError("hyp1f1 does not support complex-valued inputs.")
+  return _hyp1f1(a, b, x)
