@@ -961,7 +961,7 @@ def fresnel(x: Any) -> tuple[Any, Any]:
   return _fresnel(x)
 
 
-def _hyp1f1_sum(x: Any, serie: Any, term: Any, contribution: Any, ratio: Any) -> Any:
+def _ratio_series(x: Any, serie: Any, term: Any, contribution: Any, ratio: Any) -> Any:
   """Sums `contribution(term, k)` over k = 1, 2, ... with `term *= ratio(k)`, until a term is
   below float epsilon relative to the sum or 250 terms."""
   eps = dtypes.finfo(dtype(x)).eps
@@ -983,13 +983,13 @@ def _hyp1f1_taylor_ratio(a: Any, b: Any, x: Any) -> Any:
 
 def _hyp1f1_taylor(a: Any, b: Any, x: Any) -> Any:
   """The Taylor series (Pearson, Olver and Porter 2014, eq. 3.2, method (a))."""
-  return _hyp1f1_sum(x, jnp.ones_like(x), a / b * x, lambda t, k: t,
+  return _ratio_series(x, jnp.ones_like(x), a / b * x, lambda t, k: t,
                      _hyp1f1_taylor_ratio(a, b, x))
 
 
 def _hyp1f1_asymptotic(a: Any, b: Any, x: Any) -> Any:
   """The large-|x| expansion (Pearson, Olver and Porter 2014, eq. 3.8, real inputs)."""
-  total = _hyp1f1_sum(x, jnp.ones_like(x), (b - a) * (1 - a) / x, lambda t, k: t,
+  total = _ratio_series(x, jnp.ones_like(x), (b - a) * (1 - a) / x, lambda t, k: t,
                       lambda k: (b - a + k) * (1 - a + k) / (k + 1) / x)
   return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * total
 
@@ -1005,7 +1005,7 @@ def _hyp1f1_scalar(a: Any, b: Any, x: Any) -> Any:
 @jnp.vectorize
 def _hyp1f1_d_a(a: Any, b: Any, x: Any) -> Any:
   """d/da 1F1 = sum_k (a)_k x^k / ((b)_k k!) (psi(a + k) - psi(a))."""
-  return _hyp1f1_sum(x, jnp.zeros_like(x), a / b * x,
+  return _ratio_series(x, jnp.zeros_like(x), a / b * x,
                      lambda t, k: t * (digamma(a + k) - digamma(a)),
                      _hyp1f1_taylor_ratio(a, b, x))
 
@@ -1013,7 +1013,7 @@ def _hyp1f1_d_a(a: Any, b: Any, x: Any) -> Any:
 @jnp.vectorize
 def _hyp1f1_d_b(a: Any, b: Any, x: Any) -> Any:
   """d/db 1F1 = sum_k (a)_k x^k / ((b)_k k!) (psi(b) - psi(b + k))."""
-  return _hyp1f1_sum(x, jnp.zeros_like(x), a / b * x,
+  return _ratio_series(x, jnp.zeros_like(x), a / b * x,
                      lambda t, k: t * (digamma(b) - digamma(b + k)),
                      _hyp1f1_taylor_ratio(a, b, x))
 
@@ -1035,3 +1035,144 @@ def hyp1f1(a: Any, b: Any, x: Any) -> Any:
   if dtypes.issubdtype(dtype(x), np.complexfloating):
     raise ValueError("hyp1f1 does not support complex-valued inputs.")
   return _hyp1f1(a, b, x)
+
+
+def _near_int(v: Any, eps: Any) -> Any:
+  return jnp.abs(v - jnp.round(v)) < eps
+
+
+def _hyp2f1_terminating(a: Any, b: Any, c: Any, x: Any) -> Any:
+  """The Taylor series when a (or b, swapped in) is a non-positive integer: a polynomial of
+  degree |a| (Pearson, Olver and Porter 2014, eq. 4.1)."""
+  eps = dtypes.finfo(dtype(x)).eps * 50
+  c_pole_first = (c % 1 == 0) & (c <= 0) & (c > b)
+  swap = (b < a) & _near_int(b, eps) & ~c_pole_first
+  a, b = jnp.abs(jnp.where(swap, b, a)), jnp.where(swap, a, b)
+
+  def body(state: tuple) -> tuple:
+    i, total, term = state
+    term = term * (-(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x)
+    return i + 1, total + term, term
+
+  one = jnp.ones_like(x)
+  return lax.while_loop(lambda s: s[0] < a + 1, body, (one, one, one))[1]
+
+
+def _hyp2f1_taylor(a: Any, b: Any, c: Any, x: Any) -> Any:
+  """The Taylor series, to float epsilon or 250 terms (Pearson, Olver and Porter 2014, 4.1)."""
+  rtol = dtypes.finfo(dtype(x)).eps
+
+  def body(state: tuple) -> tuple:
+    total, k, term = state
+    return total + term, k + 1, term * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
+
+  cond = lambda s: (s[1] < 250) & (lax.abs(s[2]) > rtol * lax.abs(s[0]))
+  return lax.while_loop(cond, body, (jnp.zeros_like(x), jnp.ones_like(x), jnp.ones_like(x)))[0]
+
+
+def _hyp2f1_log_series(a: Any, b: Any, x: Any, e: Any, d1: Any) -> Any:
+  """The digamma series of AMS55 15.3.10-12 in powers of s = 1 - x (first part)."""
+  rtol = dtypes.finfo(dtype(x)).eps
+  s, log_s = 1 - x, jnp.log(1 - x)
+  y = (digamma(1.0) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1) - log_s) \
+      / gamma(e + 1.0)
+  p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+
+  def body(state: tuple) -> tuple:
+    t, p, _, y = state
+    r = (digamma(1.0 + t) + digamma(1.0 + t + e) - digamma(a + t + d1) - digamma(b + t + d1)
+         - log_s)
+    q = p * r
+    p = p * (s * (a + t + d1) / (t + 1.0)) * ((b + t + d1) / (t + 1.0 + e))
+    return t + 1.0, p, q, y + q
+
+  cond = lambda st: (st[0] < 250) & (jnp.abs(st[2]) >= rtol * jnp.abs(st[3]))
+  return lax.while_loop(cond, body, (jnp.ones_like(x), p, y, y))[3]
+
+
+def _hyp2f1_digamma_transform(a: Any, b: Any, c: Any, x: Any) -> Any:
+  """2F1 near x = 1 when c - a - b is an integer (AMS55 15.3.10, 15.3.11, 15.3.12)."""
+  d = c - a - b
+  s = 1 - x
+  rd = jnp.round(d)
+  zero = jnp.zeros_like(d)
+  e, d1, d2 = jnp.where(rd >= 0, d, -d), jnp.where(rd >= 0, d, zero), jnp.where(rd >= 0, zero, d)
+  ard = jnp.where(rd >= 0, rd, -rd).astype("int32")
+  y = _hyp2f1_log_series(a, b, x, e, d1)
+
+  def finite_body(state: tuple) -> tuple:
+    i, p, t, y1 = state
+    p = p * (s * (a + t + d2) * (b + t + d2) / (1.0 - e + t))
+    t = t + 1.0
+    p = p / t
+    return i + 1, p, t, y1 + p
+
+  one = jnp.ones_like(x)
+  y1 = lax.while_loop(lambda st: st[0] < ard, finite_body,
+                      (jnp.ones_like(ard), one, jnp.zeros_like(x), one))[3]
+  gc = gamma(c)
+  y1 = y1 * (gamma(e) * gc / (gamma(a + d1) * gamma(b + d1)))
+  y_scaled = y * (gc / (gamma(a + d2) * gamma(b + d2)))
+  y_scaled = jnp.where((ard & 1) != 0, -y_scaled, y_scaled)
+  q = s ** rd
+  summed = jnp.where(rd > 0, y_scaled * q + y1, y_scaled + y1 * q)
+  return jnp.where(rd == 0, y * gc / (gamma(a) * gamma(b)), summed)
+
+
+def _hyp2f1_series(a: Any, b: Any, c: Any, x: Any) -> Any:
+  """The series that fits: terminating, the digamma transform near 1, else Taylor."""
+  eps = dtypes.finfo(dtype(x)).eps * 50
+  d = c - a - b
+  neg_int = ((a <= 0) & _near_int(a, eps)) | ((b <= 0) & _near_int(b, eps))
+  case = jnp.where((x > 0.9) & ~neg_int, jnp.where(_near_int(d, eps), 1, 0),
+                   jnp.where(neg_int, 2, 0))
+  return lax.select_n(case, _hyp2f1_taylor(a, b, c, x), _hyp2f1_digamma_transform(a, b, c, x),
+                      _hyp2f1_terminating(a, b, c, x))
+
+
+@jnp.vectorize
+def _hyp2f1_scalar(a: Any, b: Any, c: Any, x: Any) -> Any:
+  eps = dtypes.finfo(dtype(x)).eps * 50
+  d, s = c - a - b, 1 - x
+  c_pole = (c == 0) | ((c < 0) & (c % 1 == 0))
+  euler = (d <= -1) & ~(~_near_int(d, eps) & (s < 0))
+  conds = [(x == 0) | (((a == 0) | (b == 0)) & (c != 0)), c_pole, euler, (d <= 0) & (x == 1),
+           (x < 1) & (b == c), (x < 1) & (a == c), x > 1, x == 1]
+  cases = [0, 1, 2, 1, 3, 4, 1, 5]
+  case = jnp.select(conds, [jnp.int32(k) for k in cases], jnp.int32(6))
+  return lax.select_n(case, jnp.ones_like(x), jnp.full_like(x, np.inf),
+                      s ** d * _hyp2f1_series(c - a, c - b, c, x), s ** (-a), s ** (-b),
+                      gamma(c) * gamma(d) / (gamma(c - a) * gamma(c - b)),
+                      _hyp2f1_series(a, b, c, x))
+
+
+def _hyp2f1_param_derivative(weight: Any) -> Any:
+  """d/dp 2F1 = sum_k (a)_k (b)_k x^k / ((c)_k k!) weight(a, b, c, k) (p one of a, b, c)."""
+  @jnp.vectorize
+  def derivative(a: Any, b: Any, c: Any, x: Any) -> Any:
+    return _ratio_series(x, jnp.zeros_like(x), a * b / c * x,
+                         lambda t, k: t * weight(a, b, c, k),
+                         lambda k: (a + k) * (b + k) / (c + k) / (k + 1) * x)
+  return derivative
+
+
+_hyp2f1_d_a = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(a + k) - digamma(a))
+_hyp2f1_d_b = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(b + k) - digamma(b))
+_hyp2f1_d_c = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(c) - digamma(c + k))
+
+
+@custom_jvp
+def _hyp2f1(a: Any, b: Any, c: Any, x: Any) -> Any:
+  return _hyp2f1_scalar(a, b, c, x)
+
+
+_hyp2f1.defjvps(lambda g, ans, a, b, c, x: _hyp2f1_d_a(a, b, c, x) * g,
+                lambda g, ans, a, b, c, x: _hyp2f1_d_b(a, b, c, x) * g,
+                lambda g, ans, a, b, c, x: _hyp2f1_d_c(a, b, c, x) * g,
+                lambda g, ans, a, b, c, x: a * b / c * _hyp2f1(a + 1, b + 1, c + 1, x) * g)
+
+
+def hyp2f1(a: Any, b: Any, c: Any, x: Any) -> Any:
+  """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k x^k / ((c)_k k!)
+  (real inputs)."""
+  return _hyp2f1(*promote_args_inexact("hyp2f1", a, b, c, x))

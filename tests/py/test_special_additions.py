@@ -1,5 +1,5 @@
 """The scipy.special and nn names added for issue 33 (bernoulli, bessel_jn, fresnel, hyp1f1,
-owens_t, sici, wofz; scaled_matmul, scaled_dot_general, get_scaled_dot_general_config) against
+hyp2f1, owens_t, sici, wofz; scaled_matmul, scaled_dot_general, get_scaled_dot_general_config) against
 JAX 0.10.2 (values, dtypes, gradients, errors) and scipy."""
 import jax
 import jax.nn as jnn
@@ -154,6 +154,33 @@ def test_hyp1f1_grads(argnum):
 def test_hyp1f1_vmap():
   _same(sj.vmap(special.hyp1f1)(HYP_A, HYP_B, HYP_X), jspecial.hyp1f1(HYP_A, HYP_B, HYP_X),
         rtol=1e-5)
+
+
+# hyp2f1's branches: Taylor, terminating (a or b a non-positive integer), x = 1, x > 1, the Euler
+# transform (c - a - b <= -1) and the digamma transform near x = 1 (c - a - b an integer).
+HYP2_A = np.array([0.5, 1., -3., 0., 1.5, 1.2, 0.7, 2., 1., 0.3, 2.5, -2., 0.5, 1.5, 0.3, 1.],
+                  np.float32)
+HYP2_B = np.array([1.5, 2., 2., 1., 2.5, 0.5, 1.3, 3., 1., 0.4, 1., 0.5, 1., 1.5, 0.7, 2.],
+                  np.float32)
+HYP2_C = np.array([2.5, 3., 1.5, 1., 4., 3.7, 1., 5., 2., 2.7, 3.2, 1., 3.5, 2., 4., 1.],
+                  np.float32)
+HYP2_X = np.array([0.3, -2., 0.5, 0.5, 0.95, 0.97, 0.2, 0.99, 1., 1., -0.7, 0.95, 0.95, 0.93,
+                   0.92, 0.96], np.float32)
+
+
+def test_hyp2f1_matches_jax_and_scipy():
+  ours = special.hyp2f1(HYP2_A, HYP2_B, HYP2_C, HYP2_X)
+  _same(ours, jspecial.hyp2f1(HYP2_A, HYP2_B, HYP2_C, HYP2_X), rtol=1e-5)
+  _same(special.hyp2f1(1, 2, 3, 0.5), jspecial.hyp2f1(1, 2, 3, 0.5))
+  ok = np.isfinite(np.asarray(ours))
+  np.testing.assert_allclose(np.asarray(ours)[ok],
+                             sps.hyp2f1(HYP2_A, HYP2_B, HYP2_C, HYP2_X)[ok], rtol=2e-5)
+
+
+@pytest.mark.parametrize("argnum", [0, 1, 2, 3])
+def test_hyp2f1_grads(argnum):
+  _same(sj.grad(special.hyp2f1, argnums=argnum)(0.7, 1.3, 2.9, 0.4),
+        jax.grad(jspecial.hyp2f1, argnums=argnum)(0.7, 1.3, 2.9, 0.4), rtol=1e-5)
 
 
 # nn: block-scaled products. JAX lowers scaled_matmul only through cuDNN, so on the CPU the
