@@ -1176,3 +1176,63 @@ def hyp2f1(a: Any, b: Any, c: Any, x: Any) -> Any:
   """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k x^k / ((c)_k k!)
   (real inputs)."""
   return _hyp2f1(*promote_args_inexact("hyp2f1", a, b, c, x))
+
+
+def _legendre_recurrence_coeffs(l_max: int, np_dtype: np.dtype) -> tuple:
+  """d0, d1 of the orthonormal associated Legendre recurrence
+  P_l^m = d0 x P_{l-1}^m - d1 P_{l-2}^m, indexed [m, l]."""
+  m, l = np.meshgrid(np.arange(l_max + 1, dtype=np_dtype), np.arange(l_max + 1, dtype=np_dtype),
+                     indexing="ij")
+  with np.errstate(divide="ignore", invalid="ignore"):
+    l2, m2 = l * l, m * m
+    d0 = np.sqrt((4.0 * l2 - 1.0) / (l2 - m2))
+    d1 = np.sqrt(((2.0 * l + 1.0) * ((l - 1.0) * (l - 1.0) - m2)) / ((2.0 * l - 3.0) * (l2 - m2)))
+  return d0.astype(np_dtype), d1.astype(np_dtype)
+
+
+def _normalized_legendre(l_max: int, x: Any) -> Any:
+  """The orthonormal associated Legendre functions P_l^m(x), shape (l_max + 1, l_max + 1, len(x))
+  indexed [m, l], zero for m > l."""
+  a_idx = jnp.arange(1, l_max + 1, dtype=dtype(x))
+  diag_factor = jnp.cumprod(-1 * jnp.sqrt(1.0 + 0.5 / a_idx))
+  off_factor = jnp.sqrt(2.0 * jnp.arange(l_max, dtype=dtype(x)) + 3.0)
+  sin_powers = jnp.cumprod(jnp.broadcast_to(jnp.sqrt(1.0 - x * x), (l_max, x.shape[0])), axis=0)
+  first = jnp.full_like(x, 0.5 / np.sqrt(np.pi))
+  rows = [[None] * (l_max + 1) for _ in range(l_max + 1)]
+  for m in range(l_max + 1):
+    rows[m][m] = first if m == 0 else 0.5 / np.sqrt(np.pi) * (diag_factor[m - 1]
+                                                               * sin_powers[m - 1])
+    if m < l_max:
+      rows[m][m + 1] = off_factor[m] * x * rows[m][m]
+  d0, d1 = _legendre_recurrence_coeffs(l_max, dtype(x))
+  for gap in range(2, l_max + 1):
+    for m in range(l_max + 1 - gap):
+      l = m + gap
+      rows[m][l] = d0[m, l] * (rows[m][l - 1] * x) - d1[m, l] * rows[m][l - 2]
+  zero = jnp.zeros_like(x)
+  return jnp.stack([jnp.stack([zero if v is None else v for v in row]) for row in rows])
+
+
+def sph_harm_y(n: Any, m: Any, theta: Any, phi: Any, diff_n: int | None = None,
+               n_max: int | None = None) -> Any:
+  """The spherical harmonics Y_n^m(theta, phi) (theta the colatitude, phi the longitude);
+  `n_max`, the largest degree, must be static (values of n above it are clipped to it)."""
+  if diff_n is not None:
+    raise NotImplementedError(
+        "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
+  if np.isscalar(theta):
+    theta = jnp.array([theta])
+  if n_max is None:
+    n_max = np.max(n)
+  n_max = int(core.concrete_or_error(
+      n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be statically "
+      "specified to use `sph_harm` within JAX transformations."))
+  n, m, theta, phi = (jnp.asarray(v) for v in (n, m, theta, phi))
+  (cos_theta,) = promote_args_inexact("sph_harm_y", jnp.cos(theta))
+  legendre = _normalized_legendre(n_max, cos_theta)
+  abs_m = jnp.abs(m)
+  value = legendre[jnp.clip(abs_m, 0, n_max), jnp.clip(n, 0, n_max),
+                   jnp.clip(jnp.arange(len(n)), 0, legendre.shape[2] - 1)]
+  angle = abs_m * phi
+  harmonic = lax.complex(value * jnp.cos(angle), value * jnp.sin(angle))
+  return jnp.where(m < 0, (-1.0) ** abs_m * jnp.conjugate(harmonic), harmonic)

@@ -1,5 +1,5 @@
 """The scipy.special and nn names added for issue 33 (bernoulli, bessel_jn, fresnel, hyp1f1,
-hyp2f1, owens_t, sici, wofz; scaled_matmul, scaled_dot_general, get_scaled_dot_general_config) against
+hyp2f1, owens_t, sici, sph_harm_y, wofz; scaled_matmul, scaled_dot_general, get_scaled_dot_general_config) against
 JAX 0.10.2 (values, dtypes, gradients, errors) and scipy."""
 import jax
 import jax.nn as jnn
@@ -181,6 +181,27 @@ def test_hyp2f1_matches_jax_and_scipy():
 def test_hyp2f1_grads(argnum):
   _same(sj.grad(special.hyp2f1, argnums=argnum)(0.7, 1.3, 2.9, 0.4),
         jax.grad(jspecial.hyp2f1, argnums=argnum)(0.7, 1.3, 2.9, 0.4), rtol=1e-5)
+
+
+SPH_N = np.array([0, 1, 2, 3, 4, 3, 5])
+SPH_M = np.array([0, -1, 2, 0, -3, 1, 5])
+SPH_THETA = np.array([0.3, 1.2, 2.0, 0.7, 2.9, 1.5, 0.9], np.float32)
+SPH_PHI = np.array([0.1, 1.0, 4.0, 2.2, 5.5, 3.3, 0.4], np.float32)
+
+
+@pytest.mark.parametrize("n_max", [None, 3, 6])
+def test_sph_harm_y_matches_jax(n_max):
+  _same(special.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI, n_max=n_max),
+        jspecial.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI, n_max=n_max), atol=2e-7)
+
+
+def test_sph_harm_y_matches_scipy_and_errors():
+  np.testing.assert_allclose(special.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI),
+                             sps.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI), atol=1e-6)
+  _same(special.sph_harm_y(np.array([2]), np.array([1]), 0.5, 0.3),
+        jspecial.sph_harm_y(np.array([2]), np.array([1]), 0.5, 0.3), atol=2e-7)
+  with pytest.raises(NotImplementedError, match="diff_n"):
+    special.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI, diff_n=1)
 
 
 # nn: block-scaled products. JAX lowers scaled_matmul only through cuDNN, so on the CPU the
