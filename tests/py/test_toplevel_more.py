@@ -1,0 +1,164 @@
+"""More of JAX's top-level names against JAX 0.10.2 (issue 33): the PRNG and numerics config
+options (`default_prng_impl`, `legacy_prng_key`, `softmax_custom_jvp`, `allow_f16_reductions`,
+...), `make_user_context`, `jax.memory`, `jax.ds`, `jax.api_util`, `jax.image`."""
+import warnings
+
+import jax
+import numpy as np
+import pytest
+
+import stablejax as sj
+
+_DEFAULTS = ["default_prng_impl", "enable_custom_prng", "legacy_prng_key",
+             "threefry_partitionable", "debug_key_reuse", "allow_f16_reductions",
+             "array_garbage_collection_guard", "auto_pcast",
+             "jax2tf_associative_scan_reductions", "softmax_custom_jvp",
+             "remove_size_one_mesh_axis_from_type", "thread_guard"]
+
+
+def _jax_name(name):
+  """JAX's name of an option (jax2tf's has no `jax_` prefix)."""
+  return name if name.startswith("jax2tf") else "jax_" + name
+
+
+@pytest.fixture
+def restore_config():
+  """Put back the options a test changes, in stablejax and in JAX."""
+  saved = {n: getattr(sj.config, n) for n in _DEFAULTS}
+  saved_jax = {n: getattr(jax.config, _jax_name(n)) for n in _DEFAULTS}
+  yield
+  for n in _DEFAULTS:
+    sj.config.update(_jax_name(n), saved[n])
+    jax.config.update(_jax_name(n), saved_jax[n])
+
+
+# ----------------------------------------------------------------------------------------------
+# config options
+
+@pytest.mark.parametrize("name", _DEFAULTS)
+def test_option_default_and_state_as_jax(name):
+  ours, theirs = getattr(sj, name), getattr(jax, name)
+  value = theirs.value
+  value = getattr(value, "value", value)  # JAX's legacy_prng_key is an enum of str
+  assert ours.value == value == getattr(sj.config, _jax_name(name))
+  with pytest.raises(TypeError):
+    bool(ours)
+
+
+@pytest.mark.parametrize("name, value", [("default_prng_impl", "no_such_impl"),
+                                         ("legacy_prng_key", "sometimes"),
+                                         ("array_garbage_collection_guard", "loud")])
+def test_bad_enum_values_raise_as_jax(name, value):
+  with pytest.raises(ValueError) as theirs:
+    jax.config.update("jax_" + name, value)
+  with pytest.raises(ValueError) as ours:
+    sj.config.update("jax_" + name, value)
+  assert str(ours.value).split()[-4:] == str(theirs.value).split()[-4:] or \
+      str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name, value", [("default_prng_impl", "rbg"),
+                                         ("threefry_partitionable", False),
+                                         ("enable_custom_prng", True), ("debug_key_reuse", True),
+                                         ("array_garbage_collection_guard", "fatal"),
+                                         ("auto_pcast", False), ("thread_guard", True),
+                                         ("remove_size_one_mesh_axis_from_type", True)])
+def test_values_without_behaviour_are_refused(name, value, restore_config):
+  before = getattr(sj.config, name)
+  with pytest.raises(NotImplementedError, match=f"jax_{name}"):
+    sj.config.update("jax_" + name, value)
+  with pytest.raises(NotImplementedError):
+    with getattr(sj, name)(value):
+      pass
+  assert getattr(sj.config, name) == before
+
+
+def test_supported_values_are_accepted(restore_config):
+  for name, value in [("default_prng_impl", "threefry2x32"),
+                      ("array_garbage_collection_guard", "allow"),
+                      ("jax2tf_associative_scan_reductions", True)]:
+    sj.config.update(_jax_name(name), value)
+    assert getattr(sj.config, name) == value
+
+
+def test_default_prng_impl_is_the_impl_of_key():
+  with sj.default_prng_impl("threefry2x32"):
+    assert sj.random.key_impl(sj.random.key(0)) == "threefry2x32"
+  np.testing.assert_array_equal(sj.random.key_data(sj.random.key(7)),
+                                jax.random.key_data(jax.random.key(7)))
+
+
+def test_legacy_prng_key_error_and_warn_as_jax(restore_config):
+  for mode in ("error", "warn"):
+    sj.config.update("jax_legacy_prng_key", mode)
+    jax.config.update("jax_legacy_prng_key", mode)
+    for lib in (sj, jax):
+      raw = lib.random.PRNGKey(0)  # making one is allowed; using one is not
+      if mode == "error":
+        with pytest.raises(ValueError, match="Legacy uint32 key array"):
+          lib.random.uniform(raw)
+      else:
+        with pytest.warns(UserWarning, match="Legacy uint32 key array"):
+          lib.random.normal(raw)
+    with warnings.catch_warnings():
+      warnings.simplefilter("error")
+      np.testing.assert_allclose(sj.random.uniform(sj.random.key(1), (3,)),
+                                 jax.random.uniform(jax.random.key(1), (3,)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("custom", [False, True])
+def test_softmax_custom_jvp_selects_the_derivative(custom, restore_config):
+  x = np.array([[1., 2., 3.], [0.5, 7., -1.]], np.float32)
+  sj.config.update("jax_softmax_custom_jvp", custom)
+  jax.config.update("jax_softmax_custom_jvp", custom)
+  ours = sj.grad(lambda x: sj.nn.softmax(x)[0, 1] * sj.nn.softmax(x)[1, 0])(x)
+  theirs = jax.grad(lambda x: jax.nn.softmax(x)[0, 1] * jax.nn.softmax(x)[1, 0])(x)
+  np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_custom_jvp_changes_the_traced_program():
+  x = np.ones((2, 3), np.float32)
+  f = sj.jit(sj.grad(lambda x: sj.nn.softmax(x).sum()))
+  with sj.softmax_custom_jvp(False):
+    a = str(sj.make_jaxpr(sj.grad(lambda x: sj.nn.softmax(x)[0, 0]))(x))
+    f(x)
+  with sj.softmax_custom_jvp(True):
+    b = str(sj.make_jaxpr(sj.grad(lambda x: sj.nn.softmax(x)[0, 0]))(x))
+    f(x)
+  assert a != b
+
+
+def test_allow_f16_reductions_as_jax(restore_config):
+  x = np.arange(6, dtype=np.float16)
+  sj.config.update("jax_allow_f16_reductions", False)
+  jax.config.update("jax_allow_f16_reductions", False)
+  for lib in (sj, jax):
+    with pytest.raises(ValueError, match="jax_allow_f16_reductions=False"):
+      lib.lax.reduce_sum(x, (0,))
+    with pytest.raises(ValueError, match="jax_allow_f16_reductions=False"):
+      lib.jit(lambda v: lib.lax.reduce_sum(v, (0,)))(x.astype(jax.numpy.bfloat16))
+    assert lib.lax.reduce_sum(x.reshape(6, 1), (1,)).dtype == np.float16  # size-1 axes: allowed
+    assert lib.lax.reduce_sum(x.astype(np.float32), (0,)) == 15
+  with sj.allow_f16_reductions(True):
+    assert float(sj.lax.reduce_sum(x, (0,))) == 15
+
+
+def test_make_user_context_keys_the_jit_cache():
+  ctx = sj.make_user_context(default_value=2.)
+  assert ctx.value == 2. and ctx.get_global() == 2.
+  traces = []
+
+  @sj.jit
+  def f(x):
+    traces.append(1)
+    return x * ctx.value
+
+  assert float(f(1.)) == 2.
+  with ctx(3.):
+    assert ctx.value == 3.
+    assert float(f(1.)) == 3.
+  assert float(f(1.)) == 2.
+  assert len(traces) == 2
+  ctx.set_global(5.)
+  assert float(f(1.)) == 5. and len(traces) == 3
+  ctx.set_global(2.)
