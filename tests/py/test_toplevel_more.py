@@ -162,3 +162,52 @@ def test_make_user_context_keys_the_jit_cache():
   ctx.set_global(5.)
   assert float(f(1.)) == 5. and len(traces) == 3
   ctx.set_global(2.)
+
+
+# ----------------------------------------------------------------------------------------------
+# jax.memory, jax.ds
+
+def test_memory_space_as_jax():
+  assert [(m.name, m.value) for m in sj.memory.Space] == \
+      [(m.name, m.value) for m in jax.memory.Space]
+  assert repr(sj.memory.Space.Host) == repr(jax.memory.Space.Host) == "MemorySpace.Host"
+  assert len({sj.memory.Space.Device, sj.memory.Space.Any}) == 2
+
+
+_DS_CASES = [(4, 2, None), (-3, 2, None), (7, 3, 2), (-3, 2, 2), (20, 2, None), (0, 10, None),
+             (1, 3, 3)]
+
+
+@pytest.mark.parametrize("start, size, stride", _DS_CASES)
+def test_ds_indexing_as_jax(start, size, stride):
+  x = np.arange(10, dtype=np.float32)
+  ours = sj.numpy.asarray(x)[sj.ds(start, size, stride)]
+  np.testing.assert_array_equal(ours, jax.numpy.asarray(x)[jax.ds(start, size, stride)])
+  traced = sj.jit(lambda x, i: x[sj.ds(i, size, stride)])(x, start)
+  np.testing.assert_array_equal(traced, jax.jit(lambda x, i: x[jax.ds(i, size, stride)])(x, start))
+
+
+def test_ds_with_other_indices_and_grad():
+  y = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+  for idx in [lambda d, m: (Ellipsis, d(1, 2)), lambda d, m: (m.array([0, 1]), d(1, 2)),
+              lambda d, m: (None, d(0, 2, 2), 0), lambda d, m: (1, d(2))]:
+    np.testing.assert_array_equal(sj.numpy.asarray(y)[idx(sj.ds, sj.numpy)],
+                                  jax.numpy.asarray(y)[idx(jax.ds, jax.numpy)])
+  g = sj.grad(lambda x, i: (x[sj.ds(i, 2)] ** 2).sum())(y[0, 0], 1)
+  np.testing.assert_array_equal(g, jax.grad(lambda x, i: (x[jax.ds(i, 2)] ** 2).sum())(y[0, 0], 1))
+
+
+def test_ds_is_a_pytree_and_parses_as_jax():
+  assert sj.ds(None) == slice(None) and sj.ds(3) == type(sj.ds(3))(0, 3, 1)
+  assert (sj.ds(2, 3, 2).start, sj.ds(2, 3, 2).size, sj.ds(2, 3, 2).stride) == (2, 3, 2)
+  assert sj.tree_util.tree_leaves(sj.ds(1, 2)) == []
+  assert sj.tree_util.tree_leaves(sj.ds(np.int32(1), 2)) == []  # a known start is static
+  seen = []
+  sj.jit(lambda i: seen.append(len(sj.tree_util.tree_leaves(sj.ds(i, 2)))))(1)
+  assert seen == [1]
+  with pytest.raises(ValueError, match="Non-static stride"):
+    sj.ds(0, 2, np.float32(1.))
+  with pytest.raises(ValueError, match="stride"):
+    sj.ds(0, 2, -1)
+  with pytest.raises(NotImplementedError, match="jax.ds"):
+    sj.numpy.zeros(4).at[sj.ds(0, 2)].set(1.)
