@@ -104,7 +104,7 @@ from stablejax.config import (  # noqa: F401
     default_prng_impl, enable_custom_prng, jax2tf_associative_scan_reductions, legacy_prng_key,
     make_user_context, remove_size_one_mesh_axis_from_type, softmax_custom_jvp,
     threefry_partitionable, thread_guard)
-from stablejax import memory  # noqa: F401
+from stablejax import image, memory  # noqa: F401
 from stablejax.indexing import ds  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",

@@ -211,3 +211,61 @@ def test_ds_is_a_pytree_and_parses_as_jax():
     sj.ds(0, 2, -1)
   with pytest.raises(NotImplementedError, match="jax.ds"):
     sj.numpy.zeros(4).at[sj.ds(0, 2)].set(1.)
+
+
+# ----------------------------------------------------------------------------------------------
+# jax.image
+
+_METHODS = ["nearest", "linear", "cubic", "cubic-pytorch", "lanczos3", "lanczos5", "area"]
+
+
+@pytest.mark.parametrize("method", _METHODS)
+@pytest.mark.parametrize("antialias", [True, False])
+def test_resize_as_jax(method, antialias):
+  x = np.random.RandomState(0).randn(2, 5, 7, 3).astype(np.float32)
+  for shape in [(2, 9, 4, 3), (2, 3, 11, 3), (1, 2, 14, 3), (2, 5, 7, 3)]:
+    ours = sj.image.resize(x, shape, method, antialias)
+    theirs = jax.image.resize(x, shape, method, antialias)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("method", _METHODS[1:])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_scale_and_translate_as_jax(method, antialias):
+  x = np.random.RandomState(1).randn(2, 5, 7).astype(np.float32)
+  args = ((2, 8, 6), (1, 2), np.array([1.7, 0.8], np.float32), np.array([0.3, -1.2], np.float32),
+          method, antialias)
+  ours, theirs = sj.image.scale_and_translate(x, *args), jax.image.scale_and_translate(x, *args)
+  np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+def test_image_under_jit_and_grad_and_dtypes():
+  x = np.random.RandomState(2).randn(4, 6).astype(np.float32)
+  ours = sj.jit(lambda x: sj.image.resize(x, (7, 3), "bicubic"))(x)
+  np.testing.assert_allclose(ours, jax.image.resize(x, (7, 3), "bicubic"), rtol=1e-5, atol=1e-6)
+  g = sj.grad(lambda s: sj.image.scale_and_translate(x, (5, 5), (0, 1), s, np.zeros(2),
+                                                     "linear").sum())(np.array([1.3, 0.9]))
+  jg = jax.grad(lambda s: jax.image.scale_and_translate(x, (5, 5), (0, 1), s, np.zeros(2),
+                                                        "linear").sum())(np.array([1.3, 0.9]))
+  np.testing.assert_allclose(g, jg, rtol=1e-4, atol=1e-5)
+  ints = np.arange(6, dtype=np.int32).reshape(2, 3)
+  assert sj.image.resize(ints, (4, 6), "linear").dtype == jax.image.resize(ints, (4, 6),
+                                                                             "linear").dtype
+  assert sj.image.resize(ints, (4, 6), "nearest").dtype == np.int32
+
+
+def test_image_methods_and_errors_as_jax():
+  assert [(m.name, m.value) for m in sj.image.ResizeMethod] == \
+      [(m.name, m.value) for m in jax.image.ResizeMethod]
+  for name in ["bilinear", "tricubic", "bicubic-pytorch", "triangle", "area", "lanczos5"]:
+    assert sj.image.ResizeMethod.from_string(name).name == \
+        jax.image.ResizeMethod.from_string(name).name
+  x = np.ones((3, 3), np.float32)
+  for lib in (sj, jax):
+    with pytest.raises(ValueError, match="Unknown resize method"):
+      lib.image.resize(x, (4, 4), "bogus")
+    with pytest.raises(ValueError, match="shape must have length"):
+      lib.image.resize(x, (4,), "linear")
+    with pytest.raises(ValueError, match="Nearest neighbor"):
+      lib.image.scale_and_translate(x, (4, 4), (0,), np.ones(1), np.zeros(1), "nearest")
