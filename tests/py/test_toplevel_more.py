@@ -269,3 +269,29 @@ def test_image_methods_and_errors_as_jax():
       lib.image.resize(x, (4,), "linear")
     with pytest.raises(ValueError, match="Nearest neighbor"):
       lib.image.scale_and_translate(x, (4, 4), (0,), np.ones(1), np.zeros(1), "nearest")
+
+
+# ----------------------------------------------------------------------------------------------
+# smap
+
+def test_smap_maps_one_mesh_axis():
+  x = np.arange(8.).reshape(2, 4)
+  with sj.set_mesh(sj.make_mesh((1,), ("i",))):
+    np.testing.assert_array_equal(
+        sj.smap(lambda x: x * 2, in_axes=1, out_axes=1, axis_name="i")(x), x * 2)
+    summed = sj.smap(lambda x: sj.lax.psum(x, "i"), in_axes=0, out_axes=None, axis_name="i")(x)
+    np.testing.assert_array_equal(summed, x)
+    pair = sj.smap(in_axes=(0, None), out_axes=0, axis_name="i")(lambda a, b: a + b)
+    np.testing.assert_array_equal(pair(x, x[0]), x + x[0])
+
+
+@pytest.mark.parametrize("kwargs", [dict(in_axes=[0], out_axes=0, axis_name="i"),
+                                    dict(in_axes=(0.5,), out_axes=0, axis_name="i"),
+                                    dict(in_axes=0, out_axes="x", axis_name="i"),
+                                    dict(in_axes=0, out_axes=0, axis_name=("i",))])
+def test_smap_bad_arguments_raise_as_jax(kwargs):
+  with pytest.raises(TypeError) as theirs:
+    jax.smap(lambda x: x, **kwargs)
+  with pytest.raises(TypeError) as ours:
+    sj.smap(lambda x: x, **kwargs)
+  assert str(ours.value) == str(theirs.value)
