@@ -107,6 +107,7 @@ from stablejax.config import (  # noqa: F401
 from stablejax import image, memory  # noqa: F401
 from stablejax.indexing import ds  # noqa: F401
 from stablejax.shard_map import smap  # noqa: F401
+from stablejax import api_util  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",

@@ -295,3 +295,61 @@ def test_smap_bad_arguments_raise_as_jax(kwargs):
   with pytest.raises(TypeError) as ours:
     sj.smap(lambda x: x, **kwargs)
   assert str(ours.value) == str(theirs.value)
+
+
+# ----------------------------------------------------------------------------------------------
+# jax.api_util
+
+def test_api_util_flatten_and_partial_as_jax():
+  from jax.extend import linear_util as jlu
+
+  from stablejax.linear_util import wrap_init
+
+  def f(x, y, *, z=1):
+    return {"s": x["a"] + y * z, "t": (y,)}
+
+  args, kwargs = ({"a": 1.}, 2.), {"z": 3.}
+  jax_info = jax.api_util.debug_info("test", f, args, kwargs)
+  for lib, wrapped in ((sj, wrap_init(f)), (jax, jlu.wrap_init(f, debug_info=jax_info))):
+    tree = lib.tree_util.tree_structure((args, kwargs))
+    flat, out_tree = lib.api_util.flatten_fun(wrapped, tree)
+    assert list(map(float, flat.call_wrapped(1., 2., 3.))) == [7., 2.]
+    assert lib.tree_util.tree_unflatten(out_tree(), [0, 1]) == {"s": 0, "t": (1,)}
+  g, dyn = sj.api_util.argnums_partial(wrap_init(lambda x, y, w: x * y - w), (0, 2), (3, 4, 5))
+  assert dyn == (3, 5) and g.call_wrapped(*dyn) == 7
+  with pytest.raises(ValueError, match="Non-hashable static arguments"):
+    sj.api_util.argnums_partial(wrap_init(lambda x, y: x), (0,), (1, []))
+  flat, _ = sj.api_util.flatten_fun_nokwargs(wrap_init(lambda a, b: a * b),
+                                             sj.tree_util.tree_structure((1, 2)))
+  assert flat.call_wrapped(3, 4) == [12]
+
+
+def test_api_util_helpers_as_jax():
+  for lib in (sj, jax):
+    tree = lib.tree_util.tree_structure((({"a": 1, "b": 2}, 3), {"k": 4}))
+    assert lib.api_util.donation_vector((0,), ("k",), tree) == (True, True, False, True)
+    axes = lib.api_util.flatten_axes("vmap in_axes", lib.tree_util.tree_structure(((1, 2), 3)),
+                                     (0, None))
+    assert list(axes) == [0, 0, None]
+    with pytest.raises(ValueError, match="vmap in_axes specification must be a tree prefix"):
+      lib.api_util.flatten_axes("vmap in_axes", lib.tree_util.tree_structure(((1, 2), 3)),
+                                (0, None, 1))
+    assert lib.api_util.rebase_donate_argnums((1, 3), (0, 2)) == (0, 1)
+    assert lib.api_util.safe_map(lambda a, b: a + b, [1, 2], [3, 4]) == [4, 6]
+    with pytest.raises(ValueError):
+      lib.api_util.safe_map(lambda a, b: a, [1], [1, 2])
+  for x in [np.ones((2, 3), np.float32), 1.0, jax.ShapeDtypeStruct((2,), np.int32)]:
+    ours, theirs = sj.api_util.shaped_abstractify(x), jax.api_util.shaped_abstractify(x)
+    assert (ours.shape, ours.dtype, ours.weak_type) == (theirs.shape, theirs.dtype,
+                                                          theirs.weak_type)
+
+
+def test_api_util_debug_info_as_jax():
+  def f(x, y, *, z=1):
+    return x
+
+  args, kwargs = ({"a": 1, "b": [2, 3]}, 2), {"z": 3}
+  ours = sj.api_util.debug_info("jit", f, args, kwargs, static_argnums=(1,))
+  theirs = jax.api_util.debug_info("jit", f, args, kwargs, static_argnums=(1,))
+  assert (ours.traced_for, ours.func_src_info, ours.arg_names) == \
+      (theirs.traced_for, theirs.func_src_info, theirs.arg_names)
