@@ -98,6 +98,17 @@ from stablejax import debugger  # noqa: F401
 from stablejax import dlpack, lib, monitoring, ops, profiler  # noqa: F401
 from stablejax import typing  # noqa: F401
 
+# q-top2: JAX's PRNG and numerics config options, user contexts, memory spaces, api_util, image
+from stablejax.config import (  # noqa: F401
+    allow_f16_reductions, array_garbage_collection_guard, auto_pcast, debug_key_reuse,
+    default_prng_impl, enable_custom_prng, jax2tf_associative_scan_reductions, legacy_prng_key,
+    make_user_context, remove_size_one_mesh_axis_from_type, softmax_custom_jvp,
+    threefry_partitionable, thread_guard)
+from stablejax import image, memory  # noqa: F401
+from stablejax.indexing import ds  # noqa: F401
+from stablejax.shard_map import smap  # noqa: F401
+from stablejax import api_util  # noqa: F401
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
            "value_and_grad", "vjp", "vmap"]

@@ -76,8 +76,52 @@ _PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", 
 
 _GUARDS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
 
+def _supported(check: Callable[[str, Any], Any], *supported: Any,
+               why: str) -> Callable[[str, Any], Any]:
+  """`check` (JAX's check of the option), then refuse the values stablejax has no behaviour for."""
+  def check_supported(name: str, value: Any) -> Any:
+    value = check(name, value)
+    if value not in supported:
+      raise NotImplementedError(f"config option 'jax_{name}'={value!r} is not supported by "
+                                f"stablejax ({why}); supported: {list(supported)}")
+    return value
+  return check_supported
+
+
+def _boolean(name: str, value: Any) -> bool:
+  return bool(value)
+
+
+def _legacy_prng_key(name: str, value: Any) -> str:
+  """JAX's LegacyPrngKeyState: 'allow', 'warn' or 'error'."""
+  if value not in ("allow", "warn", "error"):
+    raise ValueError(f"{value!r} is not a valid LegacyPrngKeyState")
+  return value
+
+
+_PRNG_IMPLS = ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32")
+
+# JAX's options whose other values select behaviour stablejax does not have (refused).
+_PARTIAL_OPTIONS = {
+    "default_prng_impl": _supported(_one_of(*_PRNG_IMPLS), "threefry2x32",
+                                    why="its only PRNG implementation is threefry2x32"),
+    "threefry_partitionable": _supported(_boolean, True, why="it generates random bits with "
+                                         "the partitionable threefry scheme only"),
+    "enable_custom_prng": _supported(_boolean, False, why="random functions given raw keys "
+                                     "return raw keys"),
+    "debug_key_reuse": _supported(_boolean, False, why="it has no key reuse checker"),
+    "array_garbage_collection_guard": _supported(
+        _one_of(None, "allow", "log", "fatal"), None, "allow",
+        why="it does not watch how arrays are garbage collected"),
+    "auto_pcast": _supported(_boolean, True, why="it has no varying-manual-axes types"),
+    "remove_size_one_mesh_axis_from_type": _supported(
+        _boolean, False, why="its array types keep every mesh axis"),
+    "thread_guard": _supported(_boolean, False, why="it has no multi-process thread guard"),
+}
+
 # Options whose values are checked (and converted) by a function of (name, value).
-_CHECKS = {"compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
+_CHECKS = {"legacy_prng_key": _legacy_prng_key, **_PARTIAL_OPTIONS,
+           "compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
            "default_backend": lambda name, value: platforms.backend(value),
            "numpy_rank_promotion": _one_of("allow", "warn", "raise"),
            "numpy_dtype_promotion": _one_of("standard", "strict"),
@@ -88,7 +132,8 @@ _CHECKS = {"compilation_cache_dir": _optional_path, "num_cpu_devices": _optional
 
 # The options a traced function's jaxpr depends on: a `jit` retraces when one changes.
 TRACE_CONTEXT = ("enable_x64", "numpy_rank_promotion", "numpy_dtype_promotion",
-                 "default_matmul_precision")
+                 "default_matmul_precision", "allow_f16_reductions", "softmax_custom_jvp",
+                 "default_prng_impl", "_user_contexts")
 
 
 class Config:
@@ -161,6 +206,31 @@ class Config:
     self.transfer_guard_device_to_host: str | None = None
     # The device eager operations and `jit` use (None: the first device of the platform).
     self.default_device: Any = None
+    self._prng_and_numerics_options()
+
+  def _prng_and_numerics_options(self) -> None:
+    """JAX's PRNG and numerics options; some take only the values stablejax has behaviour for
+    (`_PARTIAL_OPTIONS`)."""
+    # The implementation of keys made by `random.key` given no `impl=`.
+    self.default_prng_impl: str = "threefry2x32"
+    # Raw uint32 keys passed to `random` functions: "allow", "warn" (a UserWarning), "error".
+    self.legacy_prng_key: str = "allow"
+    self.enable_custom_prng: bool = False
+    self.threefry_partitionable: bool = True
+    self.debug_key_reuse: bool = False
+    # False: `reduce_sum` of float16/bfloat16 values over a non-trivial axis raises.
+    self.allow_f16_reductions: bool = True
+    # True: `nn.softmax`'s derivative is its custom JVP rule; False (JAX's default): the chain
+    # rule through its operations, the maximum taken as a constant.
+    self.softmax_custom_jvp: bool = False
+    # Only jax2tf reads it (JAX's own lowering of cumulative reductions is the same either way).
+    self.jax2tf_associative_scan_reductions: bool = False
+    self.array_garbage_collection_guard: str | None = None
+    self.auto_pcast: bool = True
+    self.remove_size_one_mesh_axis_from_type: bool = False
+    self.thread_guard: bool = False
+    # The values of the contexts made by `make_user_context`, by their index.
+    self._user_contexts: tuple = ()
 
   def __getattr__(self, name: str) -> Any:
     """JAX's name of an option, `jax_<name>`, reads it (only called for unknown attributes)."""
@@ -251,6 +321,45 @@ default_matmul_precision = State("default_matmul_precision")
 default_device = State("default_device")
 
 
+class UserConfig:
+  """A context of the user's (`make_user_context`) that `jit`'s caches are keyed by."""
+
+  def __init__(self, default_value: Any):
+    self._index = len(config._user_contexts)
+    self._set(default_value)
+
+  @property
+  def value(self) -> Any:
+    return config._user_contexts[self._index]
+
+  def get_global(self) -> Any:
+    return self.value
+
+  def set_global(self, new_value: Any) -> None:
+    self._set(new_value)
+
+  def _set(self, new_value: Any) -> None:
+    values = list(config._user_contexts) + [None] * (self._index + 1 - len(config._user_contexts))
+    values[self._index] = new_value
+    config._user_contexts = tuple(values)
+    config.epoch += 1
+
+  @contextlib.contextmanager
+  def __call__(self, new_value: Any) -> Iterator[None]:
+    prev = self.value
+    self._set(new_value)
+    try:
+      yield
+    finally:
+      self._set(prev)
+
+
+def make_user_context(default_value: Any = None) -> UserConfig:
+  """A context (`with ctx(value):`) whose value `jit` keys its caches by: a function traced
+  under one value is traced again under another."""
+  return UserConfig(default_value)
+
+
 def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
   """Context manager (and decorator) under which `jit` calls functions as they are, so they
   run op by op (for debugging: prints and breakpoints see values)."""
@@ -265,6 +374,20 @@ enable_checks = State("enable_checks")
 check_tracer_leaks = State("check_tracer_leaks")
 no_tracing = State("no_tracing")
 no_execution = State("no_execution")
+
+
+default_prng_impl = State("default_prng_impl")
+legacy_prng_key = State("legacy_prng_key")
+enable_custom_prng = State("enable_custom_prng", True, True)
+threefry_partitionable = State("threefry_partitionable", True, True)
+debug_key_reuse = State("debug_key_reuse", True, True)
+allow_f16_reductions = State("allow_f16_reductions", True, True)
+softmax_custom_jvp = State("softmax_custom_jvp", True, True)
+jax2tf_associative_scan_reductions = State("jax2tf_associative_scan_reductions", True, True)
+array_garbage_collection_guard = State("array_garbage_collection_guard")
+auto_pcast = State("auto_pcast", True, True)
+remove_size_one_mesh_axis_from_type = State("remove_size_one_mesh_axis_from_type", True, True)
+thread_guard = State("thread_guard", True, True)
 
 
 transfer_guard_host_to_device = State("transfer_guard_host_to_device")

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax import numpy as jnp
+from stablejax.config import config
 from stablejax.jit import jit
 from stablejax.lax import random as lax_random
 from stablejax.lax.primitive_kit import const_like
@@ -60,10 +62,24 @@ def _check_key(name: str, key: ArrayLike) -> Array:
   if aval.dtype != np.uint32 or aval.shape[-1:] != (2,):
     raise TypeError(f"{name}: expected a PRNG key, a uint32 array of shape (2,) (from "
                     f"PRNGKey, split or fold_in), got {aval.str_short()}")
+  _check_legacy_key_allowed()
   if aval.ndim > 1:
     raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                      f"{aval.shape[:-1]} != (). Use jax.vmap for batching.")
   return key
+
+
+_LEGACY_KEY_MESSAGE = ("Legacy uint32 key array passed as key to jax.random function. Please "
+                       "create keys using jax.random.key(). If use of a raw key array was "
+                       "intended, set jax_legacy_prng_key=\"allow\".")
+
+
+def _check_legacy_key_allowed() -> None:
+  """A raw uint32 key was given: `jax_legacy_prng_key` says whether to warn or raise."""
+  if config.legacy_prng_key == "error":
+    raise ValueError(_LEGACY_KEY_MESSAGE)
+  if config.legacy_prng_key == "warn":
+    warnings.warn(_LEGACY_KEY_MESSAGE, stacklevel=4)
 
 
 def _canonical_shape(name: str, shape: Shape) -> tuple[int, ...]:
@@ -97,7 +113,9 @@ def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802  (JAX's name)
 
 
 def _check_impl(impl: Any) -> str:
-  if impl not in (None, "threefry2x32"):
+  """The key dtype's tag of `impl` (None: `jax_default_prng_impl`)."""
+  impl = config.default_prng_impl if impl is None else impl
+  if impl != "threefry2x32":
     raise ValueError(f"unrecognized PRNG implementation {impl!r}: stablejax has 'threefry2x32'")
   return "fry"
 

@@ -19,8 +19,8 @@ from stablejax.jit import jit
 from stablejax.mesh import manual_region
 from stablejax.lax.shard_map import shard_aval, shard_map_p, trace_body
 from stablejax.sharding import Mesh, PartitionSpec, current_mesh
-from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_structure,
-                                 tree_unflatten)
+from stablejax.tree_util import (broadcast_prefix, flatten_fun, tree_flatten, tree_leaves,
+                                 tree_map, tree_structure, tree_unflatten)
 
 
 def _specs_for(what: str, specs: Any, tree: Any) -> list[PartitionSpec]:
@@ -80,3 +80,44 @@ def _shard_map_impl(*args: Any, **params: Any) -> list:
 
 
 shard_map_p.def_impl(_shard_map_impl)
+
+
+_INFER = object()  # smap's in_axes not given: JAX infers them from explicitly sharded arguments
+
+
+def _axes_to_spec(axis_name: Any, axis: int | None) -> PartitionSpec:
+  """The spec mapping positional axis `axis` (None: none) over mesh axis `axis_name`."""
+  return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
+
+
+def _check_smap_axes(in_axes: Any, out_axes: Any, axis_name: Any) -> None:
+  if isinstance(axis_name, (list, tuple)):
+    raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+  if in_axes is not None and in_axes is not _INFER and not isinstance(in_axes, (int, tuple)):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of "
+                    "entries corresponding to the positional arguments passed to the "
+                    f"function, but got {in_axes}.")
+  if in_axes is not _INFER and not all(isinstance(a, int) for a in tree_leaves(in_axes)):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                    f"container with those types as leaves, but got {in_axes}.")
+  if not all(isinstance(a, int) for a in tree_leaves(out_axes)):
+    raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {out_axes}.")
+  if in_axes is _INFER:
+    raise NotImplementedError("smap without in_axes infers them from explicitly sharded "
+                              "arguments, which stablejax does not have; pass in_axes")
+
+
+def smap(f: Callable | None = None, /, *, in_axes: Any = _INFER, out_axes: Any,
+         axis_name: Any) -> Callable:
+  """A shard_map over the one mesh axis `axis_name` of the current mesh, its specs given as
+  positional axes: argument axis `in_axes` (None: not split) is split over `axis_name`, the
+  results' pieces are put together along `out_axes`."""
+  if f is None:
+    return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+  _check_smap_axes(in_axes, out_axes, axis_name)
+  to_spec = functools.partial(_axes_to_spec, axis_name)
+  is_none = lambda a: a is None  # noqa: E731
+  in_specs = tree_map(to_spec, in_axes, is_leaf=is_none)
+  out_specs = tree_map(to_spec, out_axes, is_leaf=is_none)
+  return shard_map(f, in_specs=in_specs, out_specs=out_specs, axis_names=frozenset({axis_name}))

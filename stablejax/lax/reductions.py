@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.config import config
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.control_flow.loops import associative_scan
@@ -25,18 +26,29 @@ __all__ = [
 ]
 
 
-def _reduction_abstract_eval(name: str, accepted):
+def _reduction_abstract_eval(name: str, accepted, check: Callable = lambda x, axes: None):
   def abstract_eval(x: ShapedArray, *, axes):
     check_dtype(name, accepted, x)
     check_axes(name, axes, x)
+    check(x, axes)
     return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i not in axes), x.dtype,
                        x.weak_type)
   return abstract_eval
 
 
-def _reduction(name: str, accepted, reference: Callable) -> core.Primitive:
-  """A reduction over `axes`, with `reference(x, *, axes)` as its numpy reference."""
-  prim = standard_primitive(name, _reduction_abstract_eval(name, accepted))
+def _check_f16_sum_allowed(x: ShapedArray, axes: Sequence[int]) -> None:
+  """`jax_allow_f16_reductions=False` forbids summing float16/bfloat16 over a non-trivial axis."""
+  if (not config.allow_f16_reductions and x.dtype in (np.float16, dtypes.bfloat16)
+      and any(x.shape[a] != 1 for a in axes)):
+    raise ValueError(f"reduce_sum on operand {x.str_short()} is not allowed when "
+                     "jax_allow_f16_reductions=False.")
+
+
+def _reduction(name: str, accepted, reference: Callable,
+               check: Callable = lambda x, axes: None) -> core.Primitive:
+  """A reduction over `axes`, with `reference(x, *, axes)` as its numpy reference and
+  `check(aval, axes)` run on its operand."""
+  prim = standard_primitive(name, _reduction_abstract_eval(name, accepted, check))
   def_reference(prim, reference)
   batching.primitive_batchers[prim] = lambda args, dims, **params: _reduction_batcher(
       prim, args, dims, **params)
@@ -64,7 +76,8 @@ def _extremum_reference(ufunc: np.ufunc, x: np.ndarray, axes: Sequence[int]) -> 
 
 
 reduce_sum_p = _reduction("reduce_sum", numeric_dtypes,
-                          lambda x, *, axes: np.sum(x, axis=tuple(axes), dtype=x.dtype))
+                          lambda x, *, axes: np.sum(x, axis=tuple(axes), dtype=x.dtype),
+                          _check_f16_sum_allowed)
 reduce_prod_p = _reduction("reduce_prod", numeric_dtypes,
                            lambda x, *, axes: np.prod(x, axis=tuple(axes), dtype=x.dtype))
 reduce_max_p = _reduction("reduce_max", any_dtype,

@@ -10,6 +10,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.api import vmap
+from stablejax.config import config
 from stablejax.custom_derivatives import custom_jvp
 from stablejax.numpy._promotion import dtype as dtype_of
 from stablejax.numpy._promotion import ensure_arraylike, promote_args_inexact, shape
@@ -265,11 +266,15 @@ def log_softmax(x: Any, axis: Axis = -1, where: Any = None) -> Any:
 def softmax(x: Any, axis: Axis = -1, where: Any = None) -> Any:
   """exp(x) / sum(exp(x)) along `axis`; 0 where `where` is False."""
   (x,) = ensure_arraylike("softmax", x)
-  return _softmax(x, axis, where)
+  if config.softmax_custom_jvp:
+    return _softmax(x, axis, where)
+  return _softmax_impl(x, axis, where, shift=lax.stop_gradient)
 
 
-def _softmax_impl(x: Any, axis: Axis, where: Any) -> Any:
-  unnormalized = jnp.exp(_masked(x, where, -np.inf) - _max(x, axis, where))
+def _softmax_impl(x: Any, axis: Axis, where: Any, shift: Any = lambda m: m) -> Any:
+  """`shift` of the maximum: the custom JVP needs no gradient through it, the chain rule none
+  either (JAX's `jax_softmax_custom_jvp=False` differentiates with the maximum constant)."""
+  unnormalized = jnp.exp(_masked(x, where, -np.inf) - shift(_max(x, axis, where)))
   result = unnormalized / _sum(unnormalized, axis, where)
   return _masked(result, where, 0)
 

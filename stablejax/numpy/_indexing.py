@@ -14,6 +14,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.errors import NonConcreteBooleanIndexError
+from stablejax.indexing import Slice
 from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from stablejax.numpy import _math_arithmetic
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed
@@ -48,6 +49,8 @@ def _kind(i: Any) -> str:
     return "ellipsis"
   if isinstance(i, slice):
     return "slice"
+  if isinstance(i, Slice):
+    return "dslice"
   if isinstance(i, (bool, np.bool_)):
     return "scalar_bool"
   if _static_int(i) is not None:
@@ -147,12 +150,51 @@ def _mask_positions(mask: Any, x_shape: Sequence[int], axis: int, new_axes: list
   return tuple(p.astype(np.int32) for p in np.nonzero(mask))
 
 
-def _prepare(x: Any, idx: Any) -> tuple[Any, list, bool, list[int]]:
+def _take_dslices(x: Any, entries: list) -> tuple[Any, list]:
+  """Take each `ds` entry's elements on its axis first, leaving a full slice there: a unit
+  stride takes a window (a negative start counts from the end; the window is clamped into the
+  axis, as dynamic_slice), another stride the elements at start + k * stride, each clamped."""
+  axis, out = 0, []
+  for kind, i in entries:
+    if kind == "dslice":
+      x = _take_dslice(x, axis, i)
+      kind, i = "slice", slice(None)
+    out.append((kind, i))
+    axis += _consumed(kind, i)
+  return x, out
+
+
+def _take_dslice(x: Any, axis: int, s: Slice) -> Any:
+  n = shape(x)[axis]
+  if s.is_dynamic_size:
+    raise TypeError(f"indexing with a jax.ds of traced size is not supported: {s}")
+  start = s.start if s.is_dynamic_start else operator.index(s.start)
+  if s.stride == 1:
+    if isinstance(start, int):
+      start = start + n if start < 0 else start
+    else:
+      start = lax.select(lax.lt(start, lax.full_like(start, 0)),
+                         lax.add(start, lax.full_like(start, n)), start)
+    return lax.dynamic_slice_in_dim(x, start, s.size, axis)
+  index_dtype = dtypes.int32 if isinstance(start, int) else dtype(start)
+  positions = lax.add(lax.convert_element_type(start, index_dtype),
+                      lax.mul(lax.iota(index_dtype, s.size),
+                              lax.full((s.size,), s.stride, index_dtype)))
+  positions = lax.clamp(lax.full_like(positions, 0), positions, lax.full_like(positions, n - 1))
+  return rewriting_take(x, (slice(None),) * axis + (positions,))
+
+
+def _prepare(x: Any, idx: Any, take_dslices: bool = True) -> tuple[Any, list, bool, list[int]]:
   """(operand with scalar-bool axes added, entries over its axes, whether the advanced
   indices are contiguous, the added axes)."""
   entries = _entries(idx)
   contiguous = _advanced_contiguous(entries)
   entries = _expand_ellipsis(entries, len(shape(x)))
+  if any(k == "dslice" for k, _ in entries):
+    if not take_dslices:
+      raise NotImplementedError("indexed updates `x.at[...]` with a jax.ds index are not "
+                                "supported; use lax.dynamic_update_slice")
+    x, entries = _take_dslices(x, entries)
   x, entries, bool_axes = _expand_bools(x, entries)
   return x, entries, contiguous, bool_axes
 
@@ -379,7 +421,7 @@ def scatter_update(x: Any, idx: Any, values: Any, scatter: Callable, *,
   halves, then truncates)."""
   _warn_if_unsafe(values, x)
   aval = core.get_aval(x)
-  operand, entries, contiguous, bool_axes = _prepare(x, idx)
+  operand, entries, contiguous, bool_axes = _prepare(x, idx, take_dslices=False)
   indexer = _gather_indexer(shape(operand), entries, contiguous)
   if 0 in indexer.y_shape:
     return x
