@@ -6,8 +6,7 @@ from typing import Any, Protocol, Union
 
 import numpy as np
 
-from stablejax.core import Tracer
-from stablejax.runtime.array import Array
+from stablejax.basearray import Array  # (arrays and tracers alike, as jax.Array)
 
 
 class SupportsDType(Protocol):
@@ -17,7 +16,7 @@ class SupportsDType(Protocol):
   def dtype(self) -> np.dtype: ...
 
 
-ArrayLike = Union[Array, Tracer, np.ndarray, np.bool_, np.number, bool, int, float, complex]
+ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
 DTypeLike = Union[str, type[Any], np.dtype, SupportsDType]
 
 __all__ = ["ArrayLike", "DTypeLike"]
