@@ -484,6 +484,10 @@ def _device_and_backend(device: Any, backend: str | None, in_shardings: Any,
   if backend is None or backend in platforms.BACKENDS:
     if device is None:
       return None, backend
+  elif backend.lower() not in platforms.PLATFORMS + ("gpu",):
+    raise ValueError(f"unknown backend {backend!r}; known backends: "
+                     f"{', '.join(platforms.BACKENDS)}, or a platform: "
+                     f"{', '.join(platforms.PLATFORMS)} (JAX's deprecated backend=)")
   warnings.warn("backend and device argument on jit is deprecated. You can use "
                 "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the inputs to "
                 "the jitted function to get the same behavior.", DeprecationWarning, stacklevel=3)

@@ -296,7 +296,7 @@ def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device) ->
     return compile(lower(closed, name, runtime.platform_of(device)), device, closed.out_avals)
   ctx = lowering.ShardingContext(mesh, (None,) * len(closed.in_avals),
                                  (None,) * len(closed.out_avals))
-  return _executable(closed, name, ctx, registry.choose(None), ())
+  return _executable(closed, name, ctx, registry.choose(None), (), ())
 
 
 class _LastCall:

@@ -59,7 +59,7 @@ def debug_locations_name_user_lines():
 @run
 def donated_arguments_alias_results():
   # each donated argument takes the first free result of its type; y has none left
-  f = sj.jit(lambda x, y, z: (z + 1.0, x * 2.0), donate_argnums=(0, 1, 2))
+  f = sj.jit(lambda x, y, z: (z + 1.0, x * 2.0), donate_argnums=(0, 1, 2), keep_unused=True)
   print(f.lower(f32(3), f32(3), f32(2)).as_text())
   # CHECK-LABEL: TEST: donated_arguments_alias_results
   # CHECK: func.func public @main(%arg0: tensor<3xf32> {tf.aliasing_output = 1 : i32}, %arg1: tensor<3xf32>, %arg2: tensor<2xf32> {tf.aliasing_output = 0 : i32})

@@ -6,7 +6,11 @@ only grows; the targets are the issue's goals.
 stablejax follows JAX 0.10.2 and the floors are fractions of 0.10.2's names. On a newer JAX the
 census counts the names that exist both there and in 0.10.2: the names JAX added after 0.10.2
 (recorded below) leave the count, names JAX removed leave it by themselves."""
+import functools
 import importlib
+import json
+import subprocess
+import sys
 
 import pytest
 
@@ -52,12 +56,24 @@ def _module(root: str, name: str):
     return None
 
 
+@functools.cache
+def _fresh_jax_names() -> dict[str, set[str]]:
+  """Each module's public names as a fresh `import jax` gives them: in this process, other tests
+  have imported submodules (`jax.extend`, ...), which then appear as attributes of `jax`."""
+  code = ("import importlib, json, jax\n"
+          f"names = {{m: sorted(n for n in dir(importlib.import_module('jax.' + m if m else "
+          f"'jax')) if not n.startswith('_')) for m in {list(MODULES)!r}}}\n"
+          "print(json.dumps(names))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+  return {m: set(names) for m, names in json.loads(out.stdout.splitlines()[-1]).items()}
+
+
 def census(jax_after_0_10_2: bool) -> dict[str, tuple[int, int, list[str]]]:
   """module -> (names stablejax has, names JAX has, the missing names), counting only names
   that JAX 0.10.2 has too."""
   out = {}
   for name in MODULES:
-    theirs = _public(_module("jax", name))
+    theirs = _fresh_jax_names()[name]
     added = ADDED_AFTER_0_10_2.get(name, set())
     if jax_after_0_10_2:
       theirs -= added
