@@ -3,6 +3,7 @@
 import jax
 import numpy as np
 import pytest
+from jaxlib.xla_client import ArrayCopySemantics
 
 import stablejax as sj
 from stablejax import lax
@@ -37,3 +38,39 @@ def test_total_order_comparison_has_zero_tangent():
   want_out, want_tangent = jax.jvp(lambda x: jax.lax.le_to_p.bind(x, 1.0), (2.0,), (1.0,))
   assert bool(out) == bool(want_out)
   assert np.asarray(tangent).dtype == np.asarray(want_tangent).dtype
+
+
+def _dp(lib):
+  reuse = (ArrayCopySemantics.REUSE_INPUT,)
+  return lambda x: lib.device_put_p.bind(x, devices=(None,), srcs=(None,), copy_semantics=reuse)[0]
+
+
+@pytest.mark.parametrize("transform", [lambda f: f, lambda f: jax.grad(lambda x: f(x) * x)])
+def test_device_put_p_jaxpr_matches_jax(transform):
+  sj_transform = (lambda f: f) if transform(lambda x: x)(2.0) == 2.0 else (
+      lambda f: sj.grad(lambda x: f(x) * x))
+  assert str(sj.make_jaxpr(sj_transform(_dp(lax)))(1.0)) == str(
+      jax.make_jaxpr(transform(_dp(jax.lax)))(1.0))
+
+
+def test_device_put_p_values():
+  x = np.arange(3.0, dtype=np.float32)
+  np.testing.assert_array_equal(np.asarray(sj.vmap(_dp(lax))(x)), x)
+  assert float(sj.jit(_dp(lax))(2.0)) == 2.0
+  assert float(sj.grad(lambda x: _dp(lax)(x) * x)(3.0)) == 6.0
+
+
+@pytest.mark.parametrize("fn", [lambda s: (lambda: s.stage(1.0)),
+                                lambda s: (lambda: s.stage(np.ones(3, np.float32))),
+                                lambda s: (lambda x: s.stage(1.0) + x)])
+def test_stage_jaxpr_matches_jax(fn):
+  args = () if fn(lax).__code__.co_argcount == 0 else (1.0,)
+  assert str(sj.make_jaxpr(fn(lax))(*args)) == str(jax.make_jaxpr(fn(jax.lax))(*args))
+
+
+@pytest.mark.parametrize("value", [1.0, np.int32(3), np.ones((2,), np.float16)])
+def test_stage_outside_traces_is_an_array(value):
+  got, want = lax.stage(value), jax.lax.stage(value)
+  assert isinstance(got, sj.Array)
+  assert got.dtype == want.dtype and got.weak_type == want.weak_type
+  np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
