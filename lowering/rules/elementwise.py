@@ -36,6 +36,8 @@ BINARY_OPS = {
 }
 COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
                lax.ge_p: "GE"}
+# The totally ordered comparisons: floats compare by IEEE 754's totalOrder (TOTALORDER).
+TOTAL_ORDER_COMPARISONS = {lax.eq_to_p: "EQ", lax.le_to_p: "LE", lax.lt_to_p: "LT"}
 
 
 def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
@@ -59,22 +61,26 @@ def nary_rule(op_class: type) -> Callable:
   return rule
 
 
-def compare_type(dtype: np.dtype) -> str:
-  """StableHLO's comparison type for operands of `dtype` (as JAX: bool compares unsigned)."""
+def compare_type(dtype: np.dtype, total_order: bool = False) -> str:
+  """StableHLO's comparison type for operands of `dtype` (as JAX: bool compares unsigned;
+  `total_order` floats compare by IEEE 754's totalOrder)."""
   kind = dtypes.kind(dtype)
-  return "FLOAT" if kind in "fc" else "SIGNED" if kind == "i" else "UNSIGNED"
+  if kind in "fc":
+    return "TOTALORDER" if total_order else "FLOAT"
+  return "SIGNED" if kind == "i" else "UNSIGNED"
 
 
-def compare(x: ir.Value, y: ir.Value, direction: str, dtype: np.dtype) -> ir.Value:
+def compare(x: ir.Value, y: ir.Value, direction: str, dtype: np.dtype,
+            total_order: bool = False) -> ir.Value:
   """`stablehlo.compare direction, x, y, <type of dtype>`."""
   return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
-                     compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)))
+                     compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype, total_order)))
 
 
-def _compare_rule(direction: str) -> Callable:
+def _compare_rule(direction: str, total_order: bool = False) -> Callable:
   def rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value) -> ir.Value:
     x, y = broadcast_operands(ctx, (x, y))
-    return compare(x, y, direction, ctx.avals_in[0].dtype)
+    return compare(x, y, direction, ctx.avals_in[0].dtype, total_order)
   return rule
 
 
@@ -246,6 +252,8 @@ def _register() -> None:
     register_lowering(prim, nary_rule(op_class))
   for prim, direction in COMPARISONS.items():
     register_lowering(prim, _compare_rule(direction))
+  for prim, direction in TOTAL_ORDER_COMPARISONS.items():
+    register_lowering(prim, _compare_rule(direction, total_order=True))
   for prim, rule in [(lax.sign_p, _sign_rule), (lax.round_p, _round_rule),
                      (lax.pow_p, _pow_rule), (lax.integer_pow_p, _integer_pow_rule),
                      (lax.select_n_p, _select_n_rule),

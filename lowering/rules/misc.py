@@ -22,4 +22,6 @@ def _optimization_barrier_rule(ctx: LoweringRuleContext, *xs: ir.Value) -> list[
 register_lowering(lax.reduce_precision_p, _reduce_precision_rule)
 register_lowering(lax.optimization_barrier_p, _optimization_barrier_rule)
 register_lowering(lax.copy_p, lambda ctx, x: x)
+register_lowering(lax.stage_p, lambda ctx, x: x)
+register_lowering(lax.device_put_p, lambda ctx, *xs, devices, srcs, copy_semantics: list(xs))
 register_lowering(lax.dce_sink_p, lambda ctx, x, *, prevent_mlir_dce: [])

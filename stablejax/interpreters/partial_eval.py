@@ -55,6 +55,13 @@ class DynamicJaxprTrace(Trace):
       self.consts.append(x)
     return var
 
+  def stage_value(self, x: Any) -> DynamicJaxprTracer:
+    """`x` as a tracer of this trace, with no equation (a literal or a constvar; JAX's stage)."""
+    if type(x) is DynamicJaxprTracer and x._trace is self:
+      return x
+    atom = self.to_atom(x)
+    return DynamicJaxprTracer(self, atom.aval, atom)
+
   def process_primitive(self, primitive, args, params):
     invars = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
               for x in args]

@@ -42,10 +42,10 @@ __all__ = [
     "asinh", "asinh_p", "atan", "atan2", "atan2_p", "atan_p", "atanh", "atanh_p", "bitwise_and",
     "bitwise_not", "bitwise_or", "cbrt", "cbrt_p", "ceil", "ceil_p", "clamp", "clamp_p", "complex",
     "complex_p", "conj", "conj_p", "convert_element_type", "convert_element_type_p", "cos", "cos_p",
-    "cosh", "cosh_p", "div", "div_p", "eq", "eq_p", "exp", "exp2", "exp2_p", "exp_p", "expm1",
+    "cosh", "cosh_p", "div", "div_p", "eq", "eq_p", "eq_to_p", "exp", "exp2", "exp2_p", "exp_p", "expm1",
     "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag", "imag_p", "integer_pow",
-    "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p", "log", "log1p", "log1p_p", "log_p",
-    "logistic", "logistic_p", "lt", "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne",
+    "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p", "le_to_p", "log", "log1p", "log1p_p", "log_p",
+    "logistic", "logistic_p", "lt", "lt_p", "lt_to_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne",
     "ne_p", "neg", "neg_p", "nextafter", "nextafter_p", "not_p", "or_p", "pow", "pow_p", "real",
     "real_p", "reciprocal", "rem", "rem_p", "round", "round_p", "RoundingMethod", "rsqrt",
     "rsqrt_p", "select_n", "select_n_p", "sign", "sign_p", "sin", "sin_p", "sinh", "sinh_p", "sqrt",
@@ -718,13 +718,37 @@ lt_p = binop("lt", ordered_dtypes, np.less, result_dtype=_to_bool)
 le_p = binop("le", ordered_dtypes, np.less_equal, result_dtype=_to_bool)
 gt_p = binop("gt", ordered_dtypes, np.greater, result_dtype=_to_bool)
 ge_p = binop("ge", ordered_dtypes, np.greater_equal, result_dtype=_to_bool)
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+  """Integers ordered as IEEE 754's totalOrder orders the floats `x` (-NaN < -inf < -0 < +0 <
+  inf < NaN); other dtypes are their own key."""
+  if dtypes.kind(x.dtype) != "f":
+    return x
+  bits = x.view(np.dtype(f"int{8 * x.dtype.itemsize}"))
+  return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+
+
+def _total_order(compare: Callable) -> Callable:
+  """The numpy reference of a totally ordered comparison (complex: part by part, for eq)."""
+  def reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if dtypes.kind(x.dtype) == "c":
+      return reference(x.real, y.real) & reference(x.imag, y.imag)
+    return compare(_total_order_key(x), _total_order_key(y))
+  return reference
+
+
+# As eq, le, lt, comparing floats by IEEE 754's totalOrder (as JAX's eq_to, le_to, lt_to).
+eq_to_p = binop("eq_to", any_dtype, _total_order(np.equal), result_dtype=_to_bool)
+le_to_p = binop("le_to", ordered_dtypes, _total_order(np.less_equal), result_dtype=_to_bool)
+lt_to_p = binop("lt_to", ordered_dtypes, _total_order(np.less), result_dtype=_to_bool)
 and_p = binop("and", bool_or_int_dtypes, np.bitwise_and)
 or_p = binop("or", bool_or_int_dtypes, np.bitwise_or)
 not_p = unop("not", bool_or_int_dtypes, np.invert)
 is_finite_p = unop("is_finite", real_float_dtypes, np.isfinite, result_dtype=_to_bool)
 
-for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p,
-              not_p, is_finite_p):
+for _prim in (sign_p, floor_p, ceil_p, round_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, eq_to_p,
+              le_to_p, lt_to_p, and_p, or_p, not_p, is_finite_p):
   ad.defjvp_zero(_prim)
 del _prim
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from jaxlib.xla_client import ArrayCopySemantics
 
 from stablejax import core, dtypes
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
+from stablejax.interpreters import partial_eval as pe
 from stablejax.lax import elementwise, reductions
 from stablejax.lax.bitwise import bitwise_xor
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
@@ -22,8 +24,8 @@ from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
 __all__ = [
-    "broadcast_to_rank", "collapse", "copy_p", "dce_sink", "dce_sink_p", "optimization_barrier", "optimization_barrier_p", "reduce",
-    "reduce_precision", "reduce_precision_p",
+    "broadcast_to_rank", "collapse", "copy_p", "dce_sink", "dce_sink_p", "device_put_p", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "reduce_precision", "reduce_precision_p", "stage", "stage_p",
 ]
 
 
@@ -153,6 +155,51 @@ batching.primitive_batchers[optimization_barrier_p] = lambda args, dims: (
 
 
 # ----------------------------------------------------------------------------------------------
+# device_put (JAX's `device_put_p`: what `device_put` stages under a trace; the identity on
+# values, its params naming the devices, the sources and the copy semantics of each operand)
+
+def _device_put_jvp(primals, tangents, **params):
+  return (device_put_p.bind(*primals, **params),
+          device_put_p.bind(*map(ad.instantiate_zeros, tangents), **params))
+
+
+def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
+  """Back from the destinations to the sources, copying (as JAX)."""
+  if ArrayCopySemantics.DONATE_INPUT in copy_semantics:
+    raise ValueError("donate=True is not allowed during transposition of device_put")
+  return device_put_p.bind(*map(ad.instantiate_zeros, cts), devices=srcs, srcs=devices,
+                           copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(cts))
+
+
+device_put_p = standard_primitive(
+    "device_put", lambda *avals, devices, srcs, copy_semantics: list(avals),
+    multiple_results=True)
+def_reference(device_put_p, lambda *xs, devices, srcs, copy_semantics: list(xs))
+ad.primitive_jvps[device_put_p] = _device_put_jvp
+ad.primitive_transposes[device_put_p] = _device_put_transpose
+batching.primitive_batchers[device_put_p] = lambda args, dims, **params: (
+    device_put_p.bind(*args, **params), list(dims))
+
+
+# ----------------------------------------------------------------------------------------------
+# stage (JAX's `stage`: the identity that lifts a value into the active trace)
+
+stage_p = standard_primitive("stage", lambda x: x.update(sharding=x.sharding))
+def_reference(stage_p, np.asarray)
+ad.deflinear(stage_p, lambda ct: [ct])
+batching.defvectorized(stage_p)
+
+
+def stage(x: Any, /) -> Any:
+  """Lift `x` (a Python scalar, a numpy array) into the active trace: a staging trace makes it
+  a traced value without an equation, as JAX; outside any trace it becomes an Array."""
+  trace = core.current_trace()
+  if isinstance(trace, pe.DynamicJaxprTrace):
+    return trace.stage_value(x)
+  return stage_p.bind(x)
+
+
+# ----------------------------------------------------------------------------------------------
 # Reshapes
 
 def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
@@ -235,4 +282,6 @@ def _is_value(x: Any, value: Any) -> bool:
 flops.flops_rules[reduce_precision_p] = flops.out_size
 flops.flops_rules[optimization_barrier_p] = flops.free
 flops.flops_rules[copy_p] = flops.free
+flops.flops_rules[device_put_p] = flops.free
+flops.flops_rules[stage_p] = flops.free
 flops.flops_rules[dce_sink_p] = flops.free

@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pytest
+from jaxlib.xla_client import ArrayCopySemantics
 
 import stablejax as sj
 from stablejax import core, lax, test_util
@@ -363,6 +364,9 @@ CASES = [
     _binary(lax.ne_p, lax.ne, ALL, ("small", "small")),
     _binary(lax.lt_p, lax.lt, ALL, ("small", "small")),
     _binary(lax.le_p, lax.le, ALL, ("small", "small")),
+    _binary(lax.eq_to_p, lax.eq_to_p.bind, ALL, ("small", "small")),
+    _binary(lax.le_to_p, lax.le_to_p.bind, ALL, ("small", "small")),
+    _binary(lax.lt_to_p, lax.lt_to_p.bind, ALL, ("small", "small")),
     _binary(lax.gt_p, lax.gt, ALL, ("small", "small")),
     _binary(lax.ge_p, lax.ge, ALL, ("small", "small")),
     _binary(lax.and_p, lax.bitwise_and, INT_BOOL),
@@ -410,6 +414,10 @@ CASES = [
     Case("concatenate", lax.concatenate_p, lambda x, y, z: lax.concatenate([x, y, z], 1),
          [A((2, 1)), A((2, 3)), A((2, 2))], ALL),
     Case("copy", lax.copy_p, lambda x: lax.copy_p.bind(x), [A()], ALL),
+    Case("stage", lax.stage_p, lambda x: lax.stage_p.bind(x), [A()], ALL),
+    Case("device_put", lax.device_put_p, lambda x: lax.device_put_p.bind(
+        x, devices=(None,), srcs=(None,),
+        copy_semantics=(ArrayCopySemantics.REUSE_INPUT,))[0], [A()], ALL),
     Case("tile", lax.tile_p, lambda x: lax.tile(x, (2, 1, 3)), [A((2, 3, 2))], ALL),
     Case("split", lax.split_p, lambda x: lax.split(x, (1, 0, 3), axis=1)[2], [A((2, 4))], ALL),
     Case("stack", lax.stack_p, lambda x, y: lax.stack([x, y], axis=1), [A((2, 3)), A((2, 3))],
