@@ -3,6 +3,9 @@ Python loop, random inputs."""
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -30,6 +33,16 @@ def after_jax_followed(jax_version: str) -> bool:
   """Whether `jax_version` (e.g. `jax.__version__`) is newer than JAX 0.10.2, whose names and
   semantics stablejax follows; tests against a newer JAX allow for its documented changes."""
   return tuple(int(p) for p in jax_version.split(".")[:3]) > JAX_FOLLOWED
+
+
+def run_on_cpu_devices(test_file: str, n: int = 8) -> subprocess.CompletedProcess:
+  """Run `test_file`'s tests but its subprocess runner again in a fresh process with `n` CPU
+  devices (`STABLEJAX_NUM_CPU_DEVICES`, and XLA's flag for JAX beside it)."""
+  env = dict(os.environ, STABLEJAX_NUM_CPU_DEVICES=str(n),
+             XLA_FLAGS=f"--xla_force_host_platform_device_count={n}", JAX_PLATFORMS="cpu")
+  return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                         "-n", "0", test_file, "-k", "not subprocess"],
+                        capture_output=True, text=True, env=env, timeout=600)
 
 
 def lax_primitives() -> list[core.Primitive]:

@@ -4,13 +4,12 @@
 devices (in a subprocess, as tests/py/test_sharding.py): `shard_map` called outside jit and
 `reshard`."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import stablejax as sj
+from stablejax import test_util
 import stablejax.numpy as jnp
 from stablejax import core, runtime
 from stablejax.sharding import (AxisType, GSPMDSharding, NamedSharding, P, Sharding,
@@ -28,11 +27,7 @@ one = pytest.mark.skipif(ON_8, reason="runs in the main process")
 def test_on_8_devices_in_a_subprocess():
   if ON_8:
     pytest.skip("already in the 8-device process")
-  env = dict(os.environ, STABLEJAX_NUM_CPU_DEVICES=str(N),
-             XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
-  proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                         "-n", "0", __file__, "-k", "not subprocess"],
-                        capture_output=True, text=True, env=env, timeout=600)
+  proc = test_util.run_on_cpu_devices(__file__, N)
   assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
   assert " passed" in proc.stdout, proc.stdout[-2000:]
 

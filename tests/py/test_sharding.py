@@ -3,13 +3,12 @@ in/out shardings (SPMD-partitioned by XLA), with_sharding_constraint and the low
 annotations. The CPU client is made once per process, so the 8-device tests run in a
 subprocess with STABLEJAX_NUM_CPU_DEVICES=8 (and XLA_FLAGS for JAX); in it they run directly."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import stablejax as sj
+from stablejax import test_util
 from stablejax import lax, lowering, sharding
 from stablejax.sharding import NamedSharding, P
 
@@ -21,11 +20,7 @@ eight = pytest.mark.skipif(not ON_8, reason="runs in the 8-device subprocess")
 def test_on_8_devices_in_a_subprocess():
   if ON_8:
     pytest.skip("already in the 8-device process")
-  env = dict(os.environ, STABLEJAX_NUM_CPU_DEVICES=str(N),
-             XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
-  proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                         "-n", "0", __file__, "-k", "not subprocess"],
-                        capture_output=True, text=True, env=env, timeout=600)
+  proc = test_util.run_on_cpu_devices(__file__, N)
   assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
   assert " passed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-2000:]
 
