@@ -143,6 +143,24 @@ def test_vmap_with_unbatched_predicate_keeps_the_loop_unmasked():
   check_close(sj.vmap(power(*SJ))(XS), jax.vmap(power(*JAX))(XS))
 
 
+def passthrough(np_, lax_):
+  """The carry `p` is returned unchanged and the cond does not read it."""
+  return lambda p, y: lax_.while_loop(lambda c: c[1].sum() < 3,
+                                      lambda c: (c[0], c[1] + c[0]), (p, y))
+
+
+def test_a_forwarded_carry_becomes_a_body_const_as_in_jax():
+  sj_loop, = [e for e in sj.make_jaxpr(passthrough(*SJ))(1., XS).eqns]
+  jax_loop, = [e for e in jax.make_jaxpr(passthrough(*JAX))(1., XS).eqns]
+  for key in ("cond_nconsts", "body_nconsts"):
+    assert sj_loop.params[key] == jax_loop.params[key]
+  assert len(sj_loop.invars) == len(jax_loop.invars) == 2
+  # so vmap with a batched predicate leaves it unbatched, and out_axes=None accepts it
+  args = (1., np.ones((2, 3), np.float32))
+  check_close(sj.vmap(passthrough(*SJ), (None, 0), (None, 0))(*args),
+              jax.vmap(passthrough(*JAX), (None, 0), (None, 0))(*args))
+
+
 def test_vmap_and_jvp_compose():
   def tangent(program, api):
     return api.vmap(lambda x, n: api.jvp(lambda x: program(x, n)[1], (x,), (1.,))[1])

@@ -45,9 +45,40 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
   if cond_tree.num_leaves != 1 or not _is_bool_scalar(out):
     raise TypeError(f"lax.while_loop: cond_fun must return a boolean scalar, but got output "
                     f"type(s) {avals_str(out)}")
-  outs = while_p.bind(*cond_consts, *body_consts, *init_flat, cond_jaxpr=cond, body_jaxpr=body,
+  moved = _forwarded_carries(cond, len(cond_consts), body, len(body_consts))
+  if any(moved):
+    cond, body = _move_carries_to_consts(cond, len(cond_consts), body, len(body_consts), moved)
+    body_consts = [*(x for x, m in zip(init_flat, moved) if m), *body_consts]
+  carry = [x for x, m in zip(init_flat, moved) if not m]
+  outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond, body_jaxpr=body,
                       cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
-  return tree_unflatten(in_tree, outs)
+  return tree_unflatten(in_tree, merge_lists(moved, outs, [x for x, m in zip(init_flat, moved)
+                                                           if m]))
+
+
+# A carry the body returns unchanged and the cond does not read becomes a body const, as in
+# JAX: the loop's jaxpr is JAX's, and vmap with a batched predicate leaves it unbatched.
+
+def _forwarded_carries(cond: ClosedJaxpr, cond_nconsts: int, body: ClosedJaxpr,
+                       body_nconsts: int) -> list[bool]:
+  """Which carries the body forwards from input to output and the cond does not read."""
+  carry_in = body.jaxpr.invars[body_nconsts:]
+  forwarded = [out is v for out, v in zip(body.jaxpr.outvars, carry_in)]
+  cond_reads = dce.prune_jaxpr(cond, [True], False)[1][cond_nconsts:]
+  return [f and not r for f, r in zip(forwarded, cond_reads)]
+
+
+def _move_carries_to_consts(cond: ClosedJaxpr, cond_nconsts: int, body: ClosedJaxpr,
+                            body_nconsts: int, moved: Sequence[bool]
+                            ) -> tuple[ClosedJaxpr, ClosedJaxpr]:
+  """The cond without the moved carries, and the body taking them first, before its consts,
+  and no longer returning them."""
+  cond = dce.prune_jaxpr(cond, [True], [True] * cond_nconsts + [not m for m in moved])[0]
+  body = dce.prune_jaxpr(body, [not m for m in moved], True)[0]
+  consts, carry = split_list(body.jaxpr.invars, [body_nconsts])
+  invars = ([v for v, m in zip(carry, moved) if m] + consts +
+            [v for v, m in zip(carry, moved) if not m])
+  return cond, ClosedJaxpr(body.jaxpr.replace(invars=invars), body.consts)
 
 
 def _trace_body(body_fun: Callable, in_tree: PyTreeDef, args_tree: PyTreeDef, init_flat: list
