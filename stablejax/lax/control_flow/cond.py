@@ -167,9 +167,17 @@ def _cond_batch(axis_data, args, dims, *, branches: tuple[ClosedJaxpr, ...]):
 
 def _select_branches(index: Any, operands: Sequence, op_dims: Sequence,
                      axis_data: batching.AxisData, branches: tuple[ClosedJaxpr, ...]):
-  """Every branch's results, batched at axis 0, chosen per example by `index` (`select_n`)."""
-  results = [jaxpr_as_fun(batching.batch_jaxpr(b, axis_data, op_dims, True)[0])(*operands)
-             for b in branches]
+  """Every branch's results, batched at axis 0, chosen per example by `index` (`select_n`).
+  Each branch sees its operands through a gradient stop where it is not chosen, as in JAX: a
+  NaN or inf derivative of a branch not taken (`sqrt` at 0) then stays out of reverse mode."""
+  operands = [batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(operands, op_dims)]
+  results = []
+  for i, branch in enumerate(branches):
+    chosen = lax.eq(index, np.int32(i))
+    masked = [lax.select(broadcast_per_example(chosen, x), x, lax.stop_gradient(x))
+              for x in operands]
+    batched = batching.batch_jaxpr(branch, axis_data, [0] * len(operands), True)[0]
+    results.append(jaxpr_as_fun(batched)(*masked))
   outs = [lax.select_n(broadcast_per_example(index, cases[0]), *cases)
           for cases in zip(*results)]
   return outs, [0] * len(outs)
