@@ -85,9 +85,12 @@ class ShapedArray:
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:
-  """The aval of the array storing values of `aval`: itself, or for an extended dtype (PRNG
-  keys) the array of its physical dtype with its physical shape appended."""
+  """The aval of the array storing values of `aval`: itself, for an extended dtype (PRNG keys)
+  the array of its physical dtype with its physical shape appended, and for float0 (no data) a
+  bool array, as in JAX's HLO."""
   dtype = aval.dtype
+  if dtype == dtypes.float0:
+    return ShapedArray(aval.shape, np.dtype(np.bool_))
   if not isinstance(dtype, dtypes.ExtendedDType):
     return aval
   return ShapedArray(aval.shape + dtype.physical_shape, dtype.physical_dtype)

@@ -243,7 +243,9 @@ _python_types = {"i": int, "f": float, "c": complex}  # (a Python bool is not we
 def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
   """`fill_value` as a scalar of `dtype`: a weakly typed Python scalar if `weak_type` and
   `dtype` is the default dtype of its kind (a weak bool, as a comparison's, converted), else a
-  numpy scalar."""
+  numpy scalar; for float0 its one (empty) value."""
+  if dtype == dtypes.float0:
+    return np.zeros((), dtype)
   if dtypes.is_python_scalar(fill_value):
     py = _python_types.get(dtypes.kind(dtype))
     if weak_type and py is not None and dtypes.python_scalar_dtype(py(fill_value)) == dtype:

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from stablejax import basearray, core, tree_util
+from stablejax import basearray, core, dtypes, tree_util
 from stablejax.runtime import pjrt
 
 
@@ -240,9 +240,12 @@ def from_buffer(buf: pjrt.Buffer) -> Array:
 
 def result_wrap(aval: core.ShapedArray) -> Callable[[pjrt.Buffer], Array]:
   """How a result buffer of type `aval` becomes an Array: as it is, or for an extended dtype (a
-  key array) its physical buffer typed `aval`."""
+  key array) its physical buffer typed `aval`; float0 values (no data) as numpy zeros, as JAX
+  returns them."""
   if core.physical_aval(aval) is aval:
     return from_buffer
+  if aval.dtype == dtypes.float0:
+    return lambda buf: np.zeros(aval.shape, dtypes.float0)
   aval = canonical_aval(aval)
   return lambda buf: Array(buf, aval)
 
@@ -271,6 +274,8 @@ def put(x: Any, device: pjrt.Device | None = None) -> Array:
                     "outside of jit/grad/vmap")
   aval = core.get_aval(x)
   device = pjrt.default_device() if device is None else check_device(device)
+  if aval.dtype == dtypes.float0:  # no data: stored as false booleans
+    return Array(pjrt.put(np.zeros(aval.shape, np.bool_), core.physical_aval(aval), device), aval)
   return Array(pjrt.put(x, aval, device), aval)
 
 

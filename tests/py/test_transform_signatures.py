@@ -118,6 +118,24 @@ def test_grad_allow_int_gives_float0():
   assert np.asarray(got[1]).shape == want[1].shape
 
 
+@pytest.mark.parametrize("program", [
+    lambda api: api.jit(api.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)),
+    lambda api: api.jit(lambda x, n: api.vjp(lambda x, n: x * n, x, n)[1](1.)),
+    lambda api: lambda x, n: api.jit(lambda n, t: api.jvp(lambda n: n * 2, (n,), (t,)))(
+        n, np.zeros((), api.dtypes.float0)),
+    lambda api: lambda x, n: api.jit(lambda t: t)(np.zeros((2,), api.dtypes.float0)),
+    lambda api: lambda x, n: api.numpy.zeros((2,), api.dtypes.float0),
+], ids=["jit_grad", "jit_vjp", "float0_argument", "identity", "zeros"])
+def test_float0_through_jit(program):
+  # float0 values carry no data: false booleans in the module, numpy zeros outside (as JAX)
+  args = (np.float32(2.), np.int32(3))
+  got, want = program(sj)(*args), program(jax)(*args)
+  for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+    assert (np.asarray(g).dtype, np.shape(g)) == (np.asarray(w).dtype, np.shape(w))
+    if np.asarray(w).dtype != jax.dtypes.float0:
+      np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
 def test_jacobians_holomorphic_and_has_aux():
   z = np.array([1. + 1j, 2. - 0.5j], np.complex64)
   for name in ("jacfwd", "jacrev"):
