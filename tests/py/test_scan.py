@@ -341,3 +341,22 @@ def test_fori_loop_errors():
     lax.fori_loop(np.int32(0), np.int16(3), lambda i, c: c, 0.0)
   with pytest.raises(ValueError, match="statically known"):
     sj.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c, 0.0, unroll=2))(3)
+
+
+@pytest.mark.parametrize("where", ["around_scan", "body"])
+def test_grad_of_checkpointed_scan_multiplying_carries(where):
+  jax = pytest.importorskip("jax")
+  # the body multiplies two values that depend on the carry; with nothing saved, the
+  # rematerialized products must transpose with respect to one operand each
+  def program(api, np_, lax_):
+    policy = api.checkpoint_policies.nothing_saveable
+    def body(c, x):
+      return (c[0] * c[1], np_.sin(c[1]) * c[0]), c[0] * x
+    if where == "body":
+      return lambda c: lax_.scan(api.checkpoint(body, policy=policy), c, np_.arange(3.))[1].sum()
+    return lambda c: api.checkpoint(lambda c: lax_.scan(body, c, np_.arange(3.)),
+                                    policy=policy)(c)[1].sum()
+  c = (np.float32(1.1), np.float32(0.9))
+  check_close(sj.grad(program(sj, jnp, lax))(c), jax.grad(program(jax, jax.numpy, jax.lax))(c))
+  check_close(sj.jit(sj.grad(program(sj, jnp, lax)))(c),
+              jax.grad(program(jax, jax.numpy, jax.lax))(c))
