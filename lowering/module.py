@@ -535,7 +535,7 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
   with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
-    attrs["sym_name"] = ir.StringAttr.get(sanitize_name(f"jit_{name}"))
+    attrs["sym_name"] = ir.StringAttr.get(sanitize_name(f"jit_{name}").rstrip("_"))  # as JAX
     i32 = ir.IntegerType.get_signless(32)
     attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
     attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)

@@ -25,7 +25,7 @@ def in_out_shardings():
              out_shardings=named("x", "y"))
   print(f.lower(f32(8, 4), f32(4, 8)).as_text(), flush=True)
   # CHECK-LABEL: TEST: in_out_shardings
-  # CHECK: module @jit__lambda_ attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}
+  # CHECK: module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32}
   # CHECK-NEXT: sdy.mesh @mesh = <["x"=2, "y"=4]>
   # CHECK: func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>}) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>})
 

@@ -73,7 +73,7 @@ def test_module_header_and_main():
 
 def test_module_name_is_sanitized():
   module = lower_jaxpr(sj.make_jaxpr(lax.neg)(1.0), "<lambda>")
-  assert str(module).startswith("module @jit__lambda_ ")
+  assert str(module).startswith("module @jit__lambda ")
 
 
 def test_context_is_created_once_per_thread():

@@ -172,7 +172,7 @@ def test_log_compiles_and_explain_cache_misses(caplog):
     f(np.ones(2, np.float32))
     f(np.ones(3, np.float32))
   text = caplog.text
-  assert "Compiling jit__lambda_" in text and "tensor<3xf32>" in text
+  assert "Compiling jit__lambda" in text and "tensor<3xf32>" in text
   assert "TRACING CACHE MISS" in text and "argument types" in text
 
 
