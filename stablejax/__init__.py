@@ -38,6 +38,7 @@ from stablejax.api import (grad, hessian, jacfwd, jacrev, jvp, linearize, make_j
 from stablejax.api import block_until_ready, device_get, eval_shape, jacobian
 from stablejax.stages import ShapeDtypeStruct
 from stablejax.jit import jit
+from stablejax.jax_alias import install_as_jax
 from stablejax.util import clear_caches
 from stablejax.flops import flops
 from stablejax.custom_derivatives import custom_jvp, custom_vjp
@@ -110,8 +111,8 @@ from stablejax.shard_map import smap  # noqa: F401
 from stablejax import api_util  # noqa: F401
 
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
-           "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
-           "value_and_grad", "vjp", "vmap"]
+           "hessian", "install_as_jax", "jacfwd", "jacrev", "jit", "jvp", "linearize",
+           "make_jaxpr", "value_and_grad", "vjp", "vmap"]
 
 from stablejax.interpreters import rule_checks as _rule_checks
 

@@ -1,17 +1,19 @@
 """The command line: `python -m stablejax` runs the demo; `stablejax lower FILE::FUNC --arg
-f32[8,4] --stage jaxpr|stablehlo|compiled` prints one stage of any function."""
+f32[8,4] --stage jaxpr|stablehlo|compiled` prints one stage of any function; `stablejax run
+SCRIPT [args...]` runs a script written against JAX on stablejax (`install_as_jax`)."""
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import re
+import runpy
 import sys
 from typing import Callable, Sequence
 
 import numpy as np
 
 import stablejax as sj
-from stablejax import demo, platforms
+from stablejax import demo, jax_alias, platforms
 
 _TYPE = re.compile(r"^([a-z]+[0-9]*)\[([0-9,\s]*)\]$")
 _DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
@@ -68,6 +70,18 @@ def lower_command(args: argparse.Namespace) -> None:
     print(lowered.compile().as_text())
 
 
+def run_command(args: argparse.Namespace) -> None:
+  """Run SCRIPT as `__main__` with `import jax` giving stablejax."""
+  jax_alias.install_as_jax()
+  sys.argv = [args.script, *args.script_args]
+  try:
+    runpy.run_path(args.script, run_name="__main__")
+  except FileNotFoundError as e:
+    if e.filename != args.script:
+      raise
+    raise SystemExit(f"stablejax run: no such file {args.script!r}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
   parser = argparse.ArgumentParser(prog="stablejax", description=__doc__)
   sub = parser.add_subparsers(dest="command")
@@ -80,9 +94,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                      help=f"{', '.join(platforms.PLATFORMS)} or gpu (default: the default "
                      "device's platform)")
   lower.add_argument("--debug-info", action="store_true", help="source locations in the MLIR")
+  run = sub.add_parser("run", help="run SCRIPT with `import jax` giving stablejax")
+  run.add_argument("script", help="path/to/script.py")
+  run.add_argument("script_args", nargs=argparse.REMAINDER, help="the script's arguments")
   args = parser.parse_args(argv)
   if args.command == "lower":
     lower_command(args)
+  elif args.command == "run":
+    run_command(args)
   else:
     demo.main()
 

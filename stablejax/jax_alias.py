@@ -1,0 +1,118 @@
+"""`install_as_jax()`: an import hook under which `import jax` and every `import jax.<module>`
+give stablejax's module of the same name (`jax.numpy` is `stablejax.numpy`), so libraries
+written against JAX run on stablejax. Real JAX is then never loaded in the process.
+
+JAX's private modules (`jax._src.<module>`), which some libraries import, are answered from the
+separate package `stablejax_compat` (folder `compat/`): nothing in stablejax imports it. A module
+or a name stablejax lacks is an ImportError or AttributeError that names `jax.<name>`."""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+__all__ = ["install_as_jax", "is_installed", "uninstall"]
+
+COMPAT_PACKAGE = "stablejax_compat"
+
+
+def target_name(fullname: str) -> str:
+  """The stablejax module answering the JAX module `fullname` (`jax` or `jax.<...>`)."""
+  if fullname == "jax._src" or fullname.startswith("jax._src."):
+    return COMPAT_PACKAGE + fullname[len("jax._src"):]
+  return "stablejax" + fullname[len("jax"):]
+
+
+class _MissingName(AttributeError):
+  """A name of a JAX module that stablejax's module of the same name does not have."""
+
+
+def _refusing_getattr(module: types.ModuleType, jax_name: str):
+  """A module `__getattr__` that names the JAX attribute asked for, keeping the module's own."""
+  own = module.__dict__.get("__getattr__")
+
+  def __getattr__(name: str):
+    if own is not None:
+      return own(name)
+    if name.startswith("__") and name.endswith("__"):
+      raise AttributeError(name)  # dunder probes (copy, pickle, doctest) expect a plain miss
+    raise _MissingName(f"{jax_name}.{name}: stablejax does not have it (module "
+                       f"{module.__name__!r} has no attribute {name!r})")
+  return __getattr__
+
+
+class _AliasLoader(importlib.abc.Loader):
+  """Loads the JAX module name as the stablejax module already imported."""
+
+  def __init__(self, module: types.ModuleType):
+    self.module = module
+
+  def create_module(self, spec):
+    return self.module
+
+  def exec_module(self, module):
+    pass
+
+
+class _JaxAliasFinder(importlib.abc.MetaPathFinder):
+  """The meta-path finder for `jax` and `jax.*`."""
+
+  def find_spec(self, fullname: str, path, target=None):
+    if fullname != "jax" and not fullname.startswith("jax."):
+      return None
+    name = target_name(fullname)
+    try:
+      module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+      if e.name is not None and name.startswith(e.name):
+        raise ModuleNotFoundError(f"No module named {fullname!r}: stablejax does not have it "
+                                  f"(no module {name!r})", name=fullname) from None
+      raise
+    if module not in _decorated:
+      _decorated[module] = module.__dict__.get("__getattr__")
+      module.__getattr__ = _refusing_getattr(module, fullname)
+    return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
+                                          is_package=hasattr(module, "__path__"))
+
+
+_finder = _JaxAliasFinder()
+_decorated: dict[types.ModuleType, object] = {}  # module -> its own __getattr__ (or None)
+
+
+def install_as_jax() -> None:
+  """From now on, `import jax` (and `jax.<module>`) gives stablejax (and its module).
+
+  Raises ImportError if real JAX is already imported in this process: its modules and arrays
+  cannot be swapped out."""
+  if is_installed():
+    return
+  loaded = sorted(n for n, m in sys.modules.items()
+                  if (n == "jax" or n.startswith("jax.")) and m is not None
+                  and not getattr(m, "__name__", "").startswith(("stablejax", COMPAT_PACKAGE)))
+  if loaded:
+    raise ImportError(f"install_as_jax: real JAX is already imported ({', '.join(loaded[:3])}"
+                      f"{', ...' if len(loaded) > 3 else ''}); call it before anything imports "
+                      "jax")
+  sys.meta_path.insert(0, _finder)
+
+
+def is_installed() -> bool:
+  """Whether `install_as_jax()` is in effect."""
+  return _finder in sys.meta_path
+
+
+def uninstall() -> None:
+  """Remove the hook and forget the `jax` modules it gave (the stablejax modules stay, as they
+  were)."""
+  if _finder in sys.meta_path:
+    sys.meta_path.remove(_finder)
+  for module, own in _decorated.items():
+    if own is None:
+      del module.__getattr__
+    else:
+      module.__getattr__ = own
+  _decorated.clear()
+  for name in [n for n in sys.modules if n == "jax" or n.startswith("jax.")]:
+    del sys.modules[name]
