@@ -122,6 +122,18 @@ with J.set_mesh(mesh):
   keep("reshard_eager", J.reshard(x, P("y", "x")))
   record_types("zeros_typed", lambda: jnp.zeros((8, 4), out_sharding=P("x", "y")))
 
+# eager operations run over the mesh and keep the types
+keep("eager_mul", x * 2.0)
+keep("eager_sin_add", jnp.sin(xy) + xy)
+keep("eager_sum", jnp.sum(xy, axis=0))
+keep("eager_dot", jnp.dot(x, w))
+keep("eager_T", xy.T)
+keep("eager_reshape", x.reshape(4, 2, 4))
+keep("eager_mixed", x + x_np)
+keep("eager_auto", J.device_put(x_np, NamedSharding(auto, P("x"))) * 2.0, types=False)
+note("eager_devices", len((x * 2.0).devices()))
+note("eager_shards", [list(s.data.shape) for s in (x * 2.0).addressable_shards][:2])
+
 # jaxprs print the types
 note("jaxpr", str(J.make_jaxpr(lambda a, c: jnp.dot(jnp.sin(a), c).sum(0))(x, w)))
 # grad and vmap keep them
