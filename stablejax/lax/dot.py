@@ -302,7 +302,12 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
   dims = ((ans_y, tuple(y_kept)), (ans_batch, y_batch))
   x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
   unsorted = list(x_batch) + x_kept + x_contract_by_y
-  out = dot_general(ct, y, dims, precision, preferred_element_type)
+  params = {}
+  x_type = x_aval.typed_sharding
+  if x_type is not None:  # laid out as x (its contraction may be ambiguous otherwise), as JAX
+    params["out_sharding"] = x_type.update(spec=[x_type.spec[d] for d in unsorted])
+  out = dot_general_p.bind(ct, y, dimension_numbers=_canonical_dims(dims), precision=precision,
+                           preferred_element_type=preferred_element_type, **params)
   x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
   if core.get_aval(x_bar).dtype != x_aval.dtype:
     x_bar = lax.convert_element_type(x_bar, x_aval.dtype, weak_type=x_aval.weak_type)
@@ -342,16 +347,18 @@ def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_typ
   params = dict(precision=precision, preferred_element_type=preferred_element_type)
   if ld is not not_mapped and rd is not not_mapped:
     lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
-    dn = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb)))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), 0
-  if ld is not not_mapped:
+    dn, out_dim = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb))), 0
+  elif ld is not not_mapped:
     lhs = batching.moveaxis(lhs, ld, 0)
-    dn = ((_plus1(lc), rc), (_plus1(lb), rb))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb)
-  rhs = batching.moveaxis(rhs, rd, 0)
-  dn = ((lc, _plus1(rc)), (lb, _plus1(rb)))
-  lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb) + lhs_free
+    dn, out_dim = ((_plus1(lc), rc), (_plus1(lb), rb)), len(lb)
+  else:
+    rhs = batching.moveaxis(rhs, rd, 0)
+    dn = ((lc, _plus1(rc)), (lb, _plus1(rb)))
+    out_dim = len(lb) + core.get_aval(lhs).ndim - len(lc) - len(lb)
+  if out_sharding is not None:  # the batch dimension is not split
+    spec = list(out_sharding.spec)
+    params["out_sharding"] = out_sharding.update(spec=spec[:out_dim] + [None] + spec[out_dim:])
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), out_dim
 
 
 batching.primitive_batchers[dot_general_p] = _dot_general_batcher
