@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from stablejax.mesh import AbstractMesh
 from stablejax.partition_spec import PartitionSpec
 
-__all__ = ["AvalSharding", "ShardingTypeError", "of_sharding", "sharding_rules"]
+__all__ = ["AvalSharding", "ShardingTypeError", "of_sharding", "of_spec", "sharding_rules"]
 
 
 class ShardingTypeError(Exception):
@@ -58,12 +58,18 @@ def of_sharding(sharding: Any, ndim: int) -> AvalSharding | None:
   """The typed sharding of an array of rank `ndim` laid out by `sharding`: its spec over the
   Explicit axes of its mesh; None unless it is a NamedSharding on a mesh with Explicit axes."""
   mesh = getattr(sharding, "mesh", None)
-  if mesh is None or not mesh.explicit_axes:
+  return None if mesh is None else of_spec(mesh, sharding.spec, ndim)
+
+
+def of_spec(mesh: Any, spec: PartitionSpec, ndim: int) -> AvalSharding | None:
+  """The typed sharding of an array of rank `ndim` split by `spec` over `mesh` (a Mesh or
+  AbstractMesh): `spec` over its Explicit axes; None when it has none."""
+  if not mesh.explicit_axes:
     return None
   explicit = set(mesh.explicit_axes)
   parts = []
   for i in range(ndim):
-    axes = tuple(a for a in sharding.spec.axes(i) if a in explicit)
+    axes = tuple(a for a in spec.axes(i) if a in explicit)
     parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
   return AvalSharding(mesh.abstract_mesh, PartitionSpec(*parts))
 
