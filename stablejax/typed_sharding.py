@@ -9,6 +9,7 @@ them). A primitive without a rule keeps what its abstract evaluation returned.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 from stablejax.mesh import AbstractMesh
@@ -165,6 +166,24 @@ def same_rule(x: Any, **params: Any) -> tuple:
 def drop_axes_rule(x: Any, *, axes: Sequence[int], **params: Any) -> tuple:
   """A reduction: the reduced dimensions go, the others keep their split."""
   return tuple(p for i, p in enumerate(parts(x)) if i not in axes)
+
+
+def varying_shape_rule(name: str, abstract_eval: Callable[..., Any]) -> Callable[..., tuple]:
+  """The operand's split, kept on a dimension whose size changes (as slicing and padding
+  change it) only where the new size still divides over its axes (JAX's rule)."""
+  def rule(x: Any, *rest: Any, **params: Any) -> tuple:
+    out_shape = abstract_eval(x, *rest, **params).shape
+    spec = parts(x)
+    sizes = dict(x.sharding.mesh.shape_tuple) if isinstance(x.sharding, AvalSharding) else {}
+    for n, m, p in zip(x.shape, out_shape, spec):
+      k = math.prod(sizes[a] for a in axis_tuple(p))
+      if n != m and m % k:
+        raise ShardingTypeError(
+            f"{name} on sharded dims where out dim ({m}) is not divisible by mesh axes ({k}) "
+            f"with spec ({p}) is not implemented. Got input type={x.str_short()} and output "
+            f"shape={tuple(out_shape)}")
+    return spec
+  return rule
 
 
 def split_parts(sizes: dict[str, int], axes: Sequence[str], out_sizes: Sequence[int],

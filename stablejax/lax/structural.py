@@ -946,7 +946,29 @@ def _reshape_sharding(x: ShapedArray, *, new_sizes, dimensions) -> tuple:
   return tuple(out)
 
 
+def _concatenate_sharding(*avals: ShapedArray, dimension) -> tuple:
+  """Typed operands alike; the result split as they are (JAX's rule)."""
+  typed_ones = {a.typed_sharding for a in avals} - {None}
+  if len(typed_ones) > 1:
+    raise typed.ShardingTypeError("All operands should have the same sharding. Got shardings "
+                                  f"{', '.join(str(a.sharding) for a in avals)}")
+  return tuple(next(iter(typed_ones)).spec)
+
+
+def _dynamic_update_slice_sharding(x: ShapedArray, update: ShapedArray, *indices) -> tuple:
+  if x.typed_sharding != update.typed_sharding:
+    raise typed.ShardingTypeError(
+        "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+        f"sharding {x.str_short()} and update sharding {update.str_short()}.")
+  return typed.parts(x)
+
+
 typed.sharding_rules.update({
+    concatenate_p: _concatenate_sharding,
+    slice_p: typed.varying_shape_rule("slicing", _slice_abstract_eval),
+    dynamic_slice_p: typed.varying_shape_rule("dynamic_slice", _dynamic_slice_abstract_eval),
+    pad_p: typed.varying_shape_rule("padding", _pad_abstract_eval),
+    dynamic_update_slice_p: _dynamic_update_slice_sharding,
     broadcast_in_dim_p: _broadcast_in_dim_sharding,
     reshape_p: _reshape_sharding,
     transpose_p: lambda x, *, permutation: tuple(typed.parts(x)[p] for p in permutation),

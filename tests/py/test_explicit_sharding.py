@@ -101,6 +101,19 @@ record_types("reshape_merge", lambda a: a.reshape(2, 32), b)
 record_types("reshape_ones", lambda a: a.reshape(8, 1, 4), xy)
 record_types("reshape_flat", lambda a: a.reshape(32), x)
 record_types("bcast_to", lambda a: jnp.broadcast_to(a, (3, 8, 4)), xy)
+record_types("slices", lambda a: (a[0:4], a[:, 1:3], L.dynamic_slice(a, (0, 1), (4, 2))), x)
+record_types("pads", lambda a: (jnp.pad(a, ((0, 0), (1, 1))), jnp.pad(a, ((4, 4), (0, 0)))), x)
+record_types("concats", lambda a: (jnp.concatenate([a, a], 0), jnp.concatenate([a, a], 1),
+                                   jnp.concatenate([a, jnp.ones((8, 4))], 1), jnp.stack([a, a])), x)
+record_types("split_cols", lambda a: jnp.split(a, 2, axis=1), x)
+record_types("at_set_col", lambda a: a.at[:, 1].set(1.0), x)
+record_types("sort", lambda a: jnp.sort(a, axis=1), x)
+record_types("cond_while", lambda a: (L.cond(True, lambda v: v * 2, lambda v: v, a),
+                                      L.fori_loop(0, 3, lambda i, v: v * 2, a)), x)
+record_types("nn", lambda a: (jnp.mean(a, axis=1), J.nn.softmax(a, axis=1)), x)
+error("slice_bad", lambda: J.jit(lambda a: a[0:2])(x))
+error("index_bad", lambda: J.jit(lambda a: a[3])(x))
+error("dus_bad", lambda: J.jit(lambda a: L.dynamic_update_slice(a, jnp.ones((2, 4)), (0, 0)))(x))
 error("reshape_bad", lambda: J.jit(lambda a: a.reshape(2, 4, 4))(x))
 error("reshape_bad_eager", lambda: J.typeof(jnp.reshape(x, (2, 16))))
 error("add_conflict", lambda: J.jit(lambda a, c: a + c)(x, put(x_np, None, "x")))
@@ -194,7 +207,7 @@ def both(tmp_path_factory):
 
 ERRORS = ["reshape_bad", "reshape_bad_eager", "add_conflict", "add_conflict2",
           "cumsum_sharded_axis", "dot_ambiguous", "dot_ambiguous_eager", "dot_mismatch",
-          "dot_illegal"]
+          "dot_illegal", "slice_bad", "index_bad", "dus_bad"]
 SHARD_MAP_ERRORS = {"sm_other_spec": "ValueError", "sm_other_spec_jit": "ValueError",
                     "sm_replicated_in": "ValueError", "sm_unsharded_in": "ValueError",
                     "sm_infer_auto": "TypeError"}
