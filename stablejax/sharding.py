@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib import _jax, xla_client
 
 from stablejax import core, tree_util
+from stablejax.typed_sharding import AvalSharding
 from stablejax.partition_spec import UNCONSTRAINED, P, PartitionSpec, strip_trailing_none
 from stablejax.mesh import (AbstractDevice, AbstractMesh, AxisType, BaseMesh, get_abstract_mesh,
                             use_abstract_mesh)
@@ -423,6 +424,9 @@ class NamedSharding(_MultiDevice):
 
   def __reduce__(self) -> tuple:
     return (_named_sharding, (self.mesh, self.spec, self.memory_kind))
+
+
+Sharding.register(AvalSharding)  # (the sharding in an aval's type is a Sharding, as JAX's)
 
 
 def _named_sharding(mesh: Mesh, spec: PartitionSpec, memory_kind: str | None) -> NamedSharding:

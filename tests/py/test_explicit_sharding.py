@@ -176,6 +176,11 @@ keep("sm_auto_other", sm(body, mesh=auto, in_specs=P(None, "x"), out_specs=P(Non
 
 # jaxprs print the types
 note("jaxpr", str(J.make_jaxpr(lambda a, c: jnp.dot(jnp.sin(a), c).sum(0))(x, w)))
+# ShapeDtypeStructs with a sharding on Explicit axes are typed, eval_shape gives typed ones
+sds = J.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+note("sds_jaxpr", str(J.make_jaxpr(lambda a: a * 2)(sds)))
+note("eval_shape", repr(J.eval_shape(lambda a: a.T, x)))
+
 # grad and vmap keep them
 record_types("grad", J.grad(lambda a: jnp.sum(jnp.sin(a) * a)), xy)
 record_types("vmap", J.vmap(lambda r: r * 2.0), x)
