@@ -55,10 +55,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = _
     raise NotImplementedError("shard_map over some of the mesh axes (axis_names) is not "
                               "supported; stablejax makes all mesh axes manual")
   if in_specs is _INFER and not mesh.are_all_axes_explicit:
-    types = ", ".join(str(t) for t in mesh.axis_types)
     raise TypeError("shard_map in_specs argument must be a pytree of "
                     "`stablejax.sharding.PartitionSpec` instances, but it was `None` when "
-                    f"axis_names={set(mesh.axis_names)} are of type {types}")
+                    f"axis_names={set(mesh.axis_names)} are of type {_types(mesh)}")
 
   @functools.wraps(f, updated=())
   def mapped(*args):
@@ -79,6 +78,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = _
                             out_specs=tuple(flat_out_specs), check_vma=check_vma)
     return tree_unflatten(out_tree(), outs)
   return mapped
+
+
+def _types(mesh: Mesh) -> str:
+  return ", ".join(str(t) for t in mesh.axis_types)
 
 
 def _check_explicit_inputs(specs: list[PartitionSpec], flat: list) -> None:
@@ -129,9 +132,6 @@ def _check_smap_axes(in_axes: Any, out_axes: Any, axis_name: Any) -> None:
   if not all(isinstance(a, int) for a in tree_leaves(out_axes)):
     raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
                     f"types as leaves, but got {out_axes}.")
-  if in_axes is _INFER:
-    raise NotImplementedError("smap without in_axes infers them from explicitly sharded "
-                              "arguments, which stablejax does not have; pass in_axes")
 
 
 def smap(f: Callable | None = None, /, *, in_axes: Any = _INFER, out_axes: Any,
@@ -142,8 +142,12 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = _INFER, out_axes: Any,
   if f is None:
     return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
   _check_smap_axes(in_axes, out_axes, axis_name)
+  mesh = current_mesh()
+  if in_axes is _INFER and mesh is not None and not mesh.are_all_axes_explicit:
+    raise TypeError("in_axes was not specified when "
+                    f"axis_name={frozenset({axis_name})} was of type {_types(mesh)}")
   to_spec = functools.partial(_axes_to_spec, axis_name)
   is_none = lambda a: a is None  # noqa: E731
-  in_specs = tree_map(to_spec, in_axes, is_leaf=is_none)
+  in_specs = _INFER if in_axes is _INFER else tree_map(to_spec, in_axes, is_leaf=is_none)
   out_specs = tree_map(to_spec, out_axes, is_leaf=is_none)
   return shard_map(f, in_specs=in_specs, out_specs=out_specs, axis_names=frozenset({axis_name}))

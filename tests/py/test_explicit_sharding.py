@@ -91,7 +91,8 @@ record_types("bcast_row", lambda a: a + jnp.ones(4), x)
 record_types("bcast_col", lambda a, c: a * c[:, None], xy, put(x_np[:, 0], "x"))
 record_types("where", lambda a: jnp.where(a > 0, a, 0.0), xy)
 record_types("convert", lambda a: a.astype(jnp.int32), xy)
-record_types("sums", lambda a: (jnp.sum(a, axis=0), jnp.sum(a, axis=1), jnp.max(a), jnp.argmax(a, axis=1)), xy)
+record_types("sums", lambda a: (jnp.sum(a, axis=0), jnp.sum(a, axis=1), jnp.max(a),
+                                jnp.argmax(a, axis=1)), xy)
 record_types("cumsum", lambda a: jnp.cumsum(a, axis=1), x)
 error("cumsum_sharded_axis", lambda: J.jit(lambda a: jnp.cumsum(a, axis=0))(x))
 record_types("transpose", lambda a: (a.T, jnp.transpose(b, (2, 0, 1))), xy)
@@ -123,21 +124,23 @@ error("add_conflict2", lambda: J.jit(lambda a, c: a + c)(x, put(x_np, "y", None)
 record_types("dot", lambda a, c: jnp.dot(a, c), x, w)
 record_types("matmul", lambda a, c: a @ c, x, w)
 record_types("einsum", lambda a, c: jnp.einsum("ij,jk->ik", a, c), x, w)
-record_types("dot_batch", lambda a, c: jnp.einsum("bij,bjk->bik", a, c), b, put(np.ones((2, 4, 6), np.float32), None, None, "y"))
+record_types("dot_batch", lambda a, c: jnp.einsum("bij,bjk->bik", a, c), b,
+             put(np.ones((2, 4, 6), np.float32), None, None, "y"))
 error("dot_illegal", lambda: J.jit(lambda a: jnp.einsum("bij,bkj->bik", a, a))(b))
 error("dot_ambiguous", lambda: J.jit(lambda a, c: jnp.dot(a, c))(xy, wy))
 error("dot_ambiguous_eager", lambda: jnp.dot(xy, wy))
 error("dot_mismatch", lambda: J.jit(lambda a, c: jnp.dot(a, c))(xy, put(w_np, "x", None)))
 with J.set_mesh(mesh):
   record_types("dot_out", lambda a, c: jnp.dot(a, c, out_sharding=P("x", None)), xy, wy)
-  record_types("einsum_out", lambda a, c: jnp.einsum("ij,jk->ik", a, c, out_sharding=P(None, "y")), xy, wy)
+  record_types("einsum_out",
+               lambda a, c: jnp.einsum("ij,jk->ik", a, c, out_sharding=P(None, "y")), xy, wy)
   record_types("reshard", lambda a: J.reshard(a, P(None, "x")) * 2, x)
   record_types("reshard_replicate", lambda a: J.reshard(a, P()), xy)
   keep("reshard_eager", J.reshard(x, P("y", "x")))
   record_types("zeros_typed", lambda: jnp.zeros((8, 4), out_sharding=P("x", "y")))
   # the transposed dots are laid out as the primals (their contractions are ambiguous)
-  record_types("grad_dot_out", J.grad(lambda a, c: jnp.sum(jnp.dot(a, c, out_sharding=P("x", None)) ** 2),
-                                      argnums=(0, 1)), xy, wy)
+  loss = lambda a, c: jnp.sum(jnp.dot(a, c, out_sharding=P("x", None)) ** 2)
+  record_types("grad_dot_out", J.grad(loss, argnums=(0, 1)), xy, wy)
 
 # eager operations run over the mesh and keep the types
 keep("eager_mul", x * 2.0)
@@ -288,3 +291,17 @@ def test_rules_on_avals():
 def test_untyped_values_stay_untyped():
   x = sj.numpy.ones((8, 4))
   assert sj.typeof(x).sharding is None and str(sj.typeof(x * 2)) == "f32[8,4]"
+
+
+@pytest.mark.parametrize("lib_name", ["jax", "stablejax"])
+def test_smap_infers_in_axes_from_explicit_types_as_jax(lib_name):
+  lib = pytest.importorskip(lib_name)
+  x = np.arange(8.).reshape(2, 4)
+  with lib.set_mesh(lib.make_mesh((1,), ("i",))):
+    y = lib.device_put(x, lib.sharding.PartitionSpec(None, "i"))
+    np.testing.assert_array_equal(
+        lib.smap(lambda a: a * 2, out_axes=1, axis_name="i")(y), x * 2)
+  auto = lib.make_mesh((1,), ("i",), axis_types=(lib.sharding.AxisType.Auto,))
+  with lib.set_mesh(auto), pytest.raises(TypeError, match=r"in_axes was not specified when "
+                                         r"axis_name=frozenset\(\{'i'\}\) was of type"):
+    lib.smap(lambda a: a * 2, out_axes=1, axis_name="i")(x)
