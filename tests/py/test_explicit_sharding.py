@@ -187,6 +187,11 @@ note("eval_shape", repr(J.eval_shape(lambda a: a.T, x)))
 # grad and vmap keep them
 record_types("grad", J.grad(lambda a: jnp.sum(jnp.sin(a) * a)), xy)
 record_types("vmap", J.vmap(lambda r: r * 2.0), x)
+def vmap_body(r):
+  note("vmap_inner_" + str(r.shape[0]), typ(r))  # the mapped dimension's split goes
+  return jnp.sum(r * 2.0)
+record_types("vmap_axis0", J.vmap(vmap_body, in_axes=0), xy)
+record_types("vmap_axis1", J.vmap(vmap_body, in_axes=1), xy)
 
 np.savez(sys.argv[2], **values)
 with open(sys.argv[2] + ".json", "w") as fh:
