@@ -27,6 +27,8 @@ def safe_map(f: Callable, *args: Sequence) -> list:
 
 def shaped_abstractify(x: Any) -> core.ShapedArray:
   """The abstract value (shape, dtype, weak type) of an array, scalar or ShapeDtypeStruct."""
+  if type(x) in core.aval_handlers:
+    return core.get_aval(x)
   if hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__"):
     return core.ShapedArray(tuple(x.shape), x.dtype, getattr(x, "weak_type", False))
   return core.get_aval(x)

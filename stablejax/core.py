@@ -18,6 +18,7 @@ from jaxlib import xla_client
 
 from stablejax import dtypes
 from stablejax.basearray import Array
+from stablejax.typed_sharding import AvalSharding, is_typed, of_sharding, propagate
 from stablejax.errors import (
     ConcretizationTypeError, TracerArrayConversionError, TracerBoolConversionError,
     TracerIntegerConversionError, UnexpectedTracerError)
@@ -29,8 +30,9 @@ from stablejax.config import config
 
 class ShapedArray:
   """The type of an array: shape, dtype and whether the dtype is weak (from a Python scalar).
-  `sharding` (None: unspecified) is carried for the user and kept by `update`; it takes no part
-  in equality, as stablejax's operations do not propagate it."""
+  `sharding` (None: unspecified) is kept by `update`. A typed sharding (`AvalSharding`: the
+  split over Explicit mesh axes) is part of the type, propagated by the primitives' sharding
+  rules; any other sharding a user gives is carried along and takes no part in equality."""
   __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
 
   def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *,
@@ -53,13 +55,20 @@ class ShapedArray:
       size *= d
     return size
 
+  @property
+  def typed_sharding(self) -> AvalSharding | None:
+    """The sharding that is part of the type (over Explicit mesh axes), else None."""
+    s = self.sharding
+    return s if type(s) is AvalSharding else None
+
   def __eq__(self, other: Any) -> bool:
     return (type(other) is ShapedArray and self.shape == other.shape and
-            self.dtype == other.dtype and self.weak_type == other.weak_type)
+            self.dtype == other.dtype and self.weak_type == other.weak_type and
+            self.typed_sharding == other.typed_sharding)
 
   def __hash__(self) -> int:
     if self._hash is None:
-      self._hash = hash((self.shape, self.dtype, self.weak_type))
+      self._hash = hash((self.shape, self.dtype, self.weak_type, self.typed_sharding))
     return self._hash
 
   def update(self, shape=None, dtype=None, weak_type=None, sharding=None) -> ShapedArray:
@@ -75,13 +84,24 @@ class ShapedArray:
     return ShapedArray(self.shape, dtype, self.weak_type, sharding=self.sharding)
 
   def str_short(self) -> str:
-    return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    typed = self.typed_sharding
+    dims = ",".join(map(str, self.shape)) if typed is None else typed.shape_str(self.shape)
+    return f"{dtypes.short_name(self.dtype)}[{dims}]"
 
   def __repr__(self) -> str:
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short()}{weak})"
 
   __str__ = str_short
+
+
+def typed_aval(aval: ShapedArray, sharding: Any) -> ShapedArray:
+  """`aval` typed as an array laid out by `sharding`: with its split over Explicit mesh axes,
+  without any for other shardings (None included)."""
+  typed = of_sharding(sharding, aval.ndim)
+  if typed == aval.sharding:
+    return aval
+  return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=typed)
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:
@@ -196,10 +216,14 @@ class Primitive:
     out = self.abstract_eval(*avals_in, **params)
     if not self.multiple_results:
       if type(out) is ShapedArray or isinstance(out, ShapedArray):  # (the first: fast)
-        return [out]
+        out = [out]
+      else:
+        raise TypeError(self._bad_abstract_eval(out))
     elif isinstance(out, (list, tuple)) and all(isinstance(a, ShapedArray) for a in out):
-      return list(out)
-    raise TypeError(self._bad_abstract_eval(out))
+      out = list(out)
+    else:
+      raise TypeError(self._bad_abstract_eval(out))
+    return propagate(self, avals_in, out, params) if is_typed(avals_in) else out
 
   def _bad_abstract_eval(self, out: Any) -> str:
     want = ("a list of ShapedArrays (multiple_results=True)" if self.multiple_results

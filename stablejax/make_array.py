@@ -41,7 +41,8 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any,
                        f"{v.shape} for index {index}, expected {want}")
   if isinstance(sharding, SingleDeviceSharding):
     return Array(pjrt.put(values[0], aval, layout[0][0]), aval)
-  return Array(pjrt.put_shards(values, aval, sharding, [d for d, _, _ in layout]), aval)
+  return Array(pjrt.put_shards(values, aval, sharding, [d for d, _, _ in layout]),
+               core.typed_aval(aval, sharding))
 
 
 def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any,
@@ -66,7 +67,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Any,
   bufs = [by_device[d]._buf for d, _, _ in layout]
   if len(bufs) == 1 and bufs[0].aval.shape == shape:
     return from_buffer(bufs[0])
-  return Array(pjrt.assemble(aval, sharding, bufs), aval)
+  return Array(pjrt.assemble(aval, sharding, bufs), core.typed_aval(aval, sharding))
 
 
 def make_array_from_process_local_data(sharding: Any, local_data: Any,

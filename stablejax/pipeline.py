@@ -206,7 +206,7 @@ _eager: dict[tuple, tuple] = {}  # key -> (executable, the jaxprs of its params)
 _eager_per_jaxpr: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: runtime.Device
+def _eager_cache(prim: core.Primitive, avals: tuple, params: dict, device: Any
                  ) -> tuple[dict, tuple, tuple]:
   """(the cache, the key, the jaxprs in `params`) of `prim`'s eager executable. Jaxprs appear
   in the key by identity: the entry keeps them alive (all but the first, its cache's weak key,
@@ -254,13 +254,14 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
       if debug_special.enabled():
         debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
-  avals, device, on_device = [], None, True
+  avals, device, on_device, spread = [], None, True, []
   for x in args:
+    spread.append(None)
     if type(x) is Array:
       avals.append(x.aval)
       d = x.device
-      if not isinstance(d, runtime.Device):  # a multi-device Array: gathered to one device
-        on_device = False
+      if not isinstance(d, runtime.Device):  # a multi-device Array: run over its mesh
+        on_device, spread[-1] = False, spmd.mesh_sharding(x.sharding)
       elif device is None:
         device = d
       elif d is not device:
@@ -268,14 +269,15 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     else:
       avals.append(core.get_aval(x))
       on_device = False
-  device, avals = device or runtime.default_device(), tuple(avals)
-  cache, key, keep = _eager_cache(prim, avals, params, device)
+  device, avals, spread = device or runtime.default_device(), tuple(avals), tuple(spread)
+  where = device if not any(spread) else spread
+  cache, key, keep = _eager_cache(prim, avals, params, where)
   entry = cache.get(key)
   if entry is None:
     if len(cache) >= _EAGER_CACHE_SIZE:
       del cache[next(iter(cache))]  # the oldest entry
     closed = _primitive_jaxpr(prim, avals, params)
-    entry = cache[key] = (_eager_executable(closed, prim.name, device), keep)
+    entry = cache[key] = (_eager_executable(closed, prim.name, device, spread), keep)
   exe = entry[0]
   if on_device and not isinstance(exe, ShardedExecutable):
     _last_call[prim] = _LastCall(avals, params, exe)
@@ -287,15 +289,19 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
   return outs if prim.multiple_results else outs[0]
 
 
-def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device) -> Any:
-  """The eager executable of `closed`: on `device`, or partitioned over the mesh its body names
-  (a call of a `shard_map`, as `grad` of a `pmap` evaluates eagerly), the partitioner choosing
-  the argument and result shardings."""
-  mesh = spmd.constraint_mesh(closed)
+def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
+                      spread: tuple) -> Any:
+  """The eager executable of `closed`: on `device`, or partitioned over the mesh of its
+  arguments laid out on one (`spread`: each one's NamedSharding, else None), as JAX runs an
+  operation on sharded arrays, or over the mesh its body names (a call of a `shard_map`, as
+  `grad` of a `pmap` evaluates eagerly). Results are laid out by their types, else by the
+  partitioner."""
+  mesh = next((s.mesh for s in spread if s is not None), None) or spmd.constraint_mesh(closed)
   if mesh is None:
     return compile(lower(closed, name, runtime.platform_of(device)), device, closed.out_avals)
-  ctx = lowering.ShardingContext(mesh, (None,) * len(closed.in_avals),
-                                 (None,) * len(closed.out_avals))
+  ins = tuple(s if s is not None and s.mesh == mesh else None for s in spread)
+  outs = tuple(spmd.typed_result(a, mesh) for a in closed.out_avals)
+  ctx = lowering.ShardingContext(mesh, ins, outs)
   return _executable(closed, name, ctx, registry.choose(None), (), ())
 
 

@@ -19,6 +19,8 @@ import numpy as np
 from jaxlib import _jax, xla_client
 
 from stablejax import core, tree_util
+from stablejax.typed_sharding import AvalSharding
+from stablejax.partition_spec import UNCONSTRAINED, P, PartitionSpec, strip_trailing_none
 from stablejax.mesh import (AbstractDevice, AbstractMesh, AxisType, BaseMesh, get_abstract_mesh,
                             use_abstract_mesh)
 from stablejax import mesh as mesh_lib
@@ -290,79 +292,6 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types:
 
 
 # ----------------------------------------------------------------------------------------------
-# PartitionSpec
-
-class _Unconstrained:
-  """`P.UNCONSTRAINED`: a dimension the partitioner may shard as it likes."""
-
-  def __repr__(self) -> str:
-    return "UNCONSTRAINED"
-
-
-UNCONSTRAINED = _Unconstrained()
-
-
-def _canonical_partition(p: Any) -> Any:
-  if p is None or p is UNCONSTRAINED or isinstance(p, str):
-    return p
-  if isinstance(p, (tuple, list)):
-    if not all(isinstance(a, str) for a in p):
-      raise TypeError(f"PartitionSpec: a tuple entry must hold axis names, got {p!r}")
-    return p[0] if len(p) == 1 else tuple(p)
-  raise TypeError(f"PartitionSpec entries are None, an axis name or a tuple of axis names; "
-                  f"got {p!r}")
-
-
-class PartitionSpec:
-  """Per array dimension: None (not split), a mesh axis name, or a tuple of names (split over
-  their product, major first). Missing trailing dimensions are not split."""
-  __slots__ = ("_partitions",)
-  UNCONSTRAINED = UNCONSTRAINED
-
-  def __init__(self, *partitions: Any):
-    self._partitions = tuple(_canonical_partition(p) for p in partitions)
-
-  def __iter__(self) -> Iterator[Any]:
-    return iter(self._partitions)
-
-  def __len__(self) -> int:
-    return len(self._partitions)
-
-  def __getitem__(self, i: Any) -> Any:
-    out = self._partitions[i]
-    return PartitionSpec(*out) if isinstance(i, slice) else out
-
-  def __eq__(self, other: Any) -> bool:
-    return isinstance(other, PartitionSpec) and self._partitions == other._partitions
-
-  def __hash__(self) -> int:
-    return hash(_strip_trailing_none(self._partitions))
-
-  def __add__(self, other: Any) -> PartitionSpec:
-    return PartitionSpec(*self._partitions, *tuple(other))
-
-  def __repr__(self) -> str:
-    return f"P{self._partitions!r}" if len(self._partitions) != 1 else \
-        f"P({self._partitions[0]!r},)"
-
-  def axes(self, i: int) -> tuple[str, ...]:
-    """The mesh axes splitting dimension `i`, major first."""
-    p = self._partitions[i] if i < len(self._partitions) else None
-    if p is None or p is UNCONSTRAINED:
-      return ()
-    return (p,) if isinstance(p, str) else p
-
-
-P = PartitionSpec
-
-
-def _strip_trailing_none(parts: tuple) -> tuple:
-  while parts and parts[-1] is None:
-    parts = parts[:-1]
-  return parts
-
-
-# ----------------------------------------------------------------------------------------------
 # NamedSharding
 
 def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
@@ -497,6 +426,9 @@ class NamedSharding(_MultiDevice):
     return (_named_sharding, (self.mesh, self.spec, self.memory_kind))
 
 
+Sharding.register(AvalSharding)  # (the sharding in an aval's type is a Sharding, as JAX's)
+
+
 def _named_sharding(mesh: Mesh, spec: PartitionSpec, memory_kind: str | None) -> NamedSharding:
   return NamedSharding(mesh, spec, memory_kind=memory_kind)
 
@@ -555,7 +487,7 @@ def _specs(mesh: Mesh, ndim: int) -> Iterator[PartitionSpec]:
   names = mesh.axis_names
   for choice in itertools.product(range(-1, ndim), repeat=len(names)):
     parts = [tuple(a for a, c in zip(names, choice) if c == i) for i in range(ndim)]
-    yield PartitionSpec(*_strip_trailing_none(tuple(p or None for p in parts)))
+    yield PartitionSpec(*strip_trailing_none(tuple(p or None for p in parts)))
 
 
 Sharding.register(NamedSharding)
@@ -588,9 +520,9 @@ def put(x: Any, sharding: Any) -> Array:
     aval = core.get_aval(x)
     value = np.asarray(x, aval.dtype)
   layout = sharding._shard_layout(aval.shape)
-  buf = pjrt.put_shards([value[index] for _, index, _ in layout], aval, sharding,
-                        [d for d, _, _ in layout])
-  return Array(buf, aval)
+  buf = pjrt.put_shards([value[index] for _, index, _ in layout], core.typed_aval(aval, None),
+                        sharding, [d for d, _, _ in layout])
+  return Array(buf, core.typed_aval(aval, sharding))
 
 
 def device_put(x: Any, device: Any = None) -> Any:

@@ -87,7 +87,7 @@ def _mesh(shardings: Sequence[Any], closed: ClosedJaxpr
 def plan(in_prefix: Any, out_prefix: Any, in_tree: PyTreeDef, out_tree: PyTreeDef,
          flat_args: Sequence[Any], closed: ClosedJaxpr, name: str) -> ShardingContext:
   """The mesh and the flat argument and result shardings of a call: the given ones, else a
-  multi-device argument's own (None: the partitioner chooses)."""
+  multi-device argument's own and a result's type's (None: the partitioner chooses)."""
   args, kwargs = tree_unflatten(in_tree, list(flat_args))
   ins = _resolve(prefix_leaves(in_prefix, args, f"jit of {name}: in_shardings"), "jit")
   ins += [None] * len(tree_leaves(kwargs))
@@ -96,7 +96,24 @@ def plan(in_prefix: Any, out_prefix: Any, in_tree: PyTreeDef, out_tree: PyTreeDe
       ins[i] = x.sharding
   outs = tree_unflatten(out_tree, list(closed.out_avals))
   outs = _resolve(prefix_leaves(out_prefix, outs, f"jit of {name}: out_shardings"), "jit")
-  return ShardingContext(_mesh(ins + outs, closed), tuple(ins), tuple(outs))
+  mesh = _mesh(ins + outs, closed)
+  outs = [typed_result(a, mesh) if s is None else s for s, a in zip(outs, closed.out_avals)]
+  return ShardingContext(mesh, tuple(ins), tuple(outs))
 
 
-__all__ = ["constraint_mesh", "is_multi_device", "plan", "prefix_leaves"]
+def typed_result(aval: Any, mesh: sharding_lib.Mesh) -> sharding_lib.NamedSharding | None:
+  """The sharding of a result whose type splits it over Explicit axes of `mesh` (as JAX's
+  results are laid out by their types); None for the partitioner to choose."""
+  typed = getattr(aval, "typed_sharding", None)
+  if typed is None or typed.mesh != mesh.abstract_mesh:
+    return None
+  return sharding_lib.NamedSharding(mesh, typed.spec)
+
+
+def mesh_sharding(s: Any) -> sharding_lib.NamedSharding | None:
+  """`s` if it lays an array out over a mesh (a NamedSharding), else None."""
+  return s if isinstance(s, sharding_lib.NamedSharding) else None
+
+
+__all__ = ["constraint_mesh", "is_multi_device", "mesh_sharding", "plan", "prefix_leaves",
+           "typed_result"]

@@ -86,7 +86,16 @@ class ShapeDtypeStruct:
     return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
-core.aval_handlers[ShapeDtypeStruct] = lambda s: core.ShapedArray(s.shape, s.dtype, s.weak_type)
+def _aval(s: ShapeDtypeStruct) -> core.ShapedArray:
+  """Its type: typed by its sharding where that splits over Explicit mesh axes (a
+  PartitionSpec, over the current mesh if there is one)."""
+  sharding = s._sharding
+  if isinstance(sharding, sharding_lib.PartitionSpec):
+    sharding = None if sharding_lib.current_mesh() is None else s.sharding
+  return core.typed_aval(core.ShapedArray(s.shape, s.dtype, s.weak_type), sharding)
+
+
+core.aval_handlers[ShapeDtypeStruct] = _aval
 
 
 class Traced:

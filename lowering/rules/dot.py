@@ -26,7 +26,8 @@ def _precision_config(precision) -> ir.ArrayAttr | None:
 
 
 def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
-                      dimension_numbers, preferred_element_type, precision=None) -> ir.Value:
+                      dimension_numbers, preferred_element_type, precision=None,
+                      out_sharding=None) -> ir.Value:
   (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
   out_aval = ctx.avals_out[0]
   lhs_aval, rhs_aval = ctx.avals_in

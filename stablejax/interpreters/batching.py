@@ -166,9 +166,13 @@ def defbroadcasting(prim: core.Primitive) -> None:
 # The batching trace
 
 def mapped_aval(aval: ShapedArray, axis: int) -> ShapedArray:
+  """The type of one element along `axis` (a typed sharding loses that dimension's split)."""
   shape = list(aval.shape)
   del shape[axis]
-  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+  typed = aval.typed_sharding
+  if typed is not None:
+    typed = typed.update(spec=typed.spec[:axis] + typed.spec[axis + 1:])
+  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, sharding=typed)
 
 
 class BatchTracer(Tracer):
@@ -354,4 +358,7 @@ def _batch_jaxpr_cached(closed, axis_data, in_dims, instantiate):
 def _unmapped_aval(aval: ShapedArray, size: int, axis: int) -> ShapedArray:
   shape = list(aval.shape)
   shape.insert(axis, size)
-  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+  typed = aval.typed_sharding
+  if typed is not None:  # (the new dimension is not split)
+    typed = typed.update(spec=[*typed.spec[:axis], None, *typed.spec[axis:]])
+  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, sharding=typed)

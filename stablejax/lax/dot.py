@@ -15,7 +15,8 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import param_printers
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
-from stablejax.lax.sharding import apply_out_sharding
+from stablejax import typed_sharding as typed
+from stablejax.lax.sharding import apply_out_sharding, typed_named_sharding
 from stablejax.lax.structural import aval_of
 
 __all__ = ["batch_matmul", "dot", "DotAlgorithm", "DotAlgorithmPreset", "dot_general",
@@ -131,9 +132,18 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
   those of rhs. `precision` (see `Precision`) becomes the op's precision config."""
   preferred = None if preferred_element_type is None else dtypes.canonicalize(
       preferred_element_type)
-  out = dot_general_p.bind(lhs, rhs, dimension_numbers=_canonical_dims(dimension_numbers),
+  dims = _canonical_dims(dimension_numbers)
+  params = {}
+  if out_sharding is not None:  # (part of the result's type: it settles the sharding rule)
+    (lc, _), (lb, _) = dims
+    ndim = core.get_aval(lhs).ndim + core.get_aval(rhs).ndim - 2 * len(lc) - len(lb)
+    out_sharding = typed_named_sharding(out_sharding, ndim, "lax.dot_general")
+    out_type = typed.of_sharding(out_sharding, ndim)
+    if out_type is not None:
+      params["out_sharding"] = out_type
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
                            precision=canonicalize_precision(precision),
-                           preferred_element_type=preferred)
+                           preferred_element_type=preferred, **params)
   return apply_out_sharding(out, out_sharding, "lax.dot_general")
 
 
@@ -224,7 +234,7 @@ def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred) -> np.dtype:
 
 
 def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
-                               preferred_element_type, precision=None):
+                               preferred_element_type, precision=None, out_sharding=None):
   (lc, rc), (lb, rb) = dimension_numbers
   if len(lb) != len(rb) or len(lc) != len(rc):
     raise TypeError(f"dot_general requires as many lhs as rhs batch dimensions and contracting "
@@ -241,7 +251,8 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
 
 
 def _dot_general_reference(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers,
-                           preferred_element_type, precision=None) -> np.ndarray:
+                           preferred_element_type, precision=None, out_sharding=None
+                           ) -> np.ndarray:
   """An einsum whose output lists batch axes, then lhs free axes, then rhs free axes."""
   (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
   letters = iter(string.ascii_letters)
@@ -291,7 +302,12 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
   dims = ((ans_y, tuple(y_kept)), (ans_batch, y_batch))
   x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
   unsorted = list(x_batch) + x_kept + x_contract_by_y
-  out = dot_general(ct, y, dims, precision, preferred_element_type)
+  params = {}
+  x_type = x_aval.typed_sharding
+  if x_type is not None:  # laid out as x (its contraction may be ambiguous otherwise), as JAX
+    params["out_sharding"] = x_type.update(spec=[x_type.spec[d] for d in unsorted])
+  out = dot_general_p.bind(ct, y, dimension_numbers=_canonical_dims(dims), precision=precision,
+                           preferred_element_type=preferred_element_type, **params)
   x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
   if core.get_aval(x_bar).dtype != x_aval.dtype:
     x_bar = lax.convert_element_type(x_bar, x_aval.dtype, weak_type=x_aval.weak_type)
@@ -299,7 +315,7 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, preferred_element_type,
-                           precision=None):
+                           precision=None, out_sharding=None):
   if ad.is_undefined_primal(lhs) and ad.is_undefined_primal(rhs):
     raise TypeError("dot_general transpose: only one operand may be linear (it is bilinear)")
   (lc, rc), (lb, rb) = dimension_numbers
@@ -323,7 +339,7 @@ def _plus1(dims: Sequence[int]) -> tuple[int, ...]:
 
 
 def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_type,
-                         precision=None):
+                         precision=None, out_sharding=None):
   """Both batched: a new leading batch dimension. One batched: its batch axis becomes a free
   axis of that side, which lands after the batch axes (lhs) or after the lhs free axes (rhs)."""
   (lhs, rhs), (ld, rd) = args, dims
@@ -331,16 +347,18 @@ def _dot_general_batcher(args, dims, *, dimension_numbers, preferred_element_typ
   params = dict(precision=precision, preferred_element_type=preferred_element_type)
   if ld is not not_mapped and rd is not not_mapped:
     lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
-    dn = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb)))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), 0
-  if ld is not not_mapped:
+    dn, out_dim = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb))), 0
+  elif ld is not not_mapped:
     lhs = batching.moveaxis(lhs, ld, 0)
-    dn = ((_plus1(lc), rc), (_plus1(lb), rb))
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb)
-  rhs = batching.moveaxis(rhs, rd, 0)
-  dn = ((lc, _plus1(rc)), (lb, _plus1(rb)))
-  lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), len(lb) + lhs_free
+    dn, out_dim = ((_plus1(lc), rc), (_plus1(lb), rb)), len(lb)
+  else:
+    rhs = batching.moveaxis(rhs, rd, 0)
+    dn = ((lc, _plus1(rc)), (lb, _plus1(rb)))
+    out_dim = len(lb) + core.get_aval(lhs).ndim - len(lc) - len(lb)
+  if out_sharding is not None:  # the batch dimension is not split
+    spec = list(out_sharding.spec)
+    params["out_sharding"] = out_sharding.update(spec=spec[:out_dim] + [None] + spec[out_dim:])
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), out_dim
 
 
 batching.primitive_batchers[dot_general_p] = _dot_general_batcher
@@ -348,10 +366,11 @@ batching.primitive_batchers[dot_general_p] = _dot_general_batcher
 
 def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
   """As JAX prints them: the dimension numbers as jax.numpy builds them (lists inside the
-  tuples), then precision and preferred_element_type unless None."""
+  tuples), then out_sharding, precision and preferred_element_type unless None."""
   (lc, rc), (lb, rb) = params["dimension_numbers"]
   dn = ((list(lc), list(rc)), (list(lb), list(rb)))
-  optional = [(k, params.get(k)) for k in ("precision", "preferred_element_type")]
+  optional = [(k, params.get(k))
+              for k in ("out_sharding", "precision", "preferred_element_type")]
   return [("dimension_numbers", dn)] + [(k, v) for k, v in optional if v is not None]
 
 
@@ -367,3 +386,33 @@ def _dot_general_flops(avals_in, avals_out, *, dimension_numbers, **_) -> float:
 
 
 flops.flops_rules[dot_general_p] = _dot_general_flops
+
+# ----------------------------------------------------------------------------------------------
+# Sharding in types (stablejax.typed_sharding)
+
+def _dot_general_sharding(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
+                          out_sharding=None, **params: Any) -> tuple:
+  """Batch dimensions split alike on both sides, then each side's free dimensions as split;
+  contracting dimensions split on both sides leave the result's layout to `out_sharding`
+  (JAX's dot_general rule)."""
+  if out_sharding is not None:
+    return tuple(out_sharding.spec)
+  (lc, rc), (lb, rb) = dimension_numbers
+  lspec, rspec = typed.parts(lhs), typed.parts(rhs)
+  lb_spec, rb_spec = tuple(lspec[d] for d in lb), tuple(rspec[d] for d in rb)
+  lc_spec, rc_spec = tuple(lspec[d] for d in lc), tuple(rspec[d] for d in rc)
+  for what, l, r in (("lhs batch dimensions and rhs batch dimensions to have the consistent",
+                      lb_spec, rb_spec), ("contracting dimensions to have consistent",
+                                          lc_spec, rc_spec)):
+    if any(a is not None and b is not None and a != b for a, b in zip(l, r)):
+      raise typed.ShardingTypeError(f"dot_general requires {what} sharding, got {l} and {r}.")
+  if any(a is not None and b is not None for a, b in zip(lc_spec, rc_spec)):
+    raise typed.ShardingTypeError(
+        "Contracting dimensions are sharded and it is ambiguous how the output should be "
+        "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+        f"lhs_contracting_spec={lc_spec} and rhs_contracting_spec={rc_spec}")
+  return (lb_spec + tuple(lspec[d] for d in _free_dims(lhs.ndim, lc, lb)) +
+          tuple(rspec[d] for d in _free_dims(rhs.ndim, rc, rb)))
+
+
+typed.sharding_rules[dot_general_p] = _dot_general_sharding

@@ -25,6 +25,7 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.ad import Zero
 from stablejax.jaxpr import Atom, JaxprEqn, Literal
+from stablejax import typed_sharding as typed
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, binop, bool_or_int_dtypes,
                                          broadcast_elementwise, broadcasting_shape, check_dtype,
                                          const_like, def_reference, defjvp2, float_dtypes,
@@ -989,3 +990,11 @@ simplify.simplify_rules[sub_p] = simplify.identity_element(0, commutes=False)
 simplify.simplify_rules[neg_p] = _neg_simplify
 simplify.simplify_rules[convert_element_type_p] = simplify.same_type_rule
 simplify.simplify_rules[select_n_p] = _select_n_simplify
+
+# ----------------------------------------------------------------------------------------------
+# Sharding in types (stablejax.typed_sharding); `naryop` gives the unary and binary primitives
+# theirs
+
+typed.sharding_rules[select_n_p] = typed.elementwise_rule("select_n")
+typed.sharding_rules[clamp_p] = typed.elementwise_rule("clamp")
+typed.sharding_rules[convert_element_type_p] = typed.same_rule

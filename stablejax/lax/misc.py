@@ -14,6 +14,7 @@ from stablejax import core, dtypes
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters import partial_eval as pe
+from stablejax import typed_sharding as typed
 from stablejax.lax import elementwise, reductions
 from stablejax.lax.bitwise import bitwise_xor
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
@@ -285,3 +286,8 @@ flops.flops_rules[copy_p] = flops.free
 flops.flops_rules[device_put_p] = flops.free
 flops.flops_rules[stage_p] = flops.free
 flops.flops_rules[dce_sink_p] = flops.free
+
+# ----------------------------------------------------------------------------------------------
+# Sharding in types (stablejax.typed_sharding)
+
+typed.sharding_rules[reduce_precision_p] = typed.same_rule

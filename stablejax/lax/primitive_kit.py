@@ -18,6 +18,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
+from stablejax.typed_sharding import elementwise_rule, sharding_rules
 from stablejax.util import join_sizes
 
 __all__ = [
@@ -169,7 +170,8 @@ def naryop(name: str, accepted: Sequence[DTypeClass], reference: Callable, *jvps
            ) -> core.Primitive:
   """An elementwise primitive of `len(accepted)` operands of one dtype, broadcasting rank-0 and
   size-1 operands: its abstract eval (`naryop_abstract_eval` unless given), numpy reference,
-  batching, a FLOPS count of 1 per output element, and, when given, one JVP rule per operand
+  batching, a FLOPS count of 1 per output element, its sharding rule (operands' splits must
+  agree), and, when given, one JVP rule per operand
   `rule(g, ans, *operands, **params)` (`defjvp2`). Its lowering is registered in its family's
   rules file."""
   if abstract_eval is None:
@@ -181,6 +183,7 @@ def naryop(name: str, accepted: Sequence[DTypeClass], reference: Callable, *jvps
   else:
     batching.defbroadcasting(prim)
   flops.flops_rules[prim] = flops.out_size
+  sharding_rules[prim] = elementwise_rule(name)
   if jvps:
     defjvp2(prim, *jvps)
   return prim

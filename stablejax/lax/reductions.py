@@ -15,6 +15,7 @@ from stablejax.lax.control_flow.loops import associative_scan
 from stablejax.lax.primitive_kit import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
                                          float_dtypes, numeric_dtypes, standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
+from stablejax import typed_sharding as typed
 from stablejax.util import canonicalize_axis
 
 __all__ = [
@@ -357,4 +358,22 @@ for _prim in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_an
               reduce_xor_p, argmax_p, argmin_p, cumsum_p, cumprod_p, cummax_p, cummin_p,
               cumlogsumexp_p):
   flops.flops_rules[_prim] = flops.in_size  # (XLA: input - output elements)
+del _prim
+
+# ----------------------------------------------------------------------------------------------
+# Sharding in types (stablejax.typed_sharding): reduced dimensions go, scans keep the layout
+
+def _cumulative_sharding(x: ShapedArray, *, axis: int, reverse: bool) -> tuple:
+  spec = typed.parts(x)
+  if spec[axis] is not None:
+    raise typed.ShardingTypeError("Input should be unsharded over the axis being reduced. Got "
+                                  f"input type={x.str_short()} and axis={axis}")
+  return spec
+
+
+for _prim in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_and_p, reduce_or_p,
+              reduce_xor_p, argmax_p, argmin_p):
+  typed.sharding_rules[_prim] = typed.drop_axes_rule
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+  typed.sharding_rules[_prim] = _cumulative_sharding
 del _prim

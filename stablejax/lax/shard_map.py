@@ -18,6 +18,7 @@ from stablejax.lax.parallel import psum
 from stablejax.lax.primitive_kit import full
 from stablejax.lax.structural import expand_dims, squeeze
 from stablejax.sharding import Mesh, PartitionSpec
+from stablejax import typed_sharding as typed
 from stablejax.util import prod
 
 __all__ = ["shard_map_p"]
@@ -62,15 +63,17 @@ def shard_aval(mesh: Mesh, spec: PartitionSpec, aval: core.ShapedArray, what: st
                        f"{size}) is not divisible by the {n} devices of mesh axes "
                        f"{_dim_axes(spec, d)}")
     shape.append(size // n)
-  return aval.update(shape=tuple(shape))
+  return core.typed_aval(aval.update(shape=tuple(shape)), None)  # (its axes are Manual)
 
 
 def unshard_aval(mesh: Mesh, spec: PartitionSpec, aval: core.ShapedArray,
                  what: str = "out_specs") -> core.ShapedArray:
-  """The type of the value whose blocks (split by `spec`) have type `aval`."""
+  """The type of the value whose blocks (split by `spec`) have type `aval`: split by `spec`
+  over the Explicit axes of `mesh` in its type."""
   _check_spec(mesh, spec, aval, what)
-  return aval.update(shape=tuple(size * _split_factor(mesh, spec, d)
-                                 for d, size in enumerate(aval.shape)))
+  shape = tuple(size * _split_factor(mesh, spec, d) for d, size in enumerate(aval.shape))
+  return core.ShapedArray(shape, aval.dtype, aval.weak_type,
+                          sharding=typed.of_spec(mesh, spec, len(shape)))
 
 
 def _unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Hashable, ...]:

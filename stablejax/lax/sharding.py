@@ -8,9 +8,11 @@ from typing import Any
 from stablejax import core, sharding as sharding_lib
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
+from stablejax.typed_sharding import of_sharding
 from stablejax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
-__all__ = ["apply_out_sharding", "sharding_constraint_p", "with_sharding_constraint"]
+__all__ = ["apply_out_sharding", "sharding_constraint_p", "typed_named_sharding",
+           "with_sharding_constraint"]
 # (reshard is top-level: `sj.reshard`)
 
 
@@ -77,12 +79,14 @@ def apply_out_sharding(x: Any, out_sharding: Any, what: str) -> Any:
     return x
   leaves, tree = tree_flatten(x)
   flat = _broadcast_prefix(out_sharding, x, len(leaves))
-  return tree_unflatten(tree, [with_sharding_constraint(leaf, _typed(s, leaf, what))
-                               for leaf, s in zip(leaves, flat)])
+  return tree_unflatten(tree, [
+      with_sharding_constraint(leaf, typed_named_sharding(s, core.get_aval(leaf).ndim, what))
+      for leaf, s in zip(leaves, flat)])
 
 
-def _typed(s: Any, x: Any, what: str) -> Any:
-  """`s` as a NamedSharding whose spec names every dimension of `x`."""
+def typed_named_sharding(s: Any, ndim: int, what: str) -> Any:
+  """`s` (the `out_sharding=` of `what`) as a NamedSharding whose spec names every dimension of
+  a rank-`ndim` result."""
   if isinstance(s, sharding_lib.PartitionSpec):
     mesh = sharding_lib.current_mesh()
     if mesh is None:
@@ -93,7 +97,6 @@ def _typed(s: Any, x: Any, what: str) -> Any:
   if not isinstance(s, sharding_lib.NamedSharding):
     raise TypeError(f"`out_sharding` argument of {what} only supports instances of "
                     f"`NamedSharding` or `PartitionSpec`. Got {s} of type: {type(s)}")
-  ndim = core.get_aval(x).ndim
   return s.update(spec=(*s.spec, *[None] * (ndim - len(s.spec))))
 
 
@@ -109,7 +112,9 @@ def _broadcast_prefix(shardings: Any, x: Any, n: int) -> list:
 
 
 def _constraint_abstract_eval(x: core.ShapedArray, *, sharding: Any) -> core.ShapedArray:
-  return x
+  """`x`, typed by `sharding` where it splits over Explicit mesh axes."""
+  out_type = of_sharding(sharding, x.ndim)
+  return x if out_type is None else x.update(sharding=out_type)
 
 
 def _constraint_batcher(args, dims, *, sharding: Any):

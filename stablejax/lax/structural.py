@@ -19,6 +19,7 @@ from stablejax.interpreters.batching import not_mapped
 from stablejax.jaxpr import Atom, JaxprEqn, hide_params
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
                                          numeric_dtypes, standard_primitive)
+from stablejax import typed_sharding as typed
 from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
@@ -876,3 +877,103 @@ def _reshape_simplify(eqn: JaxprEqn, producer: simplify.Producer) -> Atom | Jaxp
 simplify.simplify_rules[transpose_p] = _transpose_simplify
 simplify.simplify_rules[reshape_p] = _reshape_simplify
 simplify.simplify_rules[broadcast_in_dim_p] = simplify.same_type_rule
+
+
+# ----------------------------------------------------------------------------------------------
+# Sharding in types (stablejax.typed_sharding)
+
+def _broadcast_in_dim_sharding(x: ShapedArray, *, shape, broadcast_dimensions) -> tuple:
+  out: list[Any] = [None] * len(shape)
+  for p, d in zip(typed.parts(x), broadcast_dimensions):
+    out[d] = p
+  return tuple(out)
+
+
+def _expand_dims_sharding(x: ShapedArray, *, dimensions) -> tuple:
+  spec = iter(typed.parts(x))
+  return tuple(None if d in dimensions else next(spec)
+               for d in range(x.ndim + len(dimensions)))
+
+
+def _reshape_groups(a: Sequence[int], b: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+  """Positions in `a` and `b` (sizes > 1) grouped so that each group's sizes have one product."""
+  i = j = 0
+  groups = []
+  while i < len(a) and j < len(b):
+    ga, gb, pa, pb = [i], [j], a[i], b[j]
+    i, j = i + 1, j + 1
+    while pa != pb:
+      if pa < pb:
+        ga.append(i)
+        pa, i = pa * a[i], i + 1
+      else:
+        gb.append(j)
+        pb, j = pb * b[j], j + 1
+    groups.append((ga, gb))
+  return groups
+
+
+def _reshape_sharding(x: ShapedArray, *, new_sizes, dimensions) -> tuple:
+  """Splitting one dimension, or merging dimensions of which only the leading ones are split,
+  keeps the mesh axes (each result dimension taking axes while its size divides); another
+  reshape of a split array needs an explicit layout (JAX's reshape rule)."""
+  spec = typed.parts(x)
+  out: list[Any] = [None] * len(new_sizes)
+  if all(p is None for p in spec) or 0 in x.shape:
+    return tuple(out)
+  def error() -> Exception:
+    return typed.ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        "`out_sharding` argument of lax.reshape. Got operand type: "
+        f"{x.str_short()}, new sizes: {tuple(new_sizes)}")
+  if dimensions is not None:
+    raise error()
+  in_dims = [i for i, n in enumerate(x.shape) if n != 1]
+  out_dims = [i for i, n in enumerate(new_sizes) if n != 1]
+  sizes = dict(x.sharding.mesh.shape_tuple)
+  for ga, gb in _reshape_groups([x.shape[i] for i in in_dims], [new_sizes[i] for i in out_dims]):
+    group_spec = [spec[in_dims[k]] for k in ga]
+    while group_spec and group_spec[-1] is None:
+      group_spec.pop()
+    if not group_spec:
+      continue
+    if (len(ga) > 1 and len(gb) > 1) or None in group_spec:
+      raise error()
+    axes = [a for p in group_spec for a in typed.axis_tuple(p)]
+    split = typed.split_parts(sizes, axes, [new_sizes[out_dims[k]] for k in gb], error)
+    for k, p in zip(gb, split):
+      out[out_dims[k]] = p
+  return tuple(out)
+
+
+def _concatenate_sharding(*avals: ShapedArray, dimension) -> tuple:
+  """Typed operands alike; the result split as they are (JAX's rule)."""
+  typed_ones = {a.typed_sharding for a in avals} - {None}
+  if len(typed_ones) > 1:
+    raise typed.ShardingTypeError("All operands should have the same sharding. Got shardings "
+                                  f"{', '.join(str(a.sharding) for a in avals)}")
+  return tuple(next(iter(typed_ones)).spec)
+
+
+def _dynamic_update_slice_sharding(x: ShapedArray, update: ShapedArray, *indices) -> tuple:
+  if x.typed_sharding != update.typed_sharding:
+    raise typed.ShardingTypeError(
+        "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+        f"sharding {x.str_short()} and update sharding {update.str_short()}.")
+  return typed.parts(x)
+
+
+typed.sharding_rules.update({
+    concatenate_p: _concatenate_sharding,
+    slice_p: typed.varying_shape_rule("slicing", _slice_abstract_eval),
+    dynamic_slice_p: typed.varying_shape_rule("dynamic_slice", _dynamic_slice_abstract_eval),
+    pad_p: typed.varying_shape_rule("padding", _pad_abstract_eval),
+    dynamic_update_slice_p: _dynamic_update_slice_sharding,
+    broadcast_in_dim_p: _broadcast_in_dim_sharding,
+    reshape_p: _reshape_sharding,
+    transpose_p: lambda x, *, permutation: tuple(typed.parts(x)[p] for p in permutation),
+    squeeze_p: lambda x, *, dimensions: tuple(
+        p for i, p in enumerate(typed.parts(x)) if i not in dimensions),
+    expand_dims_p: _expand_dims_sharding,
+    rev_p: typed.same_rule,
+})

@@ -12,6 +12,7 @@ from stablejax.util import canonicalize_axis
 from stablejax.runtime import Array
 from stablejax import core, dtypes, lax
 from stablejax.lax.sharding import apply_out_sharding
+from stablejax.partition_spec import PartitionSpec
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed, transpose_if_needed
 from stablejax.numpy._creation import eye
 from stablejax.numpy._functional import vectorize
@@ -23,8 +24,10 @@ from stablejax.numpy._promotion import (
 from stablejax.numpy._math_sums import sum as sum_
 
 
-def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None) -> Any:
-  return lax.dot_general(a, b, dims, precision, preferred_element_type=out_dtype)
+def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None,
+                 out_sharding: Any = None) -> Any:
+  return lax.dot_general(a, b, dims, precision, preferred_element_type=out_dtype,
+                         out_sharding=out_sharding)
 
 
 def output_type(preferred_element_type: Any, *operands: Any) -> tuple[np.dtype, bool]:
@@ -47,7 +50,7 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
   else:
     contract = ((a_ndim - 1,), (max(b_ndim - 2, 0),))
   _check_contracted("dot", a, b, contract)
-  out = _dot_general(a, b, (contract, ((), ())), out_dtype, precision)
+  out = _dot_general(a, b, (contract, ((), ())), out_dtype, precision, out_sharding)
   return apply_out_sharding(convert(out, out_dtype, weak), out_sharding, "jnp.dot")
 
 
@@ -72,8 +75,9 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
   a_ndim, b_ndim = len(shape(a)), len(shape(b))
   contract = ((a_ndim - 1,), (b_ndim - 1 - plan["b_is_mat"],))
   _check_contracted("matmul", a, b, contract)
+  in_order = list(plan["perm"]) == sorted(plan["perm"]) and not plan["both_squeeze"]
   out = _dot_general(a, b, (contract, (plan["a_batch"], plan["b_batch"])), out_dtype,
-                     precision)
+                     precision, out_sharding if in_order else None)
   out = transpose_if_needed(out, plan["perm"])
   if plan["both_squeeze"]:
     out = expand_axes(out, plan["both_squeeze"])
@@ -151,8 +155,9 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
   for k in range(1, len(ops)):
     # an index both share stays (as a batch axis) while the output or a later operand uses it
     later = out_names + "".join(n for _, n in ops[k + 1:])
-    x, names = _contract((x, names), ops[k], out_names if k == len(ops) - 1 else later,
-                         out_dtype, precision)
+    last = k == len(ops) - 1
+    x, names = _contract((x, names), ops[k], out_names if last else later, out_dtype, precision,
+                         out_sharding if last else None)
   x = convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
   return apply_out_sharding(x, out_sharding, "jnp.einsum")
 
@@ -262,9 +267,10 @@ def _delta(x_shape: tuple, axes: list[int]) -> Any:
   return mask if base == x_shape else lax.broadcast_in_dim(mask, x_shape, axes)
 
 
-def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision: Any
-              ) -> tuple[Any, str]:
-  """Contract two prepared operands with one dot_general, ordered as JAX orders it."""
+def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision: Any,
+              out_sharding: Any = None) -> tuple[Any, str]:
+  """Contract two prepared operands with one dot_general, ordered as JAX orders it;
+  `out_sharding` lays out the axes `out`."""
   (a, a_names), (b, b_names) = a_op, b_op
   batch = [c for c in a_names if c in b_names and c in out]
   contracted = [c for c in a_names if c in b_names and c not in out]
@@ -275,8 +281,20 @@ def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision
     (a, a_names, a_rest), (b, b_names, b_rest) = (b, b_names, b_rest), (a, a_names, a_rest)
   dims = (([a_names.index(c) for c in contracted], [b_names.index(c) for c in contracted]),
           ([a_names.index(c) for c in batch], [b_names.index(c) for c in batch]))
-  return _dot_general(a, b, dims, out_dtype, precision), batch_names + a_rest + b_rest
+  names = batch_names + a_rest + b_rest
+  return _dot_general(a, b, dims, out_dtype, precision,
+                      _reordered(out_sharding, out, names)), names
 
+
+def _reordered(out_sharding: Any, out: str, names: str) -> Any:
+  """`out_sharding` (a NamedSharding or PartitionSpec of the axes `out`) for the axes `names`."""
+  if out_sharding is None or set(names) != set(out):
+    return None
+  spec = out_sharding if isinstance(out_sharding, PartitionSpec) else out_sharding.spec
+  padded = (*spec, *[None] * (len(out) - len(spec)))
+  reordered = PartitionSpec(*[padded[out.index(c)] for c in names])
+  return reordered if isinstance(out_sharding, PartitionSpec) else out_sharding.update(
+      spec=reordered)
 
 def einsum_path(subscripts: str, /, *operands: Any,
                 optimize: bool | str | list = "auto") -> tuple[list[tuple[int, ...]], str]:

@@ -276,7 +276,9 @@ def test_image_methods_and_errors_as_jax():
 
 def test_smap_maps_one_mesh_axis():
   x = np.arange(8.).reshape(2, 4)
-  with sj.set_mesh(sj.make_mesh((1,), ("i",))):
+  # (an Auto axis: on an Explicit one JAX's and stablejax's shard_map check in_specs against
+  # the arguments' types, and a numpy argument is unsplit)
+  with sj.set_mesh(sj.make_mesh((1,), ("i",), axis_types=(sj.sharding.AxisType.Auto,))):
     np.testing.assert_array_equal(
         sj.smap(lambda x: x * 2, in_axes=1, out_axes=1, axis_name="i")(x), x * 2)
     summed = sj.smap(lambda x: sj.lax.psum(x, "i"), in_axes=0, out_axes=None, axis_name="i")(x)
