@@ -12,10 +12,10 @@ import numpy as _np
 from stablejax.numpy import array_methods  # noqa: F401  (installs operators and methods)
 # array creation
 from stablejax.numpy._creation import (  # noqa: F401
-    arange, array, asarray, astype, copy, diagflat, empty, empty_like, eye, frombuffer,
-    fromfile, fromfunction, fromiter, fromstring, full, full_like, geomspace, identity,
-    linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu, vander, zeros,
-    zeros_like)
+    arange, array, asarray, astype, copy, diagflat, empty, empty_like, eye, from_dlpack,
+    frombuffer, fromfile, fromfunction, fromiter, fromstring, full, full_like, geomspace,
+    identity, linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu,
+    vander, zeros, zeros_like)
 # array manipulation
 from stablejax.numpy._manipulation_basics import (  # noqa: F401
     ndarray, ndim, shape, size)
@@ -75,7 +75,7 @@ from stablejax.numpy._math_miscellaneous import (  # noqa: F401
 from stablejax.numpy._padding import pad  # noqa: F401
 # polynomials
 from stablejax.numpy._polynomial import (  # noqa: F401
-    poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots)
 # set routines
 from stablejax.numpy._sets import (  # noqa: F401
     intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
