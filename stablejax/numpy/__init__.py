@@ -4,7 +4,8 @@ Importing it installs the operators and methods of traced values and device arra
 lives in the private module named for the section of numpy's reference that documents it
 (`_creation`, `_manipulation_*`, `_logic`, `_math_*`, `_padding`, `_sets`, `_sorting_searching`,
 `_statistics`, ...), reductions included (`sum` in `_math_sums`, `all` in `_logic`, `mean` in
-`_statistics`, `argmax` in `_sorting_searching`); `_promotion`, `_axes`, `_elementwise`,
+`_statistics`, `argmax` in `_sorting_searching`); the functions JAX makes ufuncs (`add`, ...)
+from `_ufunc`, which wraps their section's function; `_promotion`, `_axes`, `_elementwise`,
 `_reductions`, `_indexing` and `_scalar_types` are the machinery they share.
 """
 import numpy as _np

@@ -199,7 +199,6 @@ class ufunc:  # noqa: N801  (numpy's name)
     args = tuple(reshape(broadcast_to(arg, idx_shape + shape(arg)[len(idx_shape):]),
                          (n,) + shape(arg)[len(idx_shape):]) for arg in args)
     flat = [i if isinstance(i, slice) else ravel(broadcast_to(i, idx_shape)) for i in indices]
-
     arrays_flat = tuple(i for i in flat if not isinstance(i, slice))
 
     def step(acc: Any, per_index: tuple) -> tuple[Any, None]:
