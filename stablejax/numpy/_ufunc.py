@@ -6,7 +6,7 @@ logical ones, ...), each its section's function with JAX's fast methods (`add.re
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -34,6 +34,15 @@ _AT_INPLACE = ("jnp.ufunc.at() cannot update an array in place as np.ufunc.at() 
                "arr = jnp.add.at(arr, ind, val, inplace=False)")
 
 
+class _Props(NamedTuple):
+  """A ufunc's read-only attributes."""
+  func: Callable[..., Any]
+  nin: int
+  nout: int
+  nargs: int
+  identity: Any
+
+
 class ufunc:  # noqa: N801  (numpy's name)
   """A function applied elementwise to broadcast arrays, with numpy's ufunc methods (as
   jax.numpy.ufunc). `call`, `reduce`, `accumulate`, `at` and `reduceat` replace the generic
@@ -46,23 +55,23 @@ class ufunc:  # noqa: N801  (numpy's name)
                reduceat: Callable[..., Any] | None = None):
     self.__doc__ = func.__doc__
     self.__name__ = name or func.__name__
-    self._func = func
-    self._nin, self._nout = operator.index(nin), operator.index(nout)
-    self._nargs = operator.index(nargs or nin)
-    self._identity = identity
+    self.__props = _Props(func, operator.index(nin), operator.index(nout),
+                          operator.index(nargs or nin), identity)
     self._call = call or self._call_vectorized
     self._reduce = reduce or self._reduce_by_loop
     self._accumulate = accumulate or self._accumulate_by_scan
     self._at = at or self._at_by_scan
     self._reduceat = reduceat or self._reduceat_by_loop
 
-  nin = property(lambda self: self._nin, doc="The number of inputs.")
-  nout = property(lambda self: self._nout, doc="The number of outputs.")
-  nargs = property(lambda self: self._nargs, doc="The number of arguments.")
-  identity = property(lambda self: self._identity, doc="The identity of the operation, or None.")
+  _func = property(lambda self: self.__props.func)
+  nin = property(lambda self: self.__props.nin, doc="The number of inputs.")
+  nout = property(lambda self: self.__props.nout, doc="The number of outputs.")
+  nargs = property(lambda self: self.__props.nargs, doc="The number of arguments.")
+  identity = property(lambda self: self.__props.identity,
+                      doc="The identity of the operation, or None.")
 
   def _key(self) -> tuple:
-    return (self._func, self.__name__, self._identity, self._nin, self._nout, self._nargs)
+    return (self.__name__, *self.__props)
 
   def __hash__(self) -> int:
     return hash(self._key())
@@ -85,9 +94,9 @@ class ufunc:  # noqa: N801  (numpy's name)
     return vectorize(self._func)(*args)
 
   def _check_binary(self, method: str) -> None:
-    if self._nin != 2:
+    if self.nin != 2:
       raise ValueError(f"{method} only supported for binary ufuncs")
-    if self._nout != 1:
+    if self.nout != 1:
       raise ValueError(f"{method} only supported for functions returning a single value")
 
   def _result_dtype(self, *args: Any) -> np.dtype:
@@ -108,7 +117,7 @@ class ufunc:  # noqa: N801  (numpy's name)
       ensure_arraylike(name, initial)
     if where is not None:
       ensure_arraylike(name, where)
-      if self._identity is None and initial is None:
+      if self.identity is None and initial is None:
         raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
                          "so to use a where mask one has to specify 'initial'.")
       if dtype_of(where) != dtypes.bool_:
@@ -119,7 +128,7 @@ class ufunc:  # noqa: N801  (numpy's name)
   def _reduce_by_loop(self, a: Any, axis: Axis = 0, dtype: Any = None, keepdims: bool = False,
                       initial: Any = None, where: Any = None) -> Any:
     a = asarray(a)
-    initial = self._identity if initial is None else initial
+    initial = self.identity if initial is None else initial
     dtype = self._result_dtype(a, a) if dtype is None else dtype
     where = None if where is None else broadcast_to(where, shape(a))
     if isinstance(axis, tuple):

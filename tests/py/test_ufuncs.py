@@ -123,12 +123,30 @@ def test_extremum_reduce_takes_dtype():
   _check(jnp.minimum.reduce(X, dtype=np.int32), jn.min(X.astype(np.int32), axis=0))
 
 
+def _two_out(a, b):
+  return a + b, a - b
+
+
 def _mul(a, b):
   return a * b + 1
 
 
-def _two_out(a, b):
-  return a + b, a - b
+SHAPE_AXES = [(shape, axis) for shape in [(3,), (4, 3), (0, 3), (4, 0)]
+              for axis in [None, *range(-len(shape), len(shape))]]
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "maximum", "bitwise_and", "logical_xor",
+                                  "logaddexp", "frompyfunc"])
+@pytest.mark.parametrize("shape,axis", SHAPE_AXES)
+def test_reduce_and_accumulate_over_shapes_and_axes_match_jax(name, shape, axis):
+  rng = np.random.default_rng(len(shape) + (axis or 0))
+  x = OPERAND.get(name, X).dtype.type(rng.integers(-3, 4, shape))
+  u = lambda m: m.frompyfunc(_mul, 2, 1) if name == "frompyfunc" else getattr(m, name)  # noqa
+  _compare(lambda m, a: u(m).reduce(a, axis=axis), x)
+  where = rng.random(shape) > 0.5
+  _compare(lambda m, a, w: u(m).reduce(a, axis=axis, where=w, initial=a.dtype.type(1)), x, where)
+  if axis is not None:
+    _compare(lambda m, a: u(m).accumulate(a, axis=axis), x)
 
 
 @pytest.mark.parametrize("fn", [
@@ -210,6 +228,14 @@ def test_attributes_and_signatures_match_jax(name):
     assert list(got.parameters) == list(want.parameters), method
     assert [(p.kind, p.default) for p in got.parameters.values()] == [
         (p.kind, p.default) for p in want.parameters.values()], method
+
+
+@pytest.mark.parametrize("u", [jnp.add, jnp.negative, jnp.frompyfunc(_two_out, 2, 2)])
+def test_attributes_are_read_only(u):
+  for attr in ["nargs", "nin", "nout", "identity", "_func"]:
+    getattr(u, attr)
+    with pytest.raises(AttributeError):
+      setattr(u, attr, None)
 
 
 def test_frompyfunc_attributes_equality_and_hash():
