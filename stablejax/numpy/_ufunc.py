@@ -12,6 +12,7 @@ import numpy as np
 
 from stablejax import api, dtypes, lax
 from stablejax.numpy import _bitwise, _logic, _math_arithmetic, _math_transcendental
+from stablejax.numpy._axes import expand_axes
 from stablejax.numpy._creation import asarray
 from stablejax.numpy._elementwise import where as where_
 from stablejax.numpy._functional import vectorize
@@ -22,7 +23,6 @@ from stablejax.numpy._math_sums import cumprod, cumsum, prod, sum as sum_
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, promote_dtypes,
     promote_dtypes_inexact, shape)
-from stablejax.numpy._axes import expand_axes
 from stablejax.numpy._reductions import (
     ALL, AND_BITS, ANY, MAX, MIN, XOR, Axis, check_where, reduce as reduce_, reduced_axes)
 from stablejax.numpy._statistics import max as max_
