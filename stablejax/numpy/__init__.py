@@ -4,7 +4,8 @@ Importing it installs the operators and methods of traced values and device arra
 lives in the private module named for the section of numpy's reference that documents it
 (`_creation`, `_manipulation_*`, `_logic`, `_math_*`, `_padding`, `_sets`, `_sorting_searching`,
 `_statistics`, ...), reductions included (`sum` in `_math_sums`, `all` in `_logic`, `mean` in
-`_statistics`, `argmax` in `_sorting_searching`); `_promotion`, `_axes`, `_elementwise`,
+`_statistics`, `argmax` in `_sorting_searching`); the functions JAX makes ufuncs (`add`, ...)
+from `_ufunc`, which wraps their section's function; `_promotion`, `_axes`, `_elementwise`,
 `_reductions`, `_indexing` and `_scalar_types` are the machinery they share.
 """
 import numpy as _np
@@ -12,10 +13,10 @@ import numpy as _np
 from stablejax.numpy import array_methods  # noqa: F401  (installs operators and methods)
 # array creation
 from stablejax.numpy._creation import (  # noqa: F401
-    arange, array, asarray, astype, copy, diagflat, empty, empty_like, eye, frombuffer,
-    fromfile, fromfunction, fromiter, fromstring, full, full_like, geomspace, identity,
-    linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu, vander, zeros,
-    zeros_like)
+    arange, array, asarray, astype, copy, diagflat, empty, empty_like, eye, from_dlpack,
+    frombuffer, fromfile, fromfunction, fromiter, fromstring, full, full_like, geomspace,
+    identity, linspace, logspace, meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu,
+    vander, zeros, zeros_like)
 # array manipulation
 from stablejax.numpy._manipulation_basics import (  # noqa: F401
     ndarray, ndim, shape, size)
@@ -29,8 +30,8 @@ from stablejax.numpy._manipulation_elements import (  # noqa: F401
     vstack)
 # binary operations
 from stablejax.numpy._bitwise import (  # noqa: F401
-    bitwise_and, bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
-    bitwise_right_shift, bitwise_xor, invert, left_shift, packbits, right_shift, unpackbits)
+    bitwise_count, bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_right_shift, invert,
+    left_shift, packbits, right_shift, unpackbits)
 # data type routines
 from stablejax.numpy._dtype_routines import (  # noqa: F401
     can_cast, finfo, iinfo, isdtype, issubdtype, promote_types, result_type)
@@ -52,22 +53,20 @@ from stablejax.numpy._linalg_products import (  # noqa: F401
     vecdot, vecmat)
 # logic functions
 from stablejax.numpy._logic import (  # noqa: F401
-    all, allclose, any, array_equal, array_equiv, equal, greater, greater_equal, isclose,
-    isfinite, isinf, isnan, isneginf, isposinf, less, less_equal, logical_and, logical_not,
-    logical_or, logical_xor, not_equal)
+    all, allclose, any, array_equal, array_equiv, equal, greater, greater_equal, isclose, isfinite,
+    isinf, isnan, isneginf, isposinf, less, less_equal, logical_not, not_equal)
 from stablejax.numpy._logic_type_tests import (  # noqa: F401
     iscomplex, iscomplexobj, isreal, isrealobj, isscalar, iterable)
 # mathematical functions
 from stablejax.numpy._math_arithmetic import (  # noqa: F401
-    abs, absolute, add, around, cbrt, ceil, clip, conj, conjugate, copysign, divide, divmod,
-    fabs, float_power, floor, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, imag, lcm,
-    ldexp, maximum, minimum, mod, modf, multiply, nan_to_num, negative, nextafter, positive,
-    pow, power, real, reciprocal, remainder, rint, round, sign, signbit, spacing, sqrt, square,
-    subtract, true_divide, trunc)
+    abs, absolute, around, cbrt, ceil, clip, conj, conjugate, copysign, divide, divmod, fabs,
+    float_power, floor, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, imag, lcm, ldexp,
+    mod, modf, nan_to_num, nextafter, positive, pow, power, real, reciprocal, remainder, rint,
+    round, sign, signbit, spacing, sqrt, square, true_divide, trunc)
 from stablejax.numpy._math_transcendental import (  # noqa: F401
     acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
     atan, atan2, atanh, cos, cosh, deg2rad, degrees, exp, exp2, expm1, hypot, i0, log, log10,
-    log1p, log2, logaddexp, logaddexp2, rad2deg, radians, sin, sinc, sinh, tan, tanh)
+    log1p, log2, rad2deg, radians, sin, sinc, sinh, tan, tanh)
 from stablejax.numpy._math_sums import (  # noqa: F401
     cumprod, cumsum, cumulative_prod, cumulative_sum, diff, ediff1d, gradient, nancumprod,
     nancumsum, nanprod, nansum, prod, sum, trapezoid)
@@ -77,7 +76,7 @@ from stablejax.numpy._math_miscellaneous import (  # noqa: F401
 from stablejax.numpy._padding import pad  # noqa: F401
 # polynomials
 from stablejax.numpy._polynomial import (  # noqa: F401
-    poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval)
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots)
 # set routines
 from stablejax.numpy._sets import (  # noqa: F401
     intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
@@ -91,6 +90,10 @@ from stablejax.numpy._statistics import (  # noqa: F401
     amax, amin, average, bincount, corrcoef, cov, digitize, histogram, histogram2d,
     histogram_bin_edges, histogramdd, max, mean, median, min, nanmax, nanmean, nanmedian, nanmin,
     nanpercentile, nanquantile, nanstd, nanvar, percentile, ptp, quantile, std, var)
+# universal functions: the ufunc class, and the functions JAX makes ufuncs
+from stablejax.numpy._ufunc import (  # noqa: F401
+    add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
+    logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)
 # window functions
 from stablejax.numpy._windows import (  # noqa: F401
     bartlett, blackman, hamming, hanning, kaiser)

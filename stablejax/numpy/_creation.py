@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, dtypes, lax, runtime
+from stablejax import core, dlpack, dtypes, lax, runtime
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._manipulation_shape import ravel, reshape, stack
 from stablejax.numpy._math_arithmetic import power
@@ -350,6 +350,14 @@ def copy(a: Any, order: str | None = None) -> Any:
   """A copy of `a` (arrays are immutable, so `a` itself as an array)."""
   del order
   return array(a, copy=True)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+  """The Array of `x`, an array of another library taken through DLPack (see
+  `stablejax.dlpack.from_dlpack`); an Array is itself, put on `device` if one is given."""
+  if isinstance(x, runtime.Array):
+    return x if device is None else runtime.device_put(x, device)
+  return dlpack.from_dlpack(x, device=device, copy=copy)
 
 
 def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:

@@ -1,5 +1,5 @@
 """numpy's polynomials (the poly1d-style functions), as coefficient arrays, highest power
-first: polyval, polyadd, polysub, polymul, polydiv, polyder, polyint and poly."""
+first: polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, poly, roots and polyfit."""
 from __future__ import annotations
 
 import operator
@@ -7,13 +7,20 @@ from typing import Any
 
 import numpy as np
 
-from stablejax import core, lax
-from stablejax.numpy._creation import asarray, ones, zeros
-from stablejax.numpy._manipulation_elements import atleast_1d, trim_zeros
+from stablejax import core, dtypes, lax
+from stablejax.numpy import linalg
+from stablejax.numpy._creation import arange, array, asarray, ones, vander, zeros
+from stablejax.numpy._elementwise import where
+from stablejax.numpy._indexing_routines import diag
+from stablejax.numpy._linalg_products import dot, outer
+from stablejax.numpy._logic import all as all_
+from stablejax.numpy._manipulation_elements import atleast_1d, roll, trim_zeros
 from stablejax.numpy._manipulation_shape import concatenate
+from stablejax.numpy._math_arithmetic import sqrt
 from stablejax.numpy._math_miscellaneous import convolve
 from stablejax.numpy._promotion import (
     broadcast_shapes, dtype, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, shape)
+from stablejax.numpy._sorting_searching import argmin
 
 
 def _order(name: str, m: Any) -> int:
@@ -125,3 +132,103 @@ def poly(seq_of_zeros: Any) -> Any:
   for i in range(s[0]):
     a = convolve(a, concatenate((ones((1,), dtype(roots)), -roots[i:i + 1])), mode="full")
   return a
+
+
+def _complex_dtype(dt: np.dtype) -> np.dtype:
+  return np.result_type(dt, np.complex64)
+
+
+def _roots_no_zeros(p: Any) -> Any:
+  """The eigenvalues of the companion matrix of `p` (whose leading coefficient is nonzero)."""
+  n = shape(p)[0]
+  if n < 2:
+    return array([], dtype=_complex_dtype(dtype(p)))
+  companion = diag(ones((n - 2,), dtype(p)), -1).at[0, :].set(-p[1:] / p[0])
+  return linalg.eigvals(companion)
+
+
+def _roots_with_zeros(p: Any, num_leading_zeros: Any) -> Any:
+  """The roots of `p` with its (traced number of) leading zeros: NaN for each of them."""
+  n = shape(p)[0]
+  p = where(num_leading_zeros == n, 1.0, p)  # (all zero: solve something)
+  found = _roots_no_zeros(roll(p, -num_leading_zeros))
+  found = lax.sort_key_val(found == 0, found)[1]  # (the zero roots last, as the rolled zeros)
+  return where(arange(n - 1) < n - 1 - num_leading_zeros, found, complex(np.nan, np.nan))
+
+
+def roots(p: Any, *, strip_zeros: bool = True) -> Any:
+  """The roots of the polynomial `p`: the eigenvalues of its companion matrix (complex).
+  Leading zeros are stripped, which needs a concrete `p`; with `strip_zeros=False` each gives
+  a NaN root instead."""
+  (p,) = promote_dtypes_inexact(*ensure_arraylike("roots", p))
+  p = atleast_1d(p)
+  if len(shape(p)) != 1:
+    raise ValueError("Input must be a rank-1 array.")
+  if shape(p)[0] < 2:
+    return array([], dtype=_complex_dtype(dtype(p)))
+  num_leading_zeros = where(all_(p == 0), shape(p)[0], argmin(p == 0))
+  if not strip_zeros:
+    return _roots_with_zeros(p, num_leading_zeros)
+  num_leading_zeros = operator.index(core.concrete_or_error(
+      num_leading_zeros, "jnp.roots strips leading zeros, which needs a concrete p: under jit "
+      "pass strip_zeros=False (each leading zero then gives a NaN root)"))
+  return _roots_no_zeros(p[num_leading_zeros:])
+
+
+def _polyfit_operands(x: Any, y: Any, deg: Any, w: Any) -> tuple[Any, Any, int, Any]:
+  """x, y, the order (deg + 1) and the weights, checked as JAX checks them."""
+  args = ensure_arraylike("polyfit", x, y, *(() if w is None else (w,)))
+  x, y = asarray(args[0]), asarray(args[1])
+  deg = operator.index(core.concrete_or_error(deg, "deg must be int"))
+  if deg < 0:
+    raise ValueError("expected deg >= 0")
+  if len(shape(x)) != 1:
+    raise TypeError("expected 1D vector for x")
+  if not shape(x)[0]:
+    raise TypeError("expected non-empty vector for x")
+  if not 1 <= len(shape(y)) <= 2:
+    raise TypeError("expected 1D or 2D array for y")
+  if shape(x)[0] != shape(y)[0]:
+    raise TypeError("expected x and y to have same length")
+  if w is not None:
+    (w,) = promote_dtypes_inexact(args[2])
+    if len(shape(w)) != 1:
+      raise TypeError("expected a 1-d array for weights")
+    if shape(w)[0] != shape(y)[0]:
+      raise TypeError("expected w and y to have the same length")
+  return x, y, deg + 1, w
+
+
+def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = False,
+            w: Any = None, cov: bool = False) -> Any:
+  """The least-squares fit of a polynomial of degree `deg` to the points (x, y) (each column
+  of a 2-D y), highest power first; with `full`, also lstsq's residuals, rank, singular values
+  and rcond; with `cov`, also the coefficients' covariance ("unscaled": not scaled by the
+  residuals)."""
+  x, y, order, w = _polyfit_operands(x, y, deg, w)
+  if rcond is None:
+    rcond = shape(x)[0] * float(dtypes.finfo(dtype(x)).eps)
+  rcond = float(core.concrete_or_error(rcond, "rcond must be float"))
+  lhs, rhs = vander(x, order), y
+  if w is not None:
+    lhs = lhs * w[:, None]
+    rhs = rhs * (w[:, None] if len(shape(rhs)) == 2 else w)
+  scale = sqrt((lhs * lhs).sum(axis=0))  # (scaled columns condition lstsq better)
+  lhs = lhs / scale[None, :]
+  c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
+  c = (c.T / scale[None, :]).T if len(shape(c)) > 1 else c / scale
+  if full:
+    return c, resids, rank, s, asarray(rcond)
+  if not cov:
+    return c
+  vbase = linalg.inv(dot(lhs.T, lhs)) / outer(scale, scale)
+  if cov == "unscaled":
+    fac = array(1.0)
+  elif shape(x)[0] <= order:
+    raise ValueError("the number of data points must exceed order to scale the covariance "
+                     "matrix")
+  else:
+    fac = resids / (shape(x)[0] - order)
+  if len(shape(y)) == 1:
+    return c, vbase * atleast_1d(fac)[None]
+  return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]

@@ -62,10 +62,15 @@ MAX = Monoid(lax.reduce_max, lax.max, -np.inf)
 MIN = Monoid(lax.reduce_min, lax.min, np.inf)
 ANY = Monoid(lax.reduce_or, lax.bitwise_or, 0)
 ALL = Monoid(lax.reduce_and, lax.bitwise_and, 1)
+AND_BITS = Monoid(lax.reduce_and, lax.bitwise_and, -1)  # (-1: every bit set)
+XOR = Monoid(lax.reduce_xor, lax.bitwise_xor, 0)
 
 
 def identity(value: float, dt: np.dtype) -> np.generic:
-  """`value` in `dt`: a bool is `value > 0`; infinities saturate for integers (JAX's rule)."""
+  """`value` in `dt`: a bool is `value > 0`; infinities saturate for integers (JAX's rule); -1
+  is every bit set (True for a bool)."""
+  if value == -1 and dt.kind in "biu":
+    return np.array(-1).astype(dt)[()]
   if dt == dtypes.bool_:
     return np.bool_(value > 0)
   if np.isinf(value) and dt.kind in "iu":

@@ -135,6 +135,13 @@ CASES = {
     "r_directive": (lambda m, x, y: m.r_["0,2", x, y], (X[0], X[1])),
     "c_": (lambda m, x, y: m.c_[x, y], (X[0], X[1])),
     "kaiser": (lambda m, b: m.kaiser(7, b), (np.float32(2.0),)),
+    "polyfit": (lambda m, x, y: m.polyfit(x, y, 2), (XS, XS ** 2 - V[0] * XS)),
+    "polyfit_full": (lambda m, x, y: m.polyfit(x, y, 3, full=True), (XS, np.sin(XS))),
+    "polyfit_w_cov": (lambda m, x, y, w: m.polyfit(x, y, 1, w=w, cov=True),
+                      (XS, np.cos(XS), XS ** 2 + 1)),
+    "polyfit_2d_unscaled": (lambda m, x, y: m.polyfit(x, y, 2, rcond=1e-3, cov="unscaled"),
+                            (XS, np.stack([XS, np.cos(XS)], 1))),
+    "polyfit_int": (lambda m, x, y: m.polyfit(x, y, 1), (XS, np.arange(7))),
 }
 
 
@@ -196,6 +203,7 @@ GRAD_CASES = {
     "gradient": lambda m, x: (m.gradient(x, axis=1) ** 2).sum(),
     "unwrap": lambda m, x: (m.unwrap(x * 4) ** 2).sum(),
     "polyint": lambda m, x: m.polyint(x[0], 2, k=x[1, :2]).sum(),
+    "polyfit": lambda m, x: (m.polyfit(x[0], x[1], 2) ** 2).sum(),
 }
 
 
@@ -367,3 +375,62 @@ def test_real_and_imag_properties_differentiate():
   assert float(sj.grad(lambda v: (v * 2.0).real.sum())(1.0)) == 2.0
   f = lambda v: (v * (1 + 2j)).imag
   assert float(sj.grad(f)(1.0)) == float(jax.grad(f)(1.0)) == 2.0
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.polyfit(XS, XS, -1),
+    lambda m: m.polyfit(X, X, 1),
+    lambda m: m.polyfit(XS[:0], XS[:0], 1),
+    lambda m: m.polyfit(XS, X, 1),
+    lambda m: m.polyfit(XS, XS[1:], 1),
+    lambda m: m.polyfit(XS, XS, 1, w=X),
+    lambda m: m.polyfit(XS, XS, 1, w=XS[1:]),
+    lambda m: m.polyfit(XS[:3], XS[:3], 2, cov=True),
+    lambda m: m.polyfit([1.0, 2.0], XS[:2], 1),
+    lambda m: m.roots(X),
+    lambda m: m.roots([1.0, 2.0]),
+    lambda m: jax.jit(m.roots)(V) if m is jn else sj.jit(m.roots)(V),
+])
+def test_polyfit_and_roots_errors_match_jax(fn):
+  with pytest.raises(Exception) as want:
+    fn(jn)
+  with pytest.raises(Exception) as got:
+    fn(jnp)
+  assert type(got.value).__name__ == want.type.__name__, got.value
+
+
+@pytest.mark.parametrize("p", [np.array([2.0], F32), np.zeros(3, F32), np.arange(1, 2),
+                               np.array([0.0, 0.0, 1.0], F32)])
+def test_roots_without_eigenvalues(p):
+  """Polynomials of degree 0 once stripped: no eigenvalue problem."""
+  _check(jnp.roots(p), jn.roots(p))
+
+
+@pytest.mark.parametrize("p,strip", [(np.array([1.0, -3.0, 2.0], F32), True),
+                                     (np.array([0.0, 1.0, 0.0, -4.0], F32), True),
+                                     (np.array([0.0, 1.0, 0.0, -4.0], F32), False),
+                                     (np.array([1, 0, 1]), True)])
+def test_roots_match_jax(p, strip):
+  try:
+    jnp.linalg.eigvals(np.eye(2, dtype=F32))
+  except NotImplementedError:
+    pytest.skip("jnp.linalg.eigvals is not implemented in this tree")
+  def by_value(r):  # (eigenvalues come in no fixed order)
+    r = np.asarray(r)
+    return r[np.lexsort((r.imag, r.real))]
+  want = jn.roots(p, strip_zeros=strip)
+  got = jnp.roots(p, strip_zeros=strip)
+  assert got.dtype == want.dtype
+  np.testing.assert_allclose(by_value(got), by_value(want), rtol=1e-4, atol=1e-4)
+  jitted = sj.jit(lambda q: jnp.roots(q, strip_zeros=False))(p)
+  np.testing.assert_allclose(by_value(jitted), by_value(jn.roots(p, strip_zeros=False)),
+                             rtol=1e-4, atol=1e-4)
+
+
+def test_from_dlpack():
+  a = np.arange(6, dtype=F32).reshape(2, 3)
+  for x in (a, jn.asarray(a), jnp.asarray(a)):
+    _check(jnp.from_dlpack(x), jn.from_dlpack(jn.asarray(a)))
+  _check(jnp.from_dlpack(a, device=sj.devices()[0], copy=True), jn.asarray(a))
+  with pytest.raises(TypeError):
+    jnp.from_dlpack([1, 2])
