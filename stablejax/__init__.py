@@ -109,9 +109,14 @@ from stablejax.indexing import ds  # noqa: F401
 from stablejax.shard_map import smap  # noqa: F401
 from stablejax import api_util  # noqa: F401
 
+# mutable refs
+from stablejax import ref  # noqa: F401
+from stablejax.ref import Ref, empty_ref, free_ref, freeze, new_ref
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "jacfwd", "jacrev", "jit", "jvp", "linearize", "make_jaxpr",
-           "value_and_grad", "vjp", "vmap"]
+           "value_and_grad", "vjp", "vmap", "Ref", "empty_ref", "free_ref", "freeze", "new_ref",
+           "ref"]
 
 from stablejax.interpreters import rule_checks as _rule_checks
 

@@ -18,6 +18,7 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.lowering import registry as lowering_registry
 from stablejax.passes import registry
+from stablejax.passes.discharge import discharge_state, has_refs
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
 from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
@@ -48,7 +49,10 @@ def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]
 
 def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
   """The jaxpr passes among `passes` (default: `sj.config.passes`, dead-code elimination as
-  JAX does), run between tracing and lowering."""
+  JAX does), run between tracing and lowering, after the `discharge` of any refs (which
+  lowering cannot take)."""
+  if has_refs(closed):
+    closed = discharge_state(closed)
   return registry.run(closed, passes)
 
 

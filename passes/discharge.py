@@ -1,0 +1,125 @@
+"""The `discharge` pass: a jaxpr that makes, reads and writes refs (stablejax/lax/state.py)
+becomes a functional one, each ref replaced by its current value and each access by its
+discharge rule, so that no ref reaches the lowering. The pipeline runs it before the other
+passes on every jaxpr with ref effects; a jaxpr taking refs as arguments gets their final
+values as extra results (`discharge_refs`), which `jit` writes back into the refs."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from stablejax import core
+from stablejax.interpreters import partial_eval as pe
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, call_primitives, eqn_effects,
+                             replace_subjaxprs)
+from stablejax.lax.state import AbstractRef, Ref, allocators, discharge_rules, ref_effect
+
+__all__ = ["discharge_refs", "discharge_state", "has_refs", "hoist_ref_consts"]
+
+
+class _Box:
+  """A ref during discharge: its current value."""
+  __slots__ = ("value",)
+
+  def __init__(self, value: Any):
+    self.value = value
+
+
+def has_refs(closed: ClosedJaxpr) -> bool:
+  """Whether `closed` takes, makes or uses refs."""
+  return (ref_effect in closed.jaxpr.effects or
+          any(isinstance(a, AbstractRef) for a in closed.in_avals))
+
+
+def hoist_ref_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+  """`closed` with the refs it closes over made leading arguments, and those refs."""
+  is_ref = [isinstance(c, Ref) for c in closed.consts]
+  if not any(is_ref):
+    return closed, []
+  jaxpr = closed.jaxpr
+  ref_vars = [v for v, r in zip(jaxpr.constvars, is_ref) if r]
+  jaxpr = jaxpr.replace(constvars=[v for v, r in zip(jaxpr.constvars, is_ref) if not r],
+                        invars=ref_vars + jaxpr.invars)
+  return (ClosedJaxpr(jaxpr, [c for c, r in zip(closed.consts, is_ref) if not r]),
+          [c for c, r in zip(closed.consts, is_ref) if r])
+
+
+def _sub(j: ClosedJaxpr | Jaxpr) -> ClosedJaxpr | Jaxpr:
+  """A sub-jaxpr discharged, its signature kept (its refs are its own)."""
+  closed = j if isinstance(j, ClosedJaxpr) else ClosedJaxpr(j, [])
+  if not has_refs(closed):
+    return j
+  out = discharge_state(closed)
+  if isinstance(j, ClosedJaxpr):
+    return out
+  if out.consts:
+    raise NotImplementedError("discharging the refs of a sub-jaxpr that needs constants")
+  return out.jaxpr
+
+
+def _apply(eqn: Any, ins: list) -> Any:
+  """One equation on values and boxes: a ref primitive runs its discharge rule, a call with
+  refs is inlined, any other equation is bound with its sub-jaxprs discharged."""
+  p = eqn.primitive
+  if p in allocators:
+    return _Box(allocators[p](*ins, **eqn.params))
+  if p in discharge_rules:
+    box = ins[0]
+    box.value, out = discharge_rules[p](box.value, *ins[1:], **eqn.params)
+    return out
+  boxed = any(type(x) is _Box for x in ins)
+  if boxed and p in call_primitives:
+    callee = eqn.params[call_primitives[p]]
+    jaxpr, consts = (callee.jaxpr, callee.consts) if isinstance(callee, ClosedJaxpr) else (
+        callee, [])
+    return _run(jaxpr, consts, ins)
+  if boxed:
+    raise NotImplementedError(f"refs passed to '{p.name}' cannot be discharged yet: use the "
+                              "ref's value (ref[...]) there, or write to it outside")
+  if ref_effect in eqn_effects(eqn):
+    eqn = replace_subjaxprs(eqn, _sub)
+  with core.transformed_source(eqn.source_info):
+    return p.bind(*ins, **eqn.params)
+
+
+def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
+  """Evaluate `jaxpr` under the current trace, refs as boxes."""
+  env: dict = dict(zip(jaxpr.constvars, consts))
+  env.update(zip(jaxpr.invars, args))
+  read = lambda x: x.val if type(x) is Literal else env[x]
+  for eqn in jaxpr.eqns:
+    out = _apply(eqn, [read(x) for x in eqn.invars])
+    if eqn.primitive.multiple_results:
+      env.update(zip(eqn.outvars, out))
+    else:
+      env[eqn.outvars[0]] = out
+  return [read(x) for x in jaxpr.outvars]
+
+
+def discharge_refs(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """`closed` without refs: each Ref-typed argument taken as its array, and its final value
+  returned after the results."""
+  if any(isinstance(c, Ref) for c in closed.consts):
+    raise TypeError("discharge: a jaxpr closing over Refs (hoist them with hoist_ref_consts)")
+  in_avals = [a.inner_aval if isinstance(a, AbstractRef) else a for a in closed.in_avals]
+
+  def fun(*args: Any) -> list:
+    boxes = [_Box(x) if isinstance(a, AbstractRef) else x
+             for x, a in zip(args, closed.in_avals)]
+    outs = _run(closed.jaxpr, closed.consts, boxes)
+    if any(type(x) is _Box for x in outs):
+      raise ValueError("a traced function returned a mutable array reference (Ref), but "
+                       "mutable array references cannot be returned; return freeze(ref) or "
+                       "ref[...]")
+    return outs + [b.value for b in boxes if type(b) is _Box]
+  jaxpr, consts = pe.trace_to_jaxpr(fun, in_avals)
+  return ClosedJaxpr(jaxpr, consts)
+
+
+def discharge_state(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """The `discharge` pass: `closed` without the refs it makes (its signature kept)."""
+  if not has_refs(closed):
+    return closed
+  if any(isinstance(a, AbstractRef) for a in closed.in_avals):
+    raise NotImplementedError("lowering a function that takes Refs as arguments: call it with "
+                              "jit, which passes the refs' values and writes them back")
+  return discharge_refs(closed)
