@@ -273,7 +273,7 @@ class Jitted:
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
       _warn_not_donated(traced.donated, "over several devices")
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
-                                 self._passes())(*flat)
+                                 self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over and traced.kept is not None:
       outs = self._executable(traced)(*dce.keep(flat, traced.kept))
     elif trace_state.trace is eval_trace and not traced.closed_over:

@@ -103,7 +103,8 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
   text_or_module = module if callbacks else lowering.module_text(module)
   start = time.perf_counter()
   if sharded:
-    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
+    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks,
+                           compiler_options)
   else:
     out = runtime.compile_module(text_or_module, device, out_avals, callbacks,
                                  compiler_options)
@@ -141,14 +142,14 @@ def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.D
 
 def _compile_sharded(module: Any, ctx: lowering.ShardingContext,
                      in_avals: Sequence[core.ShapedArray] | None,
-                     out_avals: Sequence[core.ShapedArray], callbacks: Sequence[Callable]
-                     ) -> ShardedExecutable:
+                     out_avals: Sequence[core.ShapedArray], callbacks: Sequence[Callable],
+                     compiler_options: Sequence[tuple[str, Any]] = ()) -> ShardedExecutable:
   """The executable of `module` partitioned over `ctx`'s mesh: its arguments and results in
   the shardings `ctx` gives, else in those the partitioner chose (NamedShardings where
   they are)."""
   if in_avals is None:
     raise TypeError("compiling a module partitioned over a mesh needs its in_avals")
-  exe = compile_spmd(module, ctx.devices, callbacks)
+  exe = compile_spmd(module, ctx.devices, callbacks, compiler_options)
   chosen = lambda given, hlo, avals: [
       s if s is not None else sharding_lib.named_or_gspmd(ctx.mesh, hs, a.ndim)
       for s, hs, a in zip(given, hlo, avals)]
