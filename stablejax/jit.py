@@ -98,14 +98,14 @@ class _Traced:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch")
+  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch", "kept")
 
   @classmethod
-  def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef
-         ) -> _Hit | None:
+  def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
+         kept: Sequence[bool] | None = None) -> _Hit | None:
     """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
     `flat` are the positional arguments), or None unless all are Arrays on the executable's
-    device."""
+    device. `kept` flags the arguments the executable takes (None: all; unused ones pruned)."""
     sh = exe.sharding
     for x in flat:
       if type(x) is not Array or x._buf._sharding is not sh:
@@ -114,6 +114,7 @@ class _Hit:
     hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
     hit.sharding, hit.run = sh, exe.run
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
+    hit.kept = None if kept is None else tuple(i for i, k in enumerate(kept) if k)
     return hit
 
 
@@ -258,6 +259,8 @@ class Jitted:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
       buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
       if buffers is not None:
+        if hit.kept is not None:  # (the unused arguments pruned from the module)
+          buffers = [buffers[i] for i in hit.kept]
         return hit.finish(hit.run(buffers))
     if config.disable_jit:
       return self.fun(*args, **kwargs)
@@ -274,16 +277,14 @@ class Jitted:
       _warn_not_donated(traced.donated, "over several devices")
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
                                  self._passes(), compiler_options=self.compiler_options)(*flat)
-    elif trace_state.trace is eval_trace and not traced.closed_over and traced.kept is not None:
-      outs = self._executable(traced)(*dce.keep(flat, traced.kept))
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
-      outs = exe(*flat)
+      outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
         self._check_special(outs, args, kwargs)
       elif not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
-                            traced.out_tree)
+                            traced.out_tree, traced.kept)
     elif self.inline:
       outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.closed_over, *flat)
     else:

@@ -8,6 +8,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import lax, pipeline
+from stablejax.jit import Jitted
 from stablejax.test_util import check_close
 
 
@@ -253,6 +254,29 @@ def test_dispatch_fast_path_under_a_transformation_traces():
   f(x), f(x)
   assert "jit" in str(sj.make_jaxpr(lambda y: f(x) * y)(1.0))
   assert float(sj.grad(lambda y: f(y) * y)(x)) == 5.0
+
+
+def test_dispatch_fast_path_with_pruned_unused_arguments(monkeypatch):
+  """A jit whose unused arguments are pruned (keep_unused=False, the default) takes the fast
+  path on repeated calls too, passing only the arguments the module keeps."""
+  slow = []
+  executable = Jitted._executable
+  monkeypatch.setattr(Jitted, "_executable",
+                      lambda self, traced: slow.append(1) or executable(self, traced))
+  f = sj.jit(lambda x, unused, y: x * 2 + y)
+  g = sj.jit(lambda t: t["a"] - t["b"][0])  # pytree arguments, t["b"][1] unused
+  x, u, y = (sj.device_put(np.arange(4.0, dtype=np.float32)), sj.device_put(np.ones(2)),
+             sj.device_put(np.float32(1)))
+  for _ in range(3):
+    np.testing.assert_array_equal(f(x, u, y), np.arange(4.0) * 2 + 1)
+    np.testing.assert_array_equal(g({"a": x, "b": (y, u)}), np.arange(4.0) - 1)
+  assert len(slow) == 2  # each function's first call; the repeats take the fast path
+  np.testing.assert_array_equal(f(y, u, x), 2 + np.arange(4.0))  # another signature: slow
+  assert len(slow) == 3
+  kept = sj.jit(lambda x, unused: x * 2, keep_unused=True)
+  for _ in range(2):
+    np.testing.assert_array_equal(kept(x, u), np.arange(4.0) * 2)
+  assert len(slow) == 4
 
 
 def test_dispatch_fast_path_with_pytree_arguments_checks_the_structure():
