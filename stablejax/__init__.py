@@ -50,7 +50,8 @@ from stablejax.runtime import devices
 from stablejax.runtime import (device_count, local_device_count, local_devices, process_count,
                                process_index)
 from stablejax import sharding  # noqa: F401
-from stablejax.sharding import device_put, make_mesh
+from stablejax.sharding import make_mesh
+from stablejax.api import device_put  # (traced values too: the device_put primitive)
 from stablejax.shard_map import shard_map  # noqa: F811  (the function shadows its module)
 from stablejax import random  # noqa: F401
 from stablejax import nn  # noqa: F401

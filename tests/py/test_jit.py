@@ -298,3 +298,27 @@ def test_dispatch_fast_path_with_pytree_arguments_checks_the_structure():
     np.testing.assert_array_equal(np.asarray(out["sum"]), np.full(3, want, np.float32))
     assert out["n"] == len(sj.tree_util.tree_leaves(tree))
   assert len(traces) == 7  # one per distinct structure (the repeats take the fast path)
+
+
+def test_device_put_of_traced_values_stages_the_primitive_as_jax():
+  """`device_put` under jit, grad and vmap binds JAX's `device_put` primitive (the identity;
+  its transpose copies), printed as JAX prints it."""
+  jax = pytest.importorskip("jax")
+  x = np.arange(3.0, dtype=np.float32)
+
+  def programs(lib):
+    return [
+        lib.make_jaxpr(lambda x: lib.device_put(x))(1.0),
+        lib.make_jaxpr(lambda x, y: lib.device_put((x, y), may_alias=False))(1.0, 2),
+        lib.make_jaxpr(lambda x: lib.device_put(x, lib.devices()[0]))(x),
+        lib.make_jaxpr(lib.grad(lambda x: lib.device_put(x) * x))(3.0),
+        lib.make_jaxpr(lib.vmap(lambda x: lib.device_put(x) * 2))(x),
+    ]
+  for ours, theirs in zip(programs(sj), programs(jax)):
+    # (stablejax's devices print as `cpu:0`)
+    assert str(ours) == str(theirs).replace("CpuDevice(id=0)", repr(sj.devices()[0]))
+  assert float(sj.grad(lambda x: sj.device_put(x) * x)(3.0)) == 6.0
+  np.testing.assert_array_equal(sj.vmap(lambda x: sj.device_put(x) * 2)(x), x * 2)
+  out = sj.jit(lambda x: sj.device_put({"a": x}, sj.devices()[0])["a"] + 1)(x)
+  np.testing.assert_array_equal(out, x + 1)
+  assert isinstance(sj.device_put(x), sj.Array)  # eagerly: an Array on the device, as before
