@@ -12,7 +12,7 @@ import numpy as np
 
 from stablejax import core, dtypes, jaxpr
 from stablejax.core import ShapedArray
-from stablejax.interpreters import flops
+from stablejax.interpreters import batching, flops
 from stablejax.lax.elementwise import add, convert_element_type
 from stablejax.lax.misc import copy_p
 from stablejax.lax.primitive_kit import full, standard_primitive
@@ -444,3 +444,45 @@ def _pp_addupdate(eqn: Any, name: Callable[[Any, bool], str]) -> str:
 jaxpr.eqn_printers[get_p] = _pp_get
 jaxpr.eqn_printers[swap_p] = _pp_swap
 jaxpr.eqn_printers[addupdate_p] = _pp_addupdate
+
+
+# ----------------------------------------------------------------------------------------------
+# vmap: a batched ref holds its batch axis first; reads and writes index it with a leading `:`
+
+def _unbatched_ref_error(ref: Any) -> Exception:
+  return Exception("performing a set/swap operation with vmapped value on an unbatched array "
+                   f"reference of type {core.get_aval(ref).str_short()}. Move the array "
+                   "reference to be an argument to the vmapped function?")
+
+
+def _batch_indexer(indexer: Indexer, size: int) -> Indexer:
+  return Indexer(((0, size, 1),) + indexer.entries, (size,) + indexer.shape)
+
+
+def _batched_access(p: core.Primitive, has_value: bool) -> Callable:
+  """The batching rule of `p` (get, swap, addupdate) for a batched ref or value; a batched
+  index is not supported yet."""
+  def rule(args: Sequence, dims: Sequence, *, indexer: Indexer) -> tuple:
+    size = batching.axis_size_of(args, dims)
+    ref, rest = args[0], list(args[1:])
+    if any(d is not batching.not_mapped for d in dims[1 + has_value:]):
+      raise NotImplementedError(f"vmap of a Ref {p.name} with a batched index")
+    if dims[0] is batching.not_mapped:
+      raise _unbatched_ref_error(ref)
+    if has_value:
+      rest[0] = batching.matchaxis(size, dims[1], 0, rest[0])
+    out = p.bind(ref, *rest, indexer=_batch_indexer(indexer, size))
+    return out, ([] if p.multiple_results else 0)
+  return rule
+
+
+batching.always_batched.update({new_ref_p, empty_ref_p})
+batching.fancy_primitive_batchers[new_ref_p] = lambda axis, args, dims, **params: (
+    new_ref_p.bind(batching.matchaxis(axis.size, dims[0], 0, args[0]), **params), 0)
+batching.fancy_primitive_batchers[empty_ref_p] = lambda axis, args, dims, *, ty, memory_space: (
+    empty_ref_p.bind(ty=ty.update(shape=(axis.size, *ty.shape)), memory_space=memory_space), 0)
+batching.primitive_batchers[freeze_p] = lambda args, dims: (freeze_p.bind(*args), dims[0])
+batching.primitive_batchers[free_ref_p] = lambda args, dims: (free_ref_p.bind(*args), [])
+batching.primitive_batchers[get_p] = _batched_access(get_p, False)
+batching.primitive_batchers[swap_p] = _batched_access(swap_p, True)
+batching.primitive_batchers[addupdate_p] = _batched_access(addupdate_p, True)

@@ -181,3 +181,42 @@ def test_discharge_pass_is_functional():
   np.testing.assert_array_equal(sj.core.jaxpr_as_fun(out)(x)[0] if hasattr(
       sj.core, "jaxpr_as_fun") else sj.jit(_f(sj))(x), [1., 2., 4.])
   assert "discharge" in sj.passes.registered("jaxpr")
+
+
+def _vmapped(lib, np_):
+  def f(x):
+    r = lib.new_ref(np_.zeros(3))  # made under vmap: batched, as JAX's
+    r[...] += x * x
+    r[1] = np_.sin(x[1])
+    return lib.freeze(r).sum()
+
+  def k(x):
+    r = lib.new_ref(x)
+    r[0] += 1.
+    return r[...], lib.ref.swap(r, 1, x[2])
+  return f, k
+
+
+def test_vmap_of_refs_matches_jax():
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+  (fs, ks), (fj, kj) = _vmapped(sj, jnp), _vmapped(jax, jjnp)
+  np.testing.assert_allclose(sj.vmap(fs)(x), jax.vmap(fj)(x), rtol=1e-6)
+  np.testing.assert_allclose(sj.jit(sj.vmap(fs))(x), jax.vmap(fj)(x), rtol=1e-6)
+  for a, b in zip(sj.vmap(ks, in_axes=1)(x.T), jax.vmap(kj, in_axes=1)(x.T)):
+    np.testing.assert_array_equal(a, b)
+  assert str(sj.make_jaxpr(sj.vmap(ks))(x)) == str(jax.make_jaxpr(jax.vmap(kj))(x))
+
+
+def test_vmap_writes_batched_ref_arguments_and_refuses_unbatched_ones():
+  def h(r, x):
+    r[...] = x
+  rs, rj = sj.new_ref(jnp.zeros((2, 3))), jax.new_ref(jjnp.zeros((2, 3)))
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+  sj.vmap(h)(rs, x)
+  jax.vmap(h)(rj, x)
+  np.testing.assert_array_equal(rs[...], rj[...])
+  with pytest.raises(Exception, match="unbatched array reference") as ours:
+    sj.vmap(h, in_axes=(None, 0))(sj.new_ref(jnp.zeros(3)), x)
+  with pytest.raises(Exception, match="unbatched array reference") as theirs:
+    jax.vmap(h, in_axes=(None, 0))(jax.new_ref(jjnp.zeros(3)), x)
+  assert type(ours.value) is type(theirs.value)

@@ -31,8 +31,8 @@ NULLARY = {lax.iota_p, lax.axis_index_p}
 
 
 # The mutable-ref primitives (lax/state.py) are discharged to array operations before lowering
-# (passes/discharge.py): a discharge rule instead of a lowering and a reference. Their JVP and
-# batching rules are not written yet (grad and vmap of refs; tests/py/test_refs.py).
+# (passes/discharge.py): a discharge rule instead of a lowering and a reference. Their JVP
+# rules are not written yet (grad of refs; tests/py/test_refs.py).
 REFS = set(state.discharge_rules) | set(state.allocators)
 
 
@@ -54,7 +54,7 @@ def missing_rules(prim: core.Primitive) -> list[str]:
       "JVP (ad.primitive_jvps; ad.defjvp_zero if not differentiable)":
           prim in NULLARY or prim in REFS or prim in ad.primitive_jvps,
       "batching (batching.primitive_batchers or fancy_primitive_batchers)":
-          prim in NULLARY or prim in REFS or prim in batching.primitive_batchers
+          prim in NULLARY or prim in batching.primitive_batchers
           or prim in batching.fancy_primitive_batchers,
       "numpy reference (primitive_kit.def_reference), or partial evaluation "
       "(pe.partial_eval_rules) if its params hold jaxprs":
