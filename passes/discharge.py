@@ -11,9 +11,12 @@ from stablejax import core
 from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, call_primitives, eqn_effects,
                              replace_subjaxprs)
-from stablejax.lax.state import AbstractRef, Ref, allocators, discharge_rules, ref_effect
+from stablejax.interpreters import ad
+from stablejax.lax.state import (AbstractRef, Ref, allocators, discharge_rules, ref_effect,
+                                 ref_get)
 
-__all__ = ["discharge_refs", "discharge_state", "has_refs", "hoist_ref_consts"]
+__all__ = ["discharge_internal", "discharge_linear", "discharge_refs", "discharge_state", "has_refs",
+           "hoist_ref_consts"]
 
 
 class _Box:
@@ -115,6 +118,21 @@ def discharge_refs(closed: ClosedJaxpr) -> ClosedJaxpr:
   return ClosedJaxpr(jaxpr, consts)
 
 
+def discharge_linear(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """A linearized jaxpr (`ad.linearize_flat`) without its tangent refs, its signature kept: the
+  refs among its residuals are read now, their values its residuals instead."""
+  if not has_refs(closed):
+    return closed
+  hoisted, refs = hoist_ref_consts(closed)
+  discharged = discharge_refs(hoisted)
+  out = discharged.jaxpr
+  values = [r._buf if type(r) is Ref else ref_get(r) for r in refs]
+  k, n = len(refs), len(closed.jaxpr.outvars)
+  jaxpr = out.replace(constvars=out.constvars + out.invars[:k], invars=out.invars[k:],
+                      outvars=out.outvars[:n])
+  return ClosedJaxpr(jaxpr, [*discharged.consts, *values])
+
+
 def discharge_state(closed: ClosedJaxpr) -> ClosedJaxpr:
   """The `discharge` pass: `closed` without the refs it makes (its signature kept)."""
   if not has_refs(closed):
@@ -123,3 +141,14 @@ def discharge_state(closed: ClosedJaxpr) -> ClosedJaxpr:
     raise NotImplementedError("lowering a function that takes Refs as arguments: call it with "
                               "jit, which passes the refs' values and writes them back")
   return discharge_refs(closed)
+
+
+def discharge_internal(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """`closed` without the refs it makes, if it takes none (else as it is)."""
+  if any(isinstance(a, AbstractRef) for a in closed.in_avals):
+    return closed
+  return discharge_state(closed)
+
+
+ad.linear_jaxpr_rewrites.append(discharge_linear)
+ad.jvp_jaxpr_rewrites.append(discharge_internal)

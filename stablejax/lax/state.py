@@ -12,7 +12,7 @@ import numpy as np
 
 from stablejax import core, dtypes, jaxpr
 from stablejax.core import ShapedArray
-from stablejax.interpreters import batching, flops
+from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.elementwise import add, convert_element_type
 from stablejax.lax.misc import copy_p
 from stablejax.lax.primitive_kit import full, standard_primitive
@@ -486,3 +486,46 @@ batching.primitive_batchers[free_ref_p] = lambda args, dims: (free_ref_p.bind(*a
 batching.primitive_batchers[get_p] = _batched_access(get_p, False)
 batching.primitive_batchers[swap_p] = _batched_access(swap_p, True)
 batching.primitive_batchers[addupdate_p] = _batched_access(addupdate_p, True)
+
+
+# ----------------------------------------------------------------------------------------------
+# JVP: a ref made under differentiation has a tangent ref (staged under `linearize`, whose
+# linear jaxpr the discharge pass makes functional before it is transposed)
+
+def _differentiated_ref_error(ref: Any) -> Exception:
+  return Exception("performing a set/swap operation with a differentiated value on a "
+                   f"non-differentiated array reference of type "
+                   f"{core.get_aval(ref).str_short()}. Move the array reference to be an "
+                   "argument of the differentiated function?")
+
+
+def _access_jvp(p: core.Primitive, has_value: bool) -> Callable:
+  def jvp(primals: Sequence, tangents: Sequence, *, indexer: Indexer) -> tuple:
+    ref, *rest = primals
+    out = p.bind(ref, *rest, indexer=indexer)
+    tref, idx = tangents[0], rest[has_value:]
+    if type(tref) is ad.Zero:
+      if has_value and type(tangents[1]) is not ad.Zero:
+        raise _differentiated_ref_error(ref)
+      return out, ([] if p.multiple_results else ad.Zero.from_primal_value(out))
+    value = [ad.instantiate_zeros(tangents[1])] if has_value else []
+    return out, p.bind(tref, *value, *idx, indexer=indexer)
+  return jvp
+
+
+ad.always_differentiated.update({new_ref_p, empty_ref_p})
+ad.primitive_jvps[new_ref_p] = lambda primals, tangents, **params: (
+    new_ref_p.bind(*primals, **params),
+    new_ref_p.bind(ad.instantiate_zeros(tangents[0]), **params))
+ad.primitive_jvps[empty_ref_p] = lambda primals, tangents, *, ty, memory_space: (
+    empty_ref_p.bind(ty=ty, memory_space=memory_space),
+    empty_ref_p.bind(ty=ad.tangent_aval(ty), memory_space=memory_space))
+ad.primitive_jvps[freeze_p] = lambda primals, tangents: (
+    freeze_p.bind(*primals), ad.Zero(ad.tangent_aval(core.get_aval(primals[0]).inner_aval))
+    if type(tangents[0]) is ad.Zero else freeze_p.bind(*tangents))
+ad.primitive_jvps[free_ref_p] = lambda primals, tangents: (
+    free_ref_p.bind(*primals),
+    [] if type(tangents[0]) is ad.Zero else free_ref_p.bind(*tangents))
+ad.primitive_jvps[get_p] = _access_jvp(get_p, False)
+ad.primitive_jvps[swap_p] = _access_jvp(swap_p, True)
+ad.primitive_jvps[addupdate_p] = _access_jvp(addupdate_p, True)

@@ -220,3 +220,49 @@ def test_vmap_writes_batched_ref_arguments_and_refuses_unbatched_ones():
   with pytest.raises(Exception, match="unbatched array reference") as theirs:
     jax.vmap(h, in_axes=(None, 0))(jax.new_ref(jjnp.zeros(3)), x)
   assert type(ours.value) is type(theirs.value)
+
+
+def _differentiated(lib, np_):
+  def f(x):
+    r = lib.new_ref(np_.zeros(3))  # made under grad: it has a tangent ref, as JAX's
+    r[...] += x * x
+    r[1] = np_.sin(x[1])
+    return lib.freeze(r).sum()
+
+  def h(x):
+    r = lib.new_ref(x)
+    r[0] = r[1] * r[2]
+    r[2] += r[0]
+    return lib.freeze(r)
+  return f, h
+
+
+def test_grad_jvp_and_jacrev_of_refs_match_jax():
+  x = np.array([0.5, 1.0, 2.0], np.float32)
+  (fs, hs), (fj, hj) = _differentiated(sj, jnp), _differentiated(jax, jjnp)
+  want = jax.grad(fj)(x)
+  for got in (sj.grad(fs)(x), sj.jit(sj.grad(fs))(x), sj.grad(sj.jit(fs))(x)):
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+  for a, b in zip(sj.jvp(fs, (x,), (np.ones(3, np.float32),)),
+                  jax.jvp(fj, (x,), (np.ones(3, np.float32),))):
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+  np.testing.assert_allclose(sj.jacrev(hs)(x), jax.jacrev(hj)(x), rtol=1e-6)
+  np.testing.assert_allclose(sj.vmap(sj.grad(fs))(np.stack([x, 2 * x])),
+                             jax.vmap(jax.grad(fj))(np.stack([x, 2 * x])), rtol=1e-6)
+  xs = np.stack([x, x])
+  scan = lambda lib, f: lambda xs: lib.lax.scan(lambda c, x: (c + f(x), None), 0., xs)[0]
+  np.testing.assert_allclose(sj.grad(scan(sj, fs))(xs), jax.grad(scan(jax, fj))(xs), rtol=1e-6)
+
+
+def test_grad_refuses_writing_into_a_ref_made_outside_as_jax():
+  def errors(lib, np_):
+    r = lib.new_ref(np_.zeros(3))
+
+    def g(x):
+      r[...] += x
+      return (x * x).sum()
+    with pytest.raises(Exception, match="non-differentiated array reference") as e:
+      lib.grad(g)(np_.arange(3.))
+    return type(e.value)
+  ours, theirs = both(errors)
+  assert ours is theirs

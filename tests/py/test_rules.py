@@ -31,8 +31,7 @@ NULLARY = {lax.iota_p, lax.axis_index_p}
 
 
 # The mutable-ref primitives (lax/state.py) are discharged to array operations before lowering
-# (passes/discharge.py): a discharge rule instead of a lowering and a reference. Their JVP
-# rules are not written yet (grad of refs; tests/py/test_refs.py).
+# (passes/discharge.py): a discharge rule instead of a lowering and a reference.
 REFS = set(state.discharge_rules) | set(state.allocators)
 
 
@@ -52,7 +51,7 @@ def missing_rules(prim: core.Primitive) -> list[str]:
       "abstract evaluation (def_abstract_eval)": prim.abstract_eval is not None,
       "cpu lowering (register_lowering)": _has_lowering(prim),
       "JVP (ad.primitive_jvps; ad.defjvp_zero if not differentiable)":
-          prim in NULLARY or prim in REFS or prim in ad.primitive_jvps,
+          prim in NULLARY or prim in ad.primitive_jvps,
       "batching (batching.primitive_batchers or fancy_primitive_batchers)":
           prim in NULLARY or prim in batching.primitive_batchers
           or prim in batching.fancy_primitive_batchers,
