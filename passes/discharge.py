@@ -9,8 +9,11 @@ from typing import Any, Sequence
 
 from stablejax import core
 from stablejax.interpreters import partial_eval as pe
-from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, call_primitives, eqn_effects,
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, call_primitives, eqn_effects,
                              replace_subjaxprs)
+from stablejax.lax.control_flow.cond import cond_p
+from stablejax.lax.control_flow.scan import scan_p
+from stablejax.lax.control_flow.while_loop import while_p
 from stablejax.interpreters import ad
 from stablejax.lax.state import (AbstractRef, Ref, allocators, discharge_rules, ref_effect,
                                  ref_get)
@@ -70,6 +73,8 @@ def _apply(eqn: Any, ins: list) -> Any:
     box.value, out = discharge_rules[p](box.value, *ins[1:], **eqn.params)
     return out
   boxed = any(type(x) is _Box for x in ins)
+  if boxed and p in control_flow_rules:
+    return control_flow_rules[p](eqn, ins)
   if boxed and p in call_primitives:
     callee = eqn.params[call_primitives[p]]
     jaxpr, consts = (callee.jaxpr, callee.consts) if isinstance(callee, ClosedJaxpr) else (
@@ -82,6 +87,84 @@ def _apply(eqn: Any, ins: list) -> Any:
     eqn = replace_subjaxprs(eqn, _sub)
   with core.transformed_source(eqn.source_info):
     return p.bind(*ins, **eqn.params)
+
+
+# ----------------------------------------------------------------------------------------------
+# Control flow taking refs (closed over by a branch or a loop body): each discharged body takes
+# the refs' values and returns their final values, which a loop carries
+
+def _discharged_body(closed: ClosedJaxpr, at: Sequence[int]) -> tuple[Jaxpr, list]:
+  """`closed` discharged (its refs at invar positions `at`), with its invars and outvars put
+  in the order [ref values, the rest] (the final ref values first among the outputs)."""
+  d = discharge_refs(closed)
+  j, k = d.jaxpr, len(at)
+  rest = [v for i, v in enumerate(j.invars) if i not in at]
+  n = len(j.outvars) - k
+  return j.replace(invars=[j.invars[i] for i in at] + rest,
+                   outvars=j.outvars[n:] + j.outvars[:n]), list(d.consts)
+
+
+def _write_back(boxes: Sequence[_Box], outs: Sequence) -> list:
+  for box, value in zip(boxes, outs):
+    box.value = value
+  return list(outs[len(boxes):])
+
+
+def _cond_rule(eqn: Any, ins: list) -> list:
+  index, ops = ins[0], ins[1:]
+  at = [i for i, x in enumerate(ops) if type(x) is _Box]
+  branches = tuple(ClosedJaxpr(*_discharged_body(b, at)) for b in eqn.params["branches"])
+  boxes = [ops[i] for i in at]
+  rest = [x for i, x in enumerate(ops) if i not in at]
+  outs = eqn.primitive.bind(index, *[b.value for b in boxes], *rest,
+                            **{**eqn.params, "branches": branches})
+  return _write_back(boxes, outs)
+
+
+def _loop_operands(ins: list, nconsts: int, what: str) -> tuple[list, list, list]:
+  """(the refs among a loop body's `nconsts` leading consts, the other consts, the rest)."""
+  if any(type(x) is _Box for x in ins[nconsts:]):
+    raise NotImplementedError(f"a Ref in a {what}'s carry or scanned operands")
+  consts = ins[:nconsts]
+  return ([x for x in consts if type(x) is _Box], [x for x in consts if type(x) is not _Box],
+          ins[nconsts:])
+
+
+def _scan_rule(eqn: Any, ins: list) -> list:
+  params = dict(eqn.params)
+  nc = params["num_consts"]
+  boxes, consts, rest = _loop_operands(ins, nc, "scan")
+  at = [i for i, x in enumerate(ins[:nc]) if type(x) is _Box]
+  body, body_consts = _discharged_body(params["jaxpr"], at)
+  k, linear = len(boxes), params["linear"]
+  # the body takes [ref values, consts, carry, xs]: the ref values move after the consts
+  body = body.replace(invars=body.invars[k:k + nc - k] + body.invars[:k] + body.invars[nc:])
+  params.update(jaxpr=ClosedJaxpr(body, body_consts), num_consts=nc - k,
+                num_carry=params["num_carry"] + k,
+                linear=(*[f for i, f in enumerate(linear[:nc]) if i not in at], *(False,) * k,
+                        *linear[nc:]))
+  return _write_back(boxes, eqn.primitive.bind(*consts, *[b.value for b in boxes], *rest,
+                                               **params))
+
+
+def _while_rule(eqn: Any, ins: list) -> list:
+  params = dict(eqn.params)
+  cn, bn = params["cond_nconsts"], params["body_nconsts"]
+  if any(type(x) is _Box for x in ins[:cn]):
+    raise NotImplementedError("a Ref read in a while loop's condition")
+  boxes, consts, rest = _loop_operands(ins[cn:], bn, "while loop")
+  at = [i for i, x in enumerate(ins[cn:cn + bn]) if type(x) is _Box]
+  body, body_consts = _discharged_body(params["body_jaxpr"], at)
+  k = len(boxes)
+  body = body.replace(invars=body.invars[k:k + bn - k] + body.invars[:k] + body.invars[bn:])
+  cond = params["cond_jaxpr"]
+  extra = [Var(core.get_aval(b.value)) for b in boxes]
+  cond = ClosedJaxpr(cond.jaxpr.replace(invars=cond.jaxpr.invars[:cn] + extra +
+                                        cond.jaxpr.invars[cn:]), cond.consts)
+  params.update(body_jaxpr=ClosedJaxpr(body, body_consts), cond_jaxpr=cond,
+                body_nconsts=bn - k)
+  return _write_back(boxes, eqn.primitive.bind(*ins[:cn], *consts, *[b.value for b in boxes],
+                                               *rest, **params))
 
 
 def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
@@ -150,5 +233,8 @@ def discharge_internal(closed: ClosedJaxpr) -> ClosedJaxpr:
   return discharge_state(closed)
 
 
+# higher-order primitive -> rule(eqn, values and boxes) -> outputs, for those taking refs
+control_flow_rules: dict[core.Primitive, Any] = {cond_p: _cond_rule, scan_p: _scan_rule,
+                                                 while_p: _while_rule}
 ad.linear_jaxpr_rewrites.append(discharge_linear)
 ad.jvp_jaxpr_rewrites.append(discharge_internal)

@@ -23,7 +23,7 @@ from stablejax.lax.call import jit_p
 from stablejax.lowering import ShardingContext
 from stablejax.passes import registry as pass_registry
 from stablejax.passes.discharge import discharge_refs, hoist_ref_consts
-from stablejax.lax.state import AbstractRef, Ref
+from stablejax.lax.state import AbstractRef
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable, devices as runtime_devices
 from stablejax.runtime.array import buffers_of
@@ -67,15 +67,17 @@ class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
-               "executable_passes", "kept", "compiled_jaxpr", "refs", "ref_jaxpr")
+               "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
+               "ref_jaxpr")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
     # the refs `fun` closes over are passed as leading arguments (after `closed_over`); with
-    # those it takes, they make the call write back into refs (`ref_jaxpr`: discharged)
+    # those it takes, they make the call write back into refs (`ref_jaxpr`: discharged when
+    # first called)
     jaxpr, self.refs = hoist_ref_consts(jaxpr)
-    self.ref_jaxpr = (discharge_refs(jaxpr) if any(isinstance(a, AbstractRef)
-                                                   for a in jaxpr.in_avals) else None)
+    self.takes_refs = any(isinstance(a, AbstractRef) for a in jaxpr.in_avals)
+    self.ref_jaxpr = None
     self.jaxpr = jaxpr
     # per flat argument: whether the compiled module takes it (None: all of them), and the
     # jaxpr it computes (unused arguments pruned unless `keep_unused`, as JAX's)
@@ -270,7 +272,7 @@ class Jitted:
                          "no_execution config option is set")
     if traced.refs and trace_state.trace is not eval_trace:
       flat = (*traced.refs, *flat)
-    if trace_state.trace is eval_trace and traced.ref_jaxpr is not None:
+    if trace_state.trace is eval_trace and traced.takes_refs:
       outs = self._call_with_refs(traced, (*traced.refs, *flat))
     elif trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
@@ -293,13 +295,11 @@ class Jitted:
 
   def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
     """Call a function taking refs: with their values, writing their final values back."""
+    if traced.ref_jaxpr is None:
+      traced.ref_jaxpr = discharge_refs(traced.jaxpr)
     exe = pipeline.executable(traced.ref_jaxpr, self.name, self.device, self._passes(), (),
                               self.compiler_options)
-    outs = exe(*[x._buf if isinstance(x, Ref) else x for x in args])
-    refs = [x for x in args if isinstance(x, Ref)]
-    for ref, value in zip(refs, outs[len(outs) - len(refs):]):
-      ref._buf = value
-    return outs[:len(outs) - len(refs)]
+    return pipeline.run_with_refs(exe, args)
 
   def _check_special(self, outs: Sequence, args: tuple, kwargs: dict) -> None:
     """`config.debug_nans`/`debug_infs`: on a NaN (an infinity) among the results, call the

@@ -18,7 +18,8 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.lowering import registry as lowering_registry
 from stablejax.passes import registry
-from stablejax.passes.discharge import discharge_state, has_refs
+from stablejax.lax.state import Ref
+from stablejax.passes.discharge import discharge_refs, discharge_state, has_refs
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
 from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
@@ -259,7 +260,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
       if debug_special.enabled():
         debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
-  avals, device, on_device = [], None, True
+  avals, device, on_device, refs = [], None, True, False
   for x in args:
     if type(x) is Array:
       avals.append(x.aval)
@@ -272,7 +273,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         on_device = False
     else:
       avals.append(core.get_aval(x))
-      on_device = False
+      on_device, refs = False, refs or type(x) is Ref
   device, avals = device or runtime.default_device(), tuple(avals)
   cache, key, keep = _eager_cache(prim, avals, params, device)
   entry = cache.get(key)
@@ -280,8 +281,12 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     if len(cache) >= _EAGER_CACHE_SIZE:
       del cache[next(iter(cache))]  # the oldest entry
     closed = _primitive_jaxpr(prim, avals, params)
+    if refs:  # (a loop or a branch writing into refs it closes over)
+      closed = discharge_refs(closed)
     entry = cache[key] = (_eager_executable(closed, prim.name, device), keep)
   exe = entry[0]
+  if refs:
+    return run_with_refs(exe, args)
   if on_device and not isinstance(exe, ShardedExecutable):
     _last_call[prim] = _LastCall(avals, params, exe)
     outs = exe.launch(args)
@@ -290,6 +295,17 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
   if debug_special.enabled():
     debug_special.check_special(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
+
+
+def run_with_refs(exe: Any, args: Sequence[Any]) -> list:
+  """Run `exe`, compiled from a jaxpr taking refs and discharged (`discharge_refs`), on the
+  refs' values, and write their final values (its trailing results) back into them."""
+  outs = exe(*[x._buf if type(x) is Ref else x for x in args])
+  refs = [x for x in args if type(x) is Ref]
+  n = len(outs) - len(refs)
+  for ref, value in zip(refs, outs[n:]):
+    ref._buf = value
+  return outs[:n]
 
 
 def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device) -> Any:

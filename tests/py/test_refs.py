@@ -266,3 +266,45 @@ def test_grad_refuses_writing_into_a_ref_made_outside_as_jax():
     return type(e.value)
   ours, theirs = both(errors)
   assert ours is theirs
+
+
+def _control_flow(lib, np_, r):
+  def loop(x):
+    def body(i, c):
+      r[...] = r[...] * 2 + x
+      return c + r[1]
+    a = lib.lax.fori_loop(0, 3, body, 0.)  # a scan
+    lib.lax.cond(x > 0, lambda: r.__setitem__(0, 5.), lambda: None)
+
+    def wbody(i, c):
+      r[1] += 1.
+      return c + r[0]
+    b = lib.lax.fori_loop(0, x.astype(int), wbody, 0.)  # a while loop
+    ys = lib.lax.scan(lambda c, y: (c, r[...] * y), 0., np_.arange(3.))[1]
+    return a, b, ys
+  return loop
+
+
+def test_refs_closed_over_by_control_flow_match_jax():
+  rs, rj = sj.new_ref(jnp.ones(2)), jax.new_ref(jjnp.ones(2))
+  for x in (2., -1.):
+    ours = sj.jit(_control_flow(sj, jnp, rs))(x)
+    theirs = jax.jit(_control_flow(jax, jjnp, rj))(x)
+    for a, b in zip(ours, theirs):
+      np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(rs[...], rj[...])
+
+
+def test_eager_loop_writing_a_ref_matches_jax():
+  def run(lib, np_):
+    r = lib.new_ref(np_.ones(2))
+
+    def body(i, c):
+      r[...] = r[...] * 2
+      return c + r[1]
+    out = lib.lax.fori_loop(0, 3, body, 0.)
+    out2 = lib.lax.fori_loop(0, 3, body, 0.)  # (the cached executable, the refs written again)
+    return float(out), float(out2), np.asarray(r[...])
+  ours, theirs = both(run)
+  assert ours[:2] == theirs[:2]
+  np.testing.assert_array_equal(ours[2], theirs[2])
