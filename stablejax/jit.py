@@ -68,13 +68,14 @@ class _Traced:
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
                "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
-               "ref_jaxpr")
+               "ref_jaxpr", "traced_jaxpr")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
     # the refs `fun` closes over are passed as leading arguments (after `closed_over`); with
     # those it takes, they make the call write back into refs (`ref_jaxpr`: discharged when
     # first called)
+    self.traced_jaxpr = jaxpr  # (as traced: what make_jaxpr shows, the refs closed over)
     jaxpr, self.refs = hoist_ref_consts(jaxpr)
     self.takes_refs = any(isinstance(a, AbstractRef) for a in jaxpr.in_avals)
     self.ref_jaxpr = None
@@ -270,8 +271,6 @@ class Jitted:
     if config.no_execution and trace_state.trace is eval_trace:
       raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
                          "no_execution config option is set")
-    if traced.refs and trace_state.trace is not eval_trace:
-      flat = (*traced.refs, *flat)
     if trace_state.trace is eval_trace and traced.takes_refs:
       outs = self._call_with_refs(traced, (*traced.refs, *flat))
     elif trace_state.trace is eval_trace and not traced.closed_over and (
@@ -288,9 +287,11 @@ class Jitted:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
                             traced.out_tree, traced.kept)
     elif self.inline:
-      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.closed_over, *flat)
+      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.refs,
+                        *traced.closed_over, *flat)
     else:
-      outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
+      outs = jit_p.bind(*traced.refs, *traced.closed_over, *flat, jaxpr=traced.jaxpr,
+                        name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
   def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
@@ -345,7 +346,7 @@ class Jitted:
     """The function traced for these arguments (arrays or ShapeDtypeStructs): its jaxpr, its
     output types, and `.lower()`."""
     traced, _ = self._trace(args, kwargs)
-    return Traced(traced.jaxpr, self.name, traced.in_tree, traced.out_tree,
+    return Traced(traced.traced_jaxpr, self.name, traced.in_tree, traced.out_tree,
                   lambda platform=None, platforms=None, passes=None: self.lower(
                       *args, platform=platform, platforms=platforms, passes=passes, **kwargs))
 

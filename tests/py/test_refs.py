@@ -308,3 +308,19 @@ def test_eager_loop_writing_a_ref_matches_jax():
   ours, theirs = both(run)
   assert ours[:2] == theirs[:2]
   np.testing.assert_array_equal(ours[2], theirs[2])
+
+
+def test_inner_jit_closing_over_a_ref_and_a_tracer_matches_jax():
+  def program(lib, np_):
+    r = lib.new_ref(np_.zeros(2))
+
+    def outer(y):
+      @lib.jit
+      def inner(x):
+        r[...] += x * y
+        return x + y
+      return inner(2.) * 3
+    return float(lib.jit(outer)(5.)), np.asarray(r[...]), str(lib.make_jaxpr(outer)(5.))
+  ours, theirs = both(program)
+  assert ours[0] == theirs[0] and ours[2] == theirs[2]
+  np.testing.assert_array_equal(ours[1], theirs[1])
