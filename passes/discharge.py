@@ -236,5 +236,7 @@ def discharge_internal(closed: ClosedJaxpr) -> ClosedJaxpr:
 # higher-order primitive -> rule(eqn, values and boxes) -> outputs, for those taking refs
 control_flow_rules: dict[core.Primitive, Any] = {cond_p: _cond_rule, scan_p: _scan_rule,
                                                  while_p: _while_rule}
+for _p in (*control_flow_rules, *call_primitives):  # (the calls are inlined by `_apply`)
+  _p.takes_refs = True
 ad.linear_jaxpr_rewrites.append(discharge_linear)
 ad.jvp_jaxpr_rewrites.append(discharge_internal)

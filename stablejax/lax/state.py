@@ -27,6 +27,7 @@ class AbstractRef(ShapedArray):
   """The type of a mutable reference to an array of type `inner_aval` (printed `Ref{f32[3]}`).
   Its shape and dtype are the array's; it equals only a ref type of the same array type."""
   __slots__ = ("inner_aval", "kind", "memory_space")
+  is_ref = True
 
   def __init__(self, inner_aval: ShapedArray, kind: Any = None, memory_space: Any = None):
     super().__init__(inner_aval.shape, inner_aval.dtype, False)
@@ -126,6 +127,7 @@ allocators: dict[core.Primitive, Callable] = {}
 def _state_primitive(name: str, abstract_eval: Callable, multiple_results: bool = False
                      ) -> core.Primitive:
   p = standard_primitive(name, abstract_eval, multiple_results)
+  p.takes_refs = True
   p.def_effects(lambda **_: {ref_effect})
   flops.flops_rules[p] = flops.free  # moving data (addupdate's adds below)
   return p

@@ -324,3 +324,17 @@ def test_inner_jit_closing_over_a_ref_and_a_tracer_matches_jax():
   ours, theirs = both(program)
   assert ours[0] == theirs[0] and ours[2] == theirs[2]
   np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+def test_array_operations_refuse_refs_as_jax():
+  def errors(lib, np_):
+    r = lib.new_ref(np_.zeros(3))
+    out = []
+    for bad in (lambda: lib.make_jaxpr(lambda r: np_.sin(r))(r), lambda: np_.sin(r),
+                lambda: r + 1):
+      with pytest.raises(Exception) as e:
+        bad()
+      out.append(type(e.value))
+    return out
+  ours, theirs = both(errors)
+  assert ours == theirs == [TypeError] * 3
