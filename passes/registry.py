@@ -14,6 +14,7 @@ from stablejax.passes import mlir
 from stablejax.passes.constant_folding import fold_constants
 from stablejax.passes.cse import cse
 from stablejax.passes.dce import dce_closed_jaxpr
+from stablejax.passes.discharge import discharge_state
 from stablejax.passes.inline import inline_calls
 from stablejax.passes.simplify import simplify
 
@@ -101,6 +102,7 @@ def check(closed: ClosedJaxpr, name: str) -> None:
 
 
 register("dce", dce_closed_jaxpr)
+register("discharge", discharge_state)
 register("cse", cse)
 register("inline", inline_calls)
 register("constant_folding", fold_constants)

@@ -51,7 +51,8 @@ from stablejax.runtime import devices
 from stablejax.runtime import (device_count, local_device_count, local_devices, process_count,
                                process_index)
 from stablejax import sharding  # noqa: F401
-from stablejax.sharding import device_put, make_mesh
+from stablejax.sharding import make_mesh
+from stablejax.api import device_put  # (traced values too: the device_put primitive)
 from stablejax.shard_map import shard_map  # noqa: F811  (the function shadows its module)
 from stablejax import random  # noqa: F401
 from stablejax import nn  # noqa: F401
@@ -110,9 +111,14 @@ from stablejax.indexing import ds  # noqa: F401
 from stablejax.shard_map import smap  # noqa: F401
 from stablejax import api_util  # noqa: F401
 
+# mutable refs
+from stablejax import ref  # noqa: F401
+from stablejax.ref import Ref, empty_ref, free_ref, freeze, new_ref
+
 __all__ = ["Array", "config", "core", "device_put", "devices", "lax", "tree_util", "grad",
            "hessian", "install_as_jax", "jacfwd", "jacrev", "jit", "jvp", "linearize",
-           "make_jaxpr", "value_and_grad", "vjp", "vmap"]
+           "make_jaxpr", "value_and_grad", "vjp", "vmap", "Ref", "empty_ref", "free_ref",
+           "freeze", "new_ref", "ref"]
 
 from stablejax.interpreters import rule_checks as _rule_checks
 

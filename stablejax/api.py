@@ -7,13 +7,15 @@ import inspect
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
+from jaxlib.xla_client import ArrayCopySemantics
 
-from stablejax import core, dtypes, lax, pipeline
+from stablejax import core, dtypes, lax, pipeline, sharding as sharding_lib
 from stablejax.interpreters import ad, batching
 from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.jit import Jitted
 from stablejax.lax.primitive_kit import const_like
-from stablejax.runtime import Array, device_put, pjrt, transfer_guard
+from stablejax.runtime import Array, pjrt, transfer_guard
+from stablejax.runtime import device_put as runtime_device_put
 from stablejax.tree_util import (broadcast_prefix, flatten_fun, register_pytree_node,
                                  tree_flatten, tree_leaves, tree_map, tree_structure,
                                  tree_unflatten)
@@ -262,7 +264,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable
 def _numpy_as_array(x: Any) -> Any:
   """A numpy value as an Array (in its canonical dtype, as JAX does), anything else as it is: a
   user primitive's `impl` then sees Arrays, and its numpy results come back as Arrays."""
-  return device_put(x) if isinstance(x, (np.ndarray, np.generic)) else x
+  return runtime_device_put(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 def _mapped_size(flat: Sequence, in_dims: list, names: Sequence[str], axis_size: int | None
@@ -409,7 +411,7 @@ def _as_array(x: Any) -> Any:
   zero) as an Array; float0 zeros (of integer inputs) stay numpy arrays, as in JAX."""
   if isinstance(x, (core.Tracer, Array)) or core.get_aval(x).dtype == dtypes.float0:
     return x
-  return device_put(x)
+  return runtime_device_put(x)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -508,6 +510,27 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 
 # ----------------------------------------------------------------------------------------------
 # typeof, linear_transpose
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
+               may_alias: Any = None) -> Any:
+  """Put `x` (a pytree of arrays) on `device` (a device, a sharding, a PartitionSpec under a
+  mesh; None: where it is), as `jax.device_put`. Under a transformation (jit, grad, vmap) it
+  stages JAX's `device_put` primitive, the identity on values (the derivative of which is the
+  identity)."""
+  leaves, tree = tree_flatten(x)
+  if not any(isinstance(leaf, core.Tracer) for leaf in leaves):
+    return sharding_lib.device_put(x, device)
+  n = len(leaves)
+  per_leaf = lambda v: (tuple(broadcast_prefix(v, x, is_leaf=lambda y: y is None))
+                        if isinstance(v, (tuple, list, dict)) else (v,) * n)
+  semantics = tuple(ArrayCopySemantics.DONATE_INPUT if d else
+                    ArrayCopySemantics.ALWAYS_COPY if a is False else
+                    ArrayCopySemantics.REUSE_INPUT
+                    for d, a in zip(per_leaf(donate), per_leaf(may_alias)))
+  outs = lax.device_put_p.bind(*leaves, devices=per_leaf(device), srcs=per_leaf(src),
+                               copy_semantics=semantics)
+  return tree_unflatten(tree, outs)
+
 
 def typeof(x: Any) -> core.ShapedArray:
   """The abstract value (type) of `x`: its shape, dtype and weak type."""

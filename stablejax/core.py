@@ -34,6 +34,7 @@ class ShapedArray:
   split over Explicit mesh axes) is part of the type, propagated by the primitives' sharding
   rules; any other sharding a user gives is carried along and takes no part in equality."""
   __slots__ = ("shape", "dtype", "weak_type", "sharding", "_hash")
+  is_ref = False  # (the type of a mutable reference: `lax.state.AbstractRef`)
 
   def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *,
                sharding: Any = None):
@@ -175,6 +176,8 @@ NO_EFFECTS: frozenset[Effect] = frozenset()
 class Primitive:
   """A primitive operation: traces dispatch `bind` to the rules registered for it."""
   multiple_results = False
+  takes_refs = False  # whether a ref (not its value) may be an operand: the ref primitives,
+                      # and the calls and control flow whose jaxprs use refs
 
   def __init__(self, name: str):
     self.name = name
@@ -213,6 +216,11 @@ class Primitive:
     if self.abstract_eval is None:
       raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented "
                                 "(register one with def_abstract_eval)")
+    if not self.takes_refs:
+      for a in avals_in:
+        if type(a) is not ShapedArray and a.is_ref:
+          raise TypeError(f"{self.name} requires ndarray or scalar arguments, got a Ref "
+                          f"({a.str_short()}): read its value with ref[...]")
     out = self.abstract_eval(*avals_in, **params)
     if not self.multiple_results:
       if type(out) is ShapedArray or isinstance(out, ShapedArray):  # (the first: fast)

@@ -88,8 +88,11 @@ class Exported:
                platforms: Sequence[str], mlir_module_serialized: bytes,
                calling_convention_version: int,
                get_vjp: Callable[[Exported], Exported] | None,
-               disabled_safety_checks: Sequence[DisabledSafetyCheck] = ()):
+               disabled_safety_checks: Sequence[DisabledSafetyCheck] = (), nr_devices: int = 1):
     self.fun_name = fun_name
+    # the number of devices the module was lowered for (JAX's `nr_devices`): stablejax exports
+    # modules for one device
+    self.nr_devices = nr_devices
     self.in_tree = in_tree
     self.in_avals = tuple(in_avals)
     self.out_tree = out_tree
@@ -139,6 +142,7 @@ class Exported:
         "module_size": len(self.mlir_module_serialized),
         "vjp_size": len(vjp),
         "disabled_safety_checks": [str(c) for c in self.disabled_safety_checks],
+        "nr_devices": self.nr_devices,
     }).encode()
     return b"".join([_MAGIC, _HEADER.pack(FORMAT_VERSION, len(meta)), meta,
                      self.mlir_module_serialized, vjp])
@@ -316,7 +320,8 @@ def deserialize(blob: bytes | bytearray) -> Exported:
                   _tree_from_json(meta["out_tree"]),
                   [_aval_from_json(a) for a in meta["out_avals"]], meta["platforms"], module,
                   meta["calling_convention_version"], vjp and (lambda _: vjp),
-                  [DisabledSafetyCheck(c) for c in meta.get("disabled_safety_checks", ())])
+                  [DisabledSafetyCheck(c) for c in meta.get("disabled_safety_checks", ())],
+                  meta.get("nr_devices", 1))
 
 
 def _check_module(module: bytes, name: str) -> None:

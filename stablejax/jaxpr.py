@@ -257,6 +257,11 @@ param_printers: dict[core.Primitive, ParamPrinter] = {}
 call_primitives: dict[core.Primitive, str] = {}
 
 
+# primitive -> rule(eqn, name) -> the equation's text, for primitives JAX prints in a form of
+# their own (ref reads and writes: `b:f32[] <- a[1]`); `name(atom, typed)` names an atom.
+eqn_printers: dict[core.Primitive, Callable[[JaxprEqn, Callable[[Any, bool], str]], str]] = {}
+
+
 def sorted_params(params: dict) -> list[tuple[str, Any]]:
   """All params sorted by name (the default)."""
   return sorted(params.items(), key=lambda kv: kv[0])
@@ -442,6 +447,9 @@ def _alias_call_binders(ctx: _Context, eqn: JaxprEqn) -> None:
 
 
 def _pp_eqn(ctx: _Context, eqn: JaxprEqn) -> Doc:
+  printer = eqn_printers.get(eqn.primitive)
+  if printer is not None:
+    return text(printer(eqn, lambda x, typed: _atom_text(ctx, x, typed)))
   params = param_printers.get(eqn.primitive, sorted_params)(eqn.params)
   _alias_call_binders(ctx, eqn)
   lhs = _pp_atoms(ctx, eqn.outvars, typed=True)

@@ -22,6 +22,8 @@ from stablejax.jaxpr import ClosedJaxpr, eval_jaxpr
 from stablejax.lax.call import jit_p
 from stablejax.lowering import ShardingContext
 from stablejax.passes import registry as pass_registry
+from stablejax.passes.discharge import discharge_refs, hoist_ref_consts
+from stablejax.lax.state import AbstractRef
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable, devices as runtime_devices
 from stablejax.runtime.array import buffers_of
@@ -65,10 +67,18 @@ class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
-               "executable_passes", "kept", "compiled_jaxpr")
+               "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
+               "ref_jaxpr", "traced_jaxpr")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
+    # the refs `fun` closes over are passed as leading arguments (after `closed_over`); with
+    # those it takes, they make the call write back into refs (`ref_jaxpr`: discharged when
+    # first called)
+    self.traced_jaxpr = jaxpr  # (as traced: what make_jaxpr shows, the refs closed over)
+    jaxpr, self.refs = hoist_ref_consts(jaxpr)
+    self.takes_refs = any(isinstance(a, AbstractRef) for a in jaxpr.in_avals)
+    self.ref_jaxpr = None
     self.jaxpr = jaxpr
     # per flat argument: whether the compiled module takes it (None: all of them), and the
     # jaxpr it computes (unused arguments pruned unless `keep_unused`, as JAX's)
@@ -91,14 +101,14 @@ class _Traced:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch")
+  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch", "kept")
 
   @classmethod
-  def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef
-         ) -> _Hit | None:
+  def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
+         kept: Sequence[bool] | None = None) -> _Hit | None:
     """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
     `flat` are the positional arguments), or None unless all are Arrays on the executable's
-    device."""
+    device. `kept` flags the arguments the executable takes (None: all; unused ones pruned)."""
     sh = exe.sharding
     for x in flat:
       if type(x) is not Array or x._buf._sharding is not sh:
@@ -107,6 +117,7 @@ class _Hit:
     hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
     hit.sharding, hit.run = sh, exe.run
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
+    hit.kept = None if kept is None else tuple(i for i, k in enumerate(kept) if k)
     return hit
 
 
@@ -251,6 +262,8 @@ class Jitted:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
       buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
       if buffers is not None:
+        if hit.kept is not None:  # (the unused arguments pruned from the module)
+          buffers = [buffers[i] for i in hit.kept]
         return hit.finish(hit.run(buffers))
     if config.disable_jit:
       return self.fun(*args, **kwargs)
@@ -258,26 +271,36 @@ class Jitted:
     if config.no_execution and trace_state.trace is eval_trace:
       raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
                          "no_execution config option is set")
-    if trace_state.trace is eval_trace and not traced.closed_over and (
+    if trace_state.trace is eval_trace and traced.takes_refs:
+      outs = self._call_with_refs(traced, (*traced.refs, *flat))
+    elif trace_state.trace is eval_trace and not traced.closed_over and (
         self._sharded or spmd.is_multi_device(traced.jaxpr, flat)):
       _warn_not_donated(traced.donated, "over several devices")
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
-                                 self._passes())(*flat)
-    elif trace_state.trace is eval_trace and not traced.closed_over and traced.kept is not None:
-      outs = self._executable(traced)(*dce.keep(flat, traced.kept))
+                                 self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
-      outs = exe(*flat)
+      outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
         self._check_special(outs, args, kwargs)
       elif not self._has_static:
         self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
-                            traced.out_tree)
+                            traced.out_tree, traced.kept)
     elif self.inline:
-      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.closed_over, *flat)
+      outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.refs,
+                        *traced.closed_over, *flat)
     else:
-      outs = jit_p.bind(*traced.closed_over, *flat, jaxpr=traced.jaxpr, name=self.name)
+      outs = jit_p.bind(*traced.refs, *traced.closed_over, *flat, jaxpr=traced.jaxpr,
+                        name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
+    """Call a function taking refs: with their values, writing their final values back."""
+    if traced.ref_jaxpr is None:
+      traced.ref_jaxpr = discharge_refs(traced.jaxpr)
+    exe = pipeline.executable(traced.ref_jaxpr, self.name, self.device, self._passes(), (),
+                              self.compiler_options)
+    return pipeline.run_with_refs(exe, args)
 
   def _check_special(self, outs: Sequence, args: tuple, kwargs: dict) -> None:
     """`config.debug_nans`/`debug_infs`: on a NaN (an infinity) among the results, call the
@@ -323,7 +346,7 @@ class Jitted:
     """The function traced for these arguments (arrays or ShapeDtypeStructs): its jaxpr, its
     output types, and `.lower()`."""
     traced, _ = self._trace(args, kwargs)
-    return Traced(traced.jaxpr, self.name, traced.in_tree, traced.out_tree,
+    return Traced(traced.traced_jaxpr, self.name, traced.in_tree, traced.out_tree,
                   lambda platform=None, platforms=None, passes=None: self.lower(
                       *args, platform=platform, platforms=platforms, passes=passes, **kwargs))
 

@@ -18,6 +18,8 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr
 from stablejax.lowering import registry as lowering_registry
 from stablejax.passes import registry
+from stablejax.lax.state import Ref
+from stablejax.passes.discharge import discharge_refs, discharge_state, has_refs
 from stablejax.runtime import Array
 from stablejax.runtime.array import buffers_of
 from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
@@ -48,7 +50,10 @@ def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]
 
 def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
   """The jaxpr passes among `passes` (default: `sj.config.passes`, dead-code elimination as
-  JAX does), run between tracing and lowering."""
+  JAX does), run between tracing and lowering, after the `discharge` of any refs (which
+  lowering cannot take)."""
+  if has_refs(closed):
+    closed = discharge_state(closed)
   return registry.run(closed, passes)
 
 
@@ -99,7 +104,8 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
   text_or_module = module if callbacks else lowering.module_text(module)
   start = time.perf_counter()
   if sharded:
-    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks)
+    out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks,
+                           compiler_options)
   else:
     out = runtime.compile_module(text_or_module, device, out_avals, callbacks,
                                  compiler_options)
@@ -137,14 +143,14 @@ def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.D
 
 def _compile_sharded(module: Any, ctx: lowering.ShardingContext,
                      in_avals: Sequence[core.ShapedArray] | None,
-                     out_avals: Sequence[core.ShapedArray], callbacks: Sequence[Callable]
-                     ) -> ShardedExecutable:
+                     out_avals: Sequence[core.ShapedArray], callbacks: Sequence[Callable],
+                     compiler_options: Sequence[tuple[str, Any]] = ()) -> ShardedExecutable:
   """The executable of `module` partitioned over `ctx`'s mesh: its arguments and results in
   the shardings `ctx` gives, else in those the partitioner chose (NamedShardings where
   they are)."""
   if in_avals is None:
     raise TypeError("compiling a module partitioned over a mesh needs its in_avals")
-  exe = compile_spmd(module, ctx.devices, callbacks)
+  exe = compile_spmd(module, ctx.devices, callbacks, compiler_options)
   chosen = lambda given, hlo, avals: [
       s if s is not None else sharding_lib.named_or_gspmd(ctx.mesh, hs, a.ndim)
       for s, hs, a in zip(given, hlo, avals)]
@@ -254,7 +260,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
       if debug_special.enabled():
         debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
-  avals, device, on_device, spread = [], None, True, []
+  avals, device, on_device, spread, refs = [], None, True, [], False
   for x in args:
     spread.append(None)
     if type(x) is Array:
@@ -268,7 +274,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         on_device = False
     else:
       avals.append(core.get_aval(x))
-      on_device = False
+      on_device, refs = False, refs or type(x) is Ref
   device, avals, spread = device or runtime.default_device(), tuple(avals), tuple(spread)
   where = device if not any(spread) else spread
   cache, key, keep = _eager_cache(prim, avals, params, where)
@@ -277,8 +283,12 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     if len(cache) >= _EAGER_CACHE_SIZE:
       del cache[next(iter(cache))]  # the oldest entry
     closed = _primitive_jaxpr(prim, avals, params)
+    if refs:  # (a loop or a branch writing into refs it closes over)
+      closed = discharge_refs(closed)
     entry = cache[key] = (_eager_executable(closed, prim.name, device, spread), keep)
   exe = entry[0]
+  if refs:
+    return run_with_refs(exe, args)
   if on_device and not isinstance(exe, ShardedExecutable):
     _last_call[prim] = _LastCall(avals, params, exe)
     outs = exe.launch(args)

@@ -221,6 +221,20 @@ class JVPTracer(Tracer):
     return p.to_concrete_value() if isinstance(p, Tracer) else p
 
 
+# The primitives given their JVP even when every tangent is zero, their tangent always staged
+# under `linearize`: those allocating refs (a ref made under grad has a tangent ref, as JAX's).
+always_differentiated: set[core.Primitive] = set()
+
+# Rewrites of the linear jaxpr `linearize_flat` stages, before it is evaluated or transposed,
+# registered from above: the discharge of tangent refs into arrays (passes/discharge.py).
+linear_jaxpr_rewrites: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = []
+
+
+# Rewrites of a jaxpr keeping its signature, before `jvp_jaxpr` differentiates it (a `jit`'s,
+# a loop body), registered from above: the discharge of the refs it makes.
+jvp_jaxpr_rewrites: list[Callable[[ClosedJaxpr], ClosedJaxpr]] = []
+
+
 class JVPTrace(Trace):
   """Pushes tangents forward. Under `linearize`, `tangent_trace` is the partial-eval trace
   whose unknowns the input tangents are: a tangent it knows does not depend on them, so (as
@@ -247,7 +261,7 @@ class JVPTrace(Trace):
         primals.append(x)
         tangents.append(Zero.from_primal_value(x))
     with core.set_current_trace(self.parent):
-      if all_zero:
+      if all_zero and primitive not in always_differentiated:
         out = primitive.bind(*primals, **params)
         if primitive.multiple_results:
           return [JVPTracer(self, o, Zero.from_primal_value(o)) for o in out]
@@ -259,13 +273,17 @@ class JVPTrace(Trace):
       primal_out, tangent_out = rule(primals, tangents, **params)
     if rule_checks.is_checked(rule):
       _check_jvp_result(primitive, rule, primal_out, tangent_out)
+    alloc = primitive in always_differentiated
     if primitive.multiple_results:
-      return [JVPTracer(self, p, self._linear(p, t)) for p, t in zip(primal_out, tangent_out)]
-    return JVPTracer(self, primal_out, self._linear(primal_out, tangent_out))
+      return [JVPTracer(self, p, self._linear(p, t, alloc))
+              for p, t in zip(primal_out, tangent_out)]
+    return JVPTracer(self, primal_out, self._linear(primal_out, tangent_out, alloc))
 
-  def _linear(self, primal: Any, tangent: Any) -> Any:
+  def _linear(self, primal: Any, tangent: Any, alloc: bool = False) -> Any:
     known = (self.tangent_trace is not None and type(tangent) is not Zero
              and not self.tangent_trace.is_unknown(tangent))
+    if known and alloc:  # a tangent ref: its reads and writes are staged, as the tangents are
+      return self.tangent_trace.stage_value(tangent)
     return Zero.from_primal_value(primal) if known else tangent
 
 
@@ -379,13 +397,16 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool],
 def _jvp_jaxpr_cached(closed, nonzeros, instantiate):
   n = len(closed.in_avals)
   out_nonzeros: list[bool] = []
+  body = closed
+  for rewrite in jvp_jaxpr_rewrites:
+    body = rewrite(body)
 
   def f(*args):
     primals, nz_tangents = args[:n], iter(args[n:])
     tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
                 for nz, a in zip(nonzeros, closed.in_avals)]
     primals_out, tangents_out = jvp_flat(
-        lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents,
+        lambda *xs: eval_jaxpr(body.jaxpr, body.consts, *xs), primals, tangents,
         instantiate=False)
     tangents_out = [instantiate_zeros(t) if inst else t
                     for t, inst in zip(tangents_out, instantiate)]
@@ -412,7 +433,10 @@ def linearize_flat(f: Callable[..., Sequence], primals: Sequence
     jaxpr, residuals = trace.to_jaxpr(tangents_out)
   finally:
     trace.invalidate()
-  return primals_out, ClosedJaxpr(jaxpr, residuals)
+  linear = ClosedJaxpr(jaxpr, residuals)
+  for rewrite in linear_jaxpr_rewrites:
+    linear = rewrite(linear)
+  return primals_out, linear
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Sequence

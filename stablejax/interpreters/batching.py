@@ -31,6 +31,10 @@ primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_t
 # JAX's table of the same name; used before `primitive_batchers`.
 fancy_primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_rule_table({})
 
+# The primitives batched even when no operand is, by their `fancy_primitive_batchers` rule:
+# those allocating refs (a ref made under vmap holds one value per batch element, as JAX's).
+always_batched: set[core.Primitive] = set()
+
 # collective primitive -> rule(axis_data, batched_args, batch_dims, **params), used instead of
 # the tables above under a vmap with an axis name (even for unbatched operands: `psum(1, "i")`
 # is the axis size): a collective over that name reduces, gathers or permutes along the batch
@@ -169,6 +173,8 @@ def mapped_aval(aval: ShapedArray, axis: int) -> ShapedArray:
   """The type of one element along `axis` (a typed sharding loses that dimension's split)."""
   shape = list(aval.shape)
   del shape[axis]
+  if type(aval) is not ShapedArray:  # (a ref type: one of the same kind)
+    return aval.update(shape=tuple(shape))
   typed = aval.typed_sharding
   if typed is not None:
     typed = typed.update(spec=typed.spec[:axis] + typed.spec[axis + 1:])
@@ -210,7 +216,7 @@ class BatchTrace(Trace):
       if axis.name is not None and primitive in collective_batchers:
         rule = collective_batchers[primitive]
         out, out_dim = rule(axis, vals, dims, **params)
-      elif all(d is not_mapped for d in dims):
+      elif all(d is not_mapped for d in dims) and primitive not in always_batched:
         return primitive.bind(*vals, **params)
       elif primitive in fancy_primitive_batchers:
         rule = fancy_primitive_batchers[primitive]

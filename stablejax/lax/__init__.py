@@ -33,3 +33,4 @@ from stablejax.lax.fft import *  # noqa: F401,F403
 from stablejax.lax.parallel import *  # noqa: F401,F403
 from stablejax.lax.sharding import *  # noqa: F401,F403
 from stablejax.lax.shard_map import *  # noqa: F401,F403
+from stablejax.lax.state import *  # noqa: F401,F403

@@ -49,7 +49,8 @@ def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
 _METHODS = {
     "__neg__": _math_arithmetic.negative, "__pos__": lambda self: self,
     "__abs__": _math_arithmetic.absolute, "__invert__": _bitwise.invert,
-    "__getitem__": _indexing.getitem,
+    "__getitem__": lambda self, idx: self.aval._getitem(self, idx),
+    "__setitem__": lambda self, idx, value: self.aval._setitem(self, idx, value),
     "reshape": _manipulation_shape.reshape, "transpose": _transpose,
     "squeeze": _manipulation_shape.squeeze, "flatten": _manipulation_shape.ravel,
     "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
@@ -98,5 +99,13 @@ def install(cls: type) -> None:
     setattr(cls, name, property(fn))
 
 
+def _immutable(aval: core.ShapedArray, x: Any, idx: Any, value: Any) -> None:
+  raise TypeError(f"{type(x).__name__!r} object does not support item assignment. JAX arrays "
+                  "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)``.")
+
+
+# `x[idx]` dispatches on the type: arrays index here, refs (lax/state.py) read and write
+core.ShapedArray._getitem = lambda aval, x, idx: _indexing.getitem(x, idx)
+core.ShapedArray._setitem = _immutable
 install(core.Tracer)
 install(Array)

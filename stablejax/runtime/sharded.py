@@ -19,10 +19,14 @@ from stablejax.runtime.array import Array, canonical_aval, from_buffer
 
 
 def compile_spmd(module: Any, devices: Sequence[pjrt.Device],
-                 host_callbacks: Sequence[Callable] = ()) -> Any:
+                 host_callbacks: Sequence[Callable] = (),
+                 compiler_options: Sequence[tuple[str, Any]] = ()) -> Any:
   """XLA's loaded executable for `module` (MLIR text; a `jaxlib.mlir.ir.Module` when it calls
-  `host_callbacks`, as `pjrt.compile`) partitioned over `devices` (one replica)."""
+  `host_callbacks`, as `pjrt.compile`) partitioned over `devices` (one replica), with XLA's
+  `compiler_options` (name, value) (`jit(compiler_options=)`)."""
   options = xla_client.CompileOptions()
+  if compiler_options:
+    options.env_option_overrides = list(compiler_options)
   options.num_replicas, options.num_partitions = 1, len(devices)
   build = options.executable_build_options
   build.use_spmd_partitioning = True

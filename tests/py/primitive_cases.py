@@ -34,6 +34,10 @@ SPMD = {"psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all
 # The primitives with no value a numpy reference gives: XLA's random generators and dce_sink
 # (no result); tests/py/test_lax_additions.py checks them against JAX.
 NO_VALUE_CASE = {"rng_bit_generator", "rng_uniform", "dce_sink"}
+# The mutable-ref primitives (lax/state.py): they take or make refs, not arrays, and are
+# discharged before lowering; tests/py/test_refs.py checks them against JAX.
+REFS = {"new_ref", "empty_ref", "freeze", "free_ref", "get", "swap", "addupdate"}
+NO_VALUE_CASE |= REFS
 
 
 # ----------------------------------------------------------------------------------------------

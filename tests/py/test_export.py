@@ -66,6 +66,7 @@ def test_exported_types_and_trees_match_jax(exported):
   assert str(got.in_tree) == str(want.in_tree) and str(got.out_tree) == str(want.out_tree)
   assert got.platforms == want.platforms == (sj.export.default_export_platform(),)
   assert got.fun_name == "f_sj" and got.calling_convention_version == 10
+  assert got.nr_devices == want.nr_devices == 1
   assert isinstance(got.mlir_module_serialized, bytes)
   assert got.has_vjp()
 
@@ -81,7 +82,7 @@ def test_serialize_round_trip(exported):
   assert isinstance(blob, bytes)
   back = sj.export.deserialize(blob)
   for name in ("fun_name", "in_tree", "out_tree", "platforms", "calling_convention_version",
-               "mlir_module_serialized"):
+               "mlir_module_serialized", "nr_devices"):
     assert getattr(back, name) == getattr(exported, name), name
   assert _avals(back.in_avals) == _avals(exported.in_avals)
   assert _avals(back.out_avals) == _avals(exported.out_avals)

@@ -8,6 +8,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import lax, pipeline
+from stablejax.jit import Jitted
 from stablejax.test_util import check_close
 
 
@@ -255,6 +256,29 @@ def test_dispatch_fast_path_under_a_transformation_traces():
   assert float(sj.grad(lambda y: f(y) * y)(x)) == 5.0
 
 
+def test_dispatch_fast_path_with_pruned_unused_arguments(monkeypatch):
+  """A jit whose unused arguments are pruned (keep_unused=False, the default) takes the fast
+  path on repeated calls too, passing only the arguments the module keeps."""
+  slow = []
+  executable = Jitted._executable
+  monkeypatch.setattr(Jitted, "_executable",
+                      lambda self, traced: slow.append(1) or executable(self, traced))
+  f = sj.jit(lambda x, unused, y: x * 2 + y)
+  g = sj.jit(lambda t: t["a"] - t["b"][0])  # pytree arguments, t["b"][1] unused
+  x, u, y = (sj.device_put(np.arange(4.0, dtype=np.float32)), sj.device_put(np.ones(2)),
+             sj.device_put(np.float32(1)))
+  for _ in range(3):
+    np.testing.assert_array_equal(f(x, u, y), np.arange(4.0) * 2 + 1)
+    np.testing.assert_array_equal(g({"a": x, "b": (y, u)}), np.arange(4.0) - 1)
+  assert len(slow) == 2  # each function's first call; the repeats take the fast path
+  np.testing.assert_array_equal(f(y, u, x), 2 + np.arange(4.0))  # another signature: slow
+  assert len(slow) == 3
+  kept = sj.jit(lambda x, unused: x * 2, keep_unused=True)
+  for _ in range(2):
+    np.testing.assert_array_equal(kept(x, u), np.arange(4.0) * 2)
+  assert len(slow) == 4
+
+
 def test_dispatch_fast_path_with_pytree_arguments_checks_the_structure():
   traces = []
 
@@ -274,3 +298,27 @@ def test_dispatch_fast_path_with_pytree_arguments_checks_the_structure():
     np.testing.assert_array_equal(np.asarray(out["sum"]), np.full(3, want, np.float32))
     assert out["n"] == len(sj.tree_util.tree_leaves(tree))
   assert len(traces) == 7  # one per distinct structure (the repeats take the fast path)
+
+
+def test_device_put_of_traced_values_stages_the_primitive_as_jax():
+  """`device_put` under jit, grad and vmap binds JAX's `device_put` primitive (the identity;
+  its transpose copies), printed as JAX prints it."""
+  jax = pytest.importorskip("jax")
+  x = np.arange(3.0, dtype=np.float32)
+
+  def programs(lib):
+    return [
+        lib.make_jaxpr(lambda x: lib.device_put(x))(1.0),
+        lib.make_jaxpr(lambda x, y: lib.device_put((x, y), may_alias=False))(1.0, 2),
+        lib.make_jaxpr(lambda x: lib.device_put(x, lib.devices()[0]))(x),
+        lib.make_jaxpr(lib.grad(lambda x: lib.device_put(x) * x))(3.0),
+        lib.make_jaxpr(lib.vmap(lambda x: lib.device_put(x) * 2))(x),
+    ]
+  for ours, theirs in zip(programs(sj), programs(jax)):
+    # (stablejax's devices print as `cpu:0`)
+    assert str(ours) == str(theirs).replace("CpuDevice(id=0)", repr(sj.devices()[0]))
+  assert float(sj.grad(lambda x: sj.device_put(x) * x)(3.0)) == 6.0
+  np.testing.assert_array_equal(sj.vmap(lambda x: sj.device_put(x) * 2)(x), x * 2)
+  out = sj.jit(lambda x: sj.device_put({"a": x}, sj.devices()[0])["a"] + 1)(x)
+  np.testing.assert_array_equal(out, x + 1)
+  assert isinstance(sj.device_put(x), sj.Array)  # eagerly: an Array on the device, as before

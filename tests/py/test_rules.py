@@ -6,7 +6,7 @@ import pytest
 
 from stablejax import core, lax, test_util
 from stablejax.interpreters import ad, batching, partial_eval as pe
-from stablejax.lax import primitive_kit
+from stablejax.lax import primitive_kit, state
 from stablejax.lowering import LoweringError, registry
 
 BUILTINS = test_util.lax_primitives() + [ad.add_jaxvals_p]
@@ -30,7 +30,14 @@ NO_REFERENCE |= {lax.psum_p, lax.pmax_p, lax.pmin_p, lax.all_gather_p, lax.reduc
 NULLARY = {lax.iota_p, lax.axis_index_p}
 
 
+# The mutable-ref primitives (lax/state.py) are discharged to array operations before lowering
+# (passes/discharge.py): a discharge rule instead of a lowering and a reference.
+REFS = set(state.discharge_rules) | set(state.allocators)
+
+
 def _has_lowering(prim: core.Primitive) -> bool:
+  if prim in REFS:
+    return prim in state.discharge_rules or prim in state.allocators
   try:
     registry.lookup_rule(prim, "cpu")
   except LoweringError:
@@ -50,7 +57,7 @@ def missing_rules(prim: core.Primitive) -> list[str]:
           or prim in batching.fancy_primitive_batchers,
       "numpy reference (primitive_kit.def_reference), or partial evaluation "
       "(pe.partial_eval_rules) if its params hold jaxprs":
-          prim in pe.partial_eval_rules or prim in NO_REFERENCE
+          prim in pe.partial_eval_rules or prim in NO_REFERENCE or prim in REFS
           or prim in primitive_kit.reference_impls,
   }
   return [rule for rule, present in needs.items() if not present]

@@ -289,3 +289,19 @@ def test_a_host_callback_inside_shard_map_runs_per_block_as_jax(capfd):
                                           out_specs=JP("x")))(x))
   assert mine == sorted(capfd.readouterr().out.splitlines()) and len(mine) == 8
   np.testing.assert_array_equal(out, want)
+
+
+@eight
+def test_jit_compiler_options_reach_the_spmd_compile():
+  mesh = sj.make_mesh((N,), ("x",))
+  x = np.arange(2 * N, dtype=np.float32)
+  f = lambda x: x * 3
+  shard = NamedSharding(mesh, P("x"))
+  got = sj.jit(f, in_shardings=shard, compiler_options={"xla_embed_ir_in_executable": True})(x)
+  np.testing.assert_array_equal(got, x * 3)
+  assert got.sharding == shard
+  # an option XLA does not know raises over the mesh, as on one device (and as in JAX)
+  with pytest.raises(Exception, match="xla_no_such_option"):
+    sj.jit(f, in_shardings=shard, compiler_options={"xla_no_such_option": True})(x)
+  with pytest.raises(Exception, match="xla_no_such_option"):
+    sj.jit(f, compiler_options={"xla_no_such_option": True})(np.float32(1))
