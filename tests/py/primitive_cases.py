@@ -565,6 +565,11 @@ CASES = [
          INT_BOOL),
     Case("reduce_xor", lax.reduce_xor_p, lambda x: lax.reduce_xor(x, (0,)), [A((3, 4), "bits")],
          INT_BOOL),
+    # the general reduce: a sum and a product together (the product returned), over two axes
+    Case("reduce_general", lax.reduce_p, lambda x, y: lax.reduce(
+        (x, y), (np.zeros((), x.dtype), np.ones((), y.dtype)),
+        lambda a, b: (a[0] + b[0], a[1] * b[1]), (0, 2))[1],
+        [A((2, 3, 2), "small"), A((2, 3, 2), "nonzero")], NUM),
     Case("cumprod", lax.cumprod_p, lambda x: lax.cumprod(x, 1), [A((3, 5), "small")], NUM,
          grad=Grad(args=[A((3, 5), "nonzero")])),
     Case("cumprod_reverse", lax.cumprod_p, lambda x: lax.cumprod(x, 0, reverse=True),

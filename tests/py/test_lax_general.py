@@ -1,0 +1,142 @@
+"""lax's general forms against JAX 0.10.2: `reduce` with several operands and a traced
+computation (`reduce_p`), and their jit, vmap, jvp and grad."""
+import numpy as np
+import pytest
+
+import stablejax as sj
+from stablejax import core, lax, test_util
+
+jax = pytest.importorskip("jax")
+jlax = pytest.importorskip("jax.lax")
+jjnp = pytest.importorskip("jax.numpy")
+
+F32 = np.float32
+
+
+def rand(shape, dtype=F32, seed=0):
+  return test_util.rand(np.random.default_rng(seed), shape, dtype)
+
+
+def check_like_jax(got, want):
+  got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+  assert len(got_leaves) == len(want_leaves)
+  for g, w in zip(got_leaves, want_leaves):
+    aval, w = core.get_aval(g), jjnp.asarray(w)
+    assert (aval.dtype, aval.shape, aval.weak_type) == (w.dtype, w.shape, w.aval.weak_type)
+    test_util.check_close(np.asarray(g), np.asarray(w))
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce with a general computation
+
+def _sum_prod(a, b):
+  return (a[0] + b[0], a[1] * b[1])
+
+
+def _argmax_pair(a, b, np_=None):
+  """(value, index) of the maximum, the first index on ties: associative and commutative."""
+  (va, ia), (vb, ib) = a, b
+  take_b = (vb > va) | ((vb == va) & (ib < ia))
+  return (jjnp.where(take_b, vb, va), jjnp.where(take_b, ib, ia)) if np_ is jax else (
+      sj.numpy.where(take_b, vb, va), sj.numpy.where(take_b, ib, ia))
+
+
+def test_reduce_issue_repro():
+  x, i = np.arange(4.0, dtype=F32), np.arange(4, dtype=np.int32)
+  got = lax.reduce((x, i), (0.0, 0), _sum_prod, (0,))
+  check_like_jax(got, jlax.reduce((x, i), (0.0, 0), _sum_prod, (0,)))
+  assert float(got[0]) == 6.0 and int(got[1]) == 0
+
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (0, 2), (0, 1, 2)])
+def test_reduce_pair_eager_jit_and_jaxpr(dims):
+  x, i = rand((3, 4, 2)), np.arange(24, dtype=np.int32).reshape(3, 4, 2) % 5 + 1
+  want = jlax.reduce((x, i), (F32(0), np.int32(1)), _sum_prod, dims)
+  f = lambda a, b: lax.reduce((a, b), (F32(0), np.int32(1)), _sum_prod, dims)  # noqa: E731
+  check_like_jax(f(x, i), want)
+  check_like_jax(sj.jit(f)(x, i), want)
+  eqn, = sj.make_jaxpr(f)(x, i).eqns
+  assert eqn.primitive is lax.reduce_p and eqn.params["dimensions"] == dims
+  assert [str(a) for a in eqn.params["jaxpr"].in_avals] == ["f32[]", "i32[]"] * 2
+
+
+def test_reduce_dict_operands_argmax():
+  x = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]], F32)
+  idx = np.broadcast_to(np.arange(3, dtype=np.int32), (2, 3))
+  ops, inits = {"v": x, "i": idx}, {"v": F32(-np.inf), "i": np.int32(0)}
+  to_pairs = lambda d: (d["v"], d["i"])  # noqa: E731
+  got = lax.reduce(ops, inits, lambda a, b: dict(zip("vi", _argmax_pair(
+      to_pairs(a), to_pairs(b)))), (1,))
+  want = jlax.reduce(ops, inits, lambda a, b: dict(zip("vi", _argmax_pair(
+      to_pairs(a), to_pairs(b), jax))), (1,))
+  check_like_jax(got, want)
+  np.testing.assert_array_equal(np.asarray(got["i"]), [1, 0])
+
+
+def test_reduce_monoid_from_identity_and_not():
+  x = rand((3, 4))
+  # the identity: JAX's reduce_sum; another initial value: the general reduce
+  assert sj.make_jaxpr(lambda v: lax.reduce(v, 0.0, lax.add, (0,)))(x).eqns[0].primitive \
+      is lax.reduce_sum_p
+  assert sj.make_jaxpr(lambda v: lax.reduce(v, 1.0, lax.add, (0,)))(x).eqns[0].primitive \
+      is lax.reduce_p
+  check_like_jax(lax.reduce(x, 1.0, lax.add, (0,)), jlax.reduce(x, 1.0, jlax.add, (0,)))
+  check_like_jax(lax.reduce(x, 0.0, lambda a, b: a + b, (1,)),
+                 jlax.reduce(x, 0.0, lambda a, b: a + b, (1,)))
+
+
+def test_reduce_closes_over_constants_and_empty_axis():
+  x = rand((2, 3))
+  scale = np.float32(2.0)
+  f = lambda a, b: a + scale * b  # noqa: E731 (not associative: a fixed order, as XLA on cpu)
+  check_like_jax(sj.jit(lambda v: lax.reduce(v, F32(0), f, (1,)))(x),
+                 jax.jit(lambda v: jlax.reduce(v, F32(0), f, (1,)))(x))
+  empty = np.zeros((0, 3), F32)
+  check_like_jax(lax.reduce((empty, empty), (F32(1), F32(2)), _sum_prod, (0,)),
+                 jlax.reduce((empty, empty), (F32(1), F32(2)), _sum_prod, (0,)))
+
+
+def test_reduce_lowering_is_one_variadic_reduce():
+  text = sj.jit(lambda a, b: lax.reduce((a, b), (F32(0), np.int32(1)), _sum_prod, (0,))).lower(
+      rand((3,)), np.arange(3, dtype=np.int32)).as_text()
+  assert text.count("stablehlo.reduce(") == 1
+  assert "stablehlo.add" in text and "stablehlo.multiply" in text
+
+
+def test_reduce_vmap():
+  x, y = rand((2, 3, 4)), rand((2, 3, 4), seed=1)
+  f = lambda a, b: lax.reduce((a, b), (F32(0), F32(1)), _sum_prod, (1,))  # noqa: E731
+  jf = lambda a, b: jlax.reduce((a, b), (F32(0), F32(1)), _sum_prod, (1,))  # noqa: E731
+  for axes, b in [((0, 0), y), ((2, None), y[..., 0]), ((1, 0), y.transpose(1, 0, 2))]:
+    check_like_jax(sj.vmap(f, in_axes=axes)(x, b), jax.vmap(jf, in_axes=axes)(x, b))
+  with pytest.raises(NotImplementedError):
+    sj.vmap(lambda a, i: lax.reduce((a,), (i,), lambda p, q: (p[0] + q[0],), (0,)))(
+        x[0], np.ones(3, F32))
+
+
+def test_reduce_jvp_and_grad():
+  x = rand((3, 5)) + 2
+  f = lambda v: lax.reduce((v, v), (F32(0), F32(1)), _sum_prod, (1,))  # noqa: E731
+  jf = lambda v: jlax.reduce((v, v), (F32(0), F32(1)), _sum_prod, (1,))  # noqa: E731
+  t = rand((3, 5), seed=2)
+  check_like_jax(sj.jvp(f, (x,), (t,)), jax.jvp(jf, (x,), (t,)))
+  g = lambda v: sum(o.sum() for o in f(v))  # noqa: E731
+  jg = lambda v: sum(o.sum() for o in jf(v))  # noqa: E731
+  check_like_jax(sj.grad(g)(x), jax.grad(jg)(x))
+  with test_util.x64():
+    f64 = lambda v: lax.reduce((v, v), (0.0, 1.0), _sum_prod, (1,))[1]  # noqa: E731
+    test_util.check_grads(f64, [x.astype(np.float64)], order=2)
+
+
+def test_reduce_errors_as_jax():
+  x = rand((3,))
+  with pytest.raises(NotImplementedError, match="non-zero tangents for initial values"):
+    sj.jvp(lambda v, i: lax.reduce(v, i, lambda a, b: a * b, (0,)), (x, F32(1)), (x, F32(1)))
+  with pytest.raises(ValueError, match="same tree structure"):
+    lax.reduce((x, x), (F32(0),), _sum_prod, (0,))
+  with pytest.raises(TypeError, match="dtypes should match"):
+    lax.reduce(x, np.int32(1), lambda a, b: a * b, (0,))
+  with pytest.raises(TypeError, match="trees of scalars"):
+    lax.reduce(x, F32(0), lambda a, b: (a + b, a), (0,))
+  with pytest.raises(NotImplementedError, match="close over Tracers"):
+    sj.jit(lambda v, s: lax.reduce(v, F32(0), lambda a, b: a + s * b, (0,)))(x, F32(2))
