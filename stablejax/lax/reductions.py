@@ -422,13 +422,13 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
     return tree_unflatten(tree, [out])
   init_avals = [core.get_aval(x) for x in inits]
-  jaxpr, out_tree = _reduction_jaxpr(computation, init_tree, init_avals)
+  jaxpr, out_tree = trace_reduction(computation, init_tree, init_avals)
   outs = reduce_p.bind(*leaves, *inits, computation=computation, jaxpr=jaxpr,
                        dimensions=tuple(int(d) for d in dimensions))
   return tree_unflatten(out_tree, outs)
 
 
-def _reduction_jaxpr(computation: Callable, tree: Any, avals: Sequence[ShapedArray]
+def trace_reduction(computation: Callable, tree: Any, avals: Sequence[ShapedArray]
                      ) -> tuple[ClosedJaxpr, Any]:
   """`computation` on two pytrees `tree` of scalars of `avals`, traced (cached by function)."""
   pair = (tree_unflatten(tree, list(avals)),) * 2

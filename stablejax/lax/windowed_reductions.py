@@ -1,5 +1,6 @@
 """Windowed reductions: `reduce_window_sum`, `reduce_window_max` and `reduce_window_min` (XLA's
-ReduceWindow with an add/max/min region), `reduce_window` for those monoids, and
+ReduceWindow with an add/max/min region), `reduce_window` (those monoids from their identity;
+else several operands reduced by a traced computation: `reduce_window_p`), and
 `padtype_to_pads`, with their rules and numpy references. Lowering rules live in
 `stablejax.lowering.rules.windowed_reductions`.
 
@@ -19,10 +20,14 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
 from stablejax.lax.primitive_kit import standard_primitive
+from stablejax.lax.reductions import evaluate_jaxpr_reference, trace_reduction
+from stablejax.jaxpr import jaxpr_as_fun
+from stablejax.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_max_p",
-    "reduce_window_min", "reduce_window_min_p", "reduce_window_sum", "reduce_window_sum_p",
+    "reduce_window_min", "reduce_window_min_p", "reduce_window_p", "reduce_window_sum",
+    "reduce_window_sum_p",
 ]
 
 Pads = tuple[tuple[int, int], ...]
@@ -250,29 +255,134 @@ def reduce_window_min(operand: Any, window_dimensions: Sequence[int],
                base_dilation, window_dilation)
 
 
+# ----------------------------------------------------------------------------------------------
+# reduce_window: several operands, a traced computation (XLA's variadic ReduceWindow)
+
+def reduce_window(operand: Any, init_value: Any, computation: Callable,
+                  window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
+                  padding: Any = "VALID", base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Any:
+  """Reduce each window of the pytree `operand` with `computation(accumulators, values)` on
+  pytrees of scalars like `init_value`, starting from it (padding holds `init_value`; strides
+  default to 1, padding to "VALID"). lax.add, max and min from their identity are the
+  monoid reductions."""
+  leaves, tree = tree_flatten(operand)
+  inits, init_tree = tree_flatten(init_value)
+  if init_tree != tree:
+    raise ValueError(f"Operands must have the same tree structure as init_values: {tree} vs. "
+                     f"{init_tree}")
+  if len(leaves) != len(inits):
+    raise ValueError(f"Must have same total number of operands as init_values:  {len(leaves)} "
+                     f"vs. {len(inits)}")
+  if not leaves:
+    raise ValueError("reduce_window must have at least one operand.")
+  ones = (1,) * len(window_dimensions)
+  window_strides = ones if window_strides is None else tuple(window_strides)
+  if isinstance(padding, str):  # (from the operand's shape, as JAX, whatever the base dilation)
+    window = window_dimensions if window_dilation is None else tuple(
+        _dilate(w, d) for w, d in zip(window_dimensions, window_dilation))
+    padding = padtype_to_pads(core.get_aval(leaves[0]).shape, window, window_strides, padding)
+  monoid = _monoid_window_reducer(computation, inits)
+  if monoid is not None:
+    return tree_unflatten(tree, [_bind(monoid, leaves[0], window_dimensions, window_strides,
+                                       padding, base_dilation, window_dilation)])
+  jaxpr, out_tree = trace_reduction(computation, init_tree, [core.get_aval(x) for x in inits])
+  if out_tree != tree:
+    raise ValueError(f"reduce_window output must have the same tree structure as the operands "
+                     f"{tree} vs. {out_tree}")
+  params = _params("reduce_window", core.get_aval(leaves[0]), window_dimensions, window_strides,
+                   padding, base_dilation, window_dilation)
+  return tree_unflatten(tree, reduce_window_p.bind(*leaves, *inits, jaxpr=jaxpr, **params))
+
+
+# computation -> the windowed reduction it amounts to from its identity (as JAX picks one)
 _MONOIDS = {lax.add: reduce_window_sum_p, lax.max: reduce_window_max_p,
             lax.min: reduce_window_min_p}
 
 
-def reduce_window(operand: Any, init_value: Any, computation: Callable,
-                  window_dimensions: Sequence[int], window_strides: Sequence[int], padding: Any,
-                  base_dilation: Sequence[int] | None = None,
-                  window_dilation: Sequence[int] | None = None) -> Any:
-  """Reduce each window with `computation` (lax.add, lax.max or lax.min here), starting from
-  `init_value`, which combines with the result as one more element."""
-  prim = _MONOIDS.get(computation)
-  if prim is None:
-    raise NotImplementedError(
-        "stablejax's reduce_window supports the computations lax.add, lax.max and lax.min; "
-        f"got {computation!r}")
-  out = _bind(prim, operand, window_dimensions, window_strides, padding, base_dilation,
-              window_dilation)
-  dtype = core.get_aval(out).dtype
-  init = lax.convert_element_type(init_value, dtype)
-  if core.is_concrete(init_value) and np.all(np.asarray(init_value) == _identity(prim.name,
-                                                                                 dtype)):
-    return out
-  return computation(out, init)
+def _monoid_window_reducer(computation: Any, inits: Sequence[Any]) -> core.Primitive | None:
+  if len(inits) != 1 or not core.is_concrete(inits[0]) or np.ndim(inits[0]):
+    return None
+  try:
+    prim = _MONOIDS.get(computation)
+  except TypeError:  # (an unhashable computation)
+    return None
+  dtype = core.get_aval(inits[0]).dtype
+  if prim is None or np.asarray(inits[0]) != _identity(prim.name, dtype):
+    return None
+  return prim
+
+
+def _general_abstract_eval(*avals: ShapedArray, jaxpr, **params):
+  n = len(avals) // 2
+  operands, inits = avals[:n], avals[n:]
+  if any(o.dtype != i.dtype for o, i in zip(operands, inits)):
+    raise TypeError(f"reduce_window got inconsistent dtypes for operands and init_values: got "
+                    f"operand dtypes {[o.dtype for o in operands]} and init_value dtypes "
+                    f"{[i.dtype for i in inits]}.")
+  if any(i.shape for i in inits):
+    raise TypeError(f"reduce_window expected init_values to be scalars but init_values have "
+                    f"shapes {[i.shape for i in inits]}.")
+  if len({o.shape for o in operands}) > 1:
+    raise TypeError(f"reduce_window operands must have the same shape, got "
+                    f"{', '.join(o.str_short() for o in operands)}")
+  if [(a.shape, a.dtype) for a in jaxpr.out_avals] != [((), i.dtype) for i in inits]:
+    raise TypeError(f"reduce_window computation must map two trees of scalars like the initial "
+                    f"values ({', '.join(a.str_short() for a in inits)}) to one; it returns "
+                    f"{', '.join(a.str_short() for a in jaxpr.out_avals)}")
+  _params("reduce_window", operands[0], **params)
+  shape = window_output_shape(operands[0].shape, **params)
+  return [ShapedArray(shape, o.dtype) for o in operands]
+
+
+def _general_reference(*args: np.ndarray, jaxpr, **params) -> list[np.ndarray]:
+  """Fold each window's elements (padding: the initial values) into the initial values."""
+  n = len(args) // 2
+  operands, inits = args[:n], args[n:]
+  views = [_window_views(_np_pad, _np_slice, x, x.shape, i, **params)
+           for x, i in zip(operands, inits)]
+  shape = window_output_shape(operands[0].shape, **params)
+  outs = [np.empty(shape, x.dtype) for x in operands]
+  for index in np.ndindex(*shape):
+    acc = list(inits)
+    for k in range(len(views[0])):
+      acc = evaluate_jaxpr_reference(jaxpr, *acc, *(v[k][index] for v in views))
+    for o, a in zip(outs, acc):
+      o[index] = a
+  return outs
+
+
+def _general_batcher(args, dims, *, jaxpr, **params):
+  n = len(args) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("reduce_window batching is not implemented for initial values")
+  size = batching.axis_size_of(args, dims)
+  operands = [batching.bdim_at_front(x, d, size) for x, d in zip(args[:n], dims[:n])]
+  new = {k: ((0, 0) if k == "padding" else 1,) + v for k, v in params.items()}
+  return reduce_window_p.bind(*operands, *args[n:], jaxpr=jaxpr, **new), [0] * n
+
+
+def _general_jvp(primals, tangents, *, jaxpr, **params):
+  """JAX's rule: one reduce_window of the primals and tangents with the JVP of the body."""
+  n = len(primals) // 2
+  if any(type(t) is not ad.Zero for t in tangents[n:]):
+    raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+  body, _ = ad.jvp_jaxpr(jaxpr, (True,) * len(primals), (False,) * n + (True,) * n)
+
+  def computation(left, right):
+    return tuple(jaxpr_as_fun(body)(*left[:n], *right[:n], *left[n:], *right[n:]))
+
+  operands = [*primals[:n], *map(ad.instantiate_zeros, tangents[:n])]
+  inits = [*primals[n:], *(lax.full_like(p, 0) for p in primals[n:])]
+  outs = reduce_window(tuple(operands), tuple(inits), computation, **params)
+  return list(outs[:n]), list(outs[n:])
+
+
+reduce_window_p = standard_primitive("reduce_window", _general_abstract_eval,
+                                     multiple_results=True)
+def_reference(reduce_window_p, _general_reference)
+batching.primitive_batchers[reduce_window_p] = _general_batcher
+ad.primitive_jvps[reduce_window_p] = _general_jvp
 
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
@@ -284,3 +394,5 @@ def _reduce_window_flops(avals_in, avals_out, *, window_dimensions, **_) -> floa
 flops.flops_rules[reduce_window_sum_p] = _reduce_window_flops
 flops.flops_rules[reduce_window_max_p] = _reduce_window_flops
 flops.flops_rules[reduce_window_min_p] = _reduce_window_flops
+flops.flops_rules[reduce_window_p] = lambda avals_in, avals_out, *, jaxpr, window_dimensions, **_: (
+    avals_out[0].size * math.prod(window_dimensions) * flops.jaxpr_flops(jaxpr))

@@ -601,6 +601,13 @@ CASES = [
     Case("reduce_window_min", lax.reduce_window_min_p,
          lambda x: lax.reduce_window_min(x, (2, 2), (2, 2), "VALID"), [A((4, 5))], ALL,
          grad=Grad(args=[A((4, 5), "apart")])),
+    # the general reduce_window: a product and a sum of two operands (the product returned);
+    # its JVP is a reduce_window again, which has no transpose (nor in JAX): forward mode only,
+    # checked in test_lax_general.py
+    Case("reduce_window_general", lax.reduce_window_p, lambda x, y: lax.reduce_window(
+        (x, y), (np.ones((), x.dtype), np.zeros((), y.dtype)),
+        lambda a, b: (a[0] * b[0], a[1] + b[1]), (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2))[0],
+        [A((3, 4), "small"), A((3, 4))], NUM, grad=None),
     # contractions
     Case("dot_general_matmul", lax.dot_general_p,
          lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), [A((2, 3)), A((3, 4))],

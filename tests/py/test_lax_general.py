@@ -140,3 +140,81 @@ def test_reduce_errors_as_jax():
     lax.reduce(x, F32(0), lambda a, b: (a + b, a), (0,))
   with pytest.raises(NotImplementedError, match="close over Tracers"):
     sj.jit(lambda v, s: lax.reduce(v, F32(0), lambda a, b: a + s * b, (0,)))(x, F32(2))
+
+
+# ----------------------------------------------------------------------------------------------
+# reduce_window with a general computation
+
+def _prod_max(a, b):
+  return (a[0] * b[0], sj.numpy.maximum(a[1], b[1]))
+
+
+def _jax_prod_max(a, b):
+  return (a[0] * b[0], jjnp.maximum(a[1], b[1]))
+
+
+def test_reduce_window_optional_strides_and_padding():
+  x = np.arange(6.0, dtype=F32)
+  check_like_jax(lax.reduce_window(x, 0.0, lax.add, (2,)),
+                 jlax.reduce_window(x, 0.0, jlax.add, (2,)))
+  check_like_jax(lax.reduce_window(x, F32(1), lax.mul, window_dimensions=(2,)),
+                 jlax.reduce_window(x, F32(1), jlax.mul, window_dimensions=(2,)))
+
+
+@pytest.mark.parametrize("window", [
+    ((2, 2),), ((2, 3), (1, 2), "SAME"), ((2, 2), (2, 1), ((1, 0), (0, 2)), (1, 2), (2, 1)),
+    ((1, 3), (1, 1), "SAME_LOWER", None, (1, 2))])
+def test_reduce_window_general_pair(window):
+  x, y = rand((4, 5)), rand((4, 5), seed=1)
+  init = (F32(1), F32(-np.inf))
+  f = lambda a, b: lax.reduce_window((a, b), init, _prod_max, *window)  # noqa: E731
+  want = jlax.reduce_window((x, y), init, _jax_prod_max, *window)
+  check_like_jax(f(x, y), want)
+  check_like_jax(sj.jit(f)(x, y), want)
+  eqn, = sj.make_jaxpr(f)(x, y).eqns
+  assert eqn.primitive is lax.reduce_window_p
+
+
+def test_reduce_window_monoid_dispatch_as_jax():
+  x = rand((4, 5))
+  for init, op in [(0.0, "add"), (2.0, "add"), (-np.inf, "max"), (0.0, "max"), (1.0, "mul")]:
+    got = sj.make_jaxpr(lambda v: lax.reduce_window(v, init, getattr(lax, op), (2, 2)))(x)
+    want = jax.make_jaxpr(lambda v: jlax.reduce_window(v, init, getattr(jlax, op), (2, 2)))(x)
+    assert got.eqns[0].primitive.name == want.eqns[0].primitive.name
+    check_like_jax(lax.reduce_window(x, init, getattr(lax, op), (2, 2), (1, 2), "SAME"),
+                   jlax.reduce_window(x, init, getattr(jlax, op), (2, 2), (1, 2), "SAME"))
+
+
+def test_reduce_window_lowering_is_one_variadic_reduce_window():
+  text = sj.jit(lambda a: lax.reduce_window((a, a), (F32(1), F32(-np.inf)), _prod_max, (2,))
+                ).lower(rand((5,))).as_text()
+  assert text.count("stablehlo.reduce_window") == 1 and "stablehlo.multiply" in text
+
+
+def test_reduce_window_vmap_and_jvp():
+  x = rand((3, 6)) + 2
+  f = lambda v: lax.reduce_window((v, v), (F32(1), F32(-np.inf)), _prod_max, (2,), (2,))  # noqa
+  jf = lambda v: jlax.reduce_window((v, v), (F32(1), F32(-np.inf)), _jax_prod_max, (2,), (2,))  # noqa
+  for axis in (0, 1):
+    check_like_jax(sj.vmap(f, in_axes=axis)(x), jax.vmap(jf, in_axes=axis)(x))
+  t = rand((6,), seed=3)
+  check_like_jax(sj.jvp(f, (x[0],), (t,)), jax.jvp(jf, (x[0],), (t,)))
+  with test_util.x64():
+    g = lambda v: lax.reduce_window(v, 1.0, lax.mul, (2, 2), (1, 1), "SAME")  # noqa: E731
+    test_util.check_grads(g, [x.astype(np.float64)], order=2, modes=("fwd",))
+  with pytest.raises(TypeError, match="non-zero init_value_tangent"):
+    sj.jvp(lambda v, i: lax.reduce_window(v, i, lax.mul, (2,)), (x[0], F32(1)), (x[0], F32(1)))
+  with pytest.raises(NotImplementedError, match="initial values"):
+    sj.vmap(lambda v, i: lax.reduce_window(v, i, lax.mul, (2,)))(x, x[:, 0])
+
+
+def test_reduce_window_errors_as_jax():
+  x = rand((4,))
+  with pytest.raises(ValueError, match="at least one operand"):
+    lax.reduce_window((), (), lax.add, (2,))
+  with pytest.raises(ValueError, match="same tree structure"):
+    lax.reduce_window((x, x), (F32(0),), _prod_max, (2,))
+  with pytest.raises(ValueError, match="output must have the same tree structure"):
+    lax.reduce_window((x,), (F32(1),), lambda a, b: a[0] * b[0], (2,))
+  with pytest.raises(TypeError, match="inconsistent dtypes"):
+    lax.reduce_window(x, np.int32(1), lax.mul, (2,))
