@@ -218,3 +218,17 @@ def test_reduce_window_errors_as_jax():
     lax.reduce_window((x,), (F32(1),), lambda a, b: a[0] * b[0], (2,))
   with pytest.raises(TypeError, match="inconsistent dtypes"):
     lax.reduce_window(x, np.int32(1), lax.mul, (2,))
+
+
+# ----------------------------------------------------------------------------------------------
+# dynamic slices of 0-d arrays
+
+def test_dynamic_slice_and_update_of_a_scalar():
+  x = np.float32(3)
+  for f, jf in [(lambda v: lax.dynamic_slice(v, (), ()), lambda v: jlax.dynamic_slice(v, (), ())),
+                (lambda v: lax.dynamic_update_slice(v, v * 2, ()),
+                 lambda v: jlax.dynamic_update_slice(v, v * 2, ()))]:
+    check_like_jax(f(x), jf(x))
+    check_like_jax(sj.jit(f)(x), jax.jit(jf)(x))
+    check_like_jax(sj.grad(f)(x), jax.grad(jf)(x))
+    check_like_jax(sj.vmap(f)(np.arange(3, dtype=F32)), jax.vmap(jf)(np.arange(3, dtype=F32)))
