@@ -45,10 +45,11 @@ def _batched_front(x: Any, d: int | None, size: int) -> Any:
   return batching.bdim_at_front(x, d, size)
 
 
-def _named_batcher(prim: core.Primitive, names_of, named_rule):
+def _named_batcher(prim: core.Primitive, names_of, named_rule, several_rule=None):
   """The collective batcher of `prim` under a vmap with an axis name: `named_rule` where the
-  collective is over that name (alone), else the ordinary batching rule (the batch axis goes
-  through the collective)."""
+  collective is over that name alone, `several_rule(axis_data, vals, dims, **params)` where it
+  is over that name and others (None: refused), else the ordinary batching rule (the batch axis
+  goes through the collective)."""
   def rule(axis_data, vals, dims, /, **params):
     names = names_of(params)
     if axis_data.name not in names:
@@ -56,8 +57,10 @@ def _named_batcher(prim: core.Primitive, names_of, named_rule):
         return prim.bind(*vals, **params), not_mapped
       return batching.primitive_batchers[prim](vals, dims, **params)
     if len(names) > 1:
-      raise NotImplementedError(f"{prim.name} over the vmapped axis {axis_data.name!r} "
-                                f"together with other axes {names} is not supported")
+      if several_rule is None:
+        raise NotImplementedError(f"{prim.name} over the vmapped axis {axis_data.name!r} "
+                                  f"together with other axes {names} is not supported")
+      return several_rule(axis_data, vals, dims, **params)
     return named_rule(axis_data.size, vals, dims, **params)
   batching.collective_batchers[prim] = rule
 
@@ -123,6 +126,12 @@ def _allreduce_batcher(prim):
   return rule
 
 
+def _count_like(x: Any, n: int) -> Any:
+  """`n` as a scalar of x's dtype, weak if x is (a Python scalar summed stays weak, as JAX)."""
+  aval = core.get_aval(x)
+  return lax.convert_element_type(n, aval.dtype, weak_type=aval.weak_type)
+
+
 def _allreduce_named(prim, reduce, unmapped):
   """Over the vmapped axis alone: reduce along the batch axis (the result is unbatched)."""
   def rule(size, vals, dims, /, *, axes, axis_index_groups):
@@ -146,13 +155,23 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 ad.deflinear2(psum_p, _psum_transpose)
 ad.primitive_jvps[pmax_p] = _pminmax_jvp("pmax")
 ad.primitive_jvps[pmin_p] = _pminmax_jvp("pmin")
+def _allreduce_several(prim, named):
+  """Over the vmapped axis and others: reduce along the batch axis, then over the others (as
+  JAX: the enclosing vmaps or mesh reduce over their axes)."""
+  def rule(axis_data, vals, dims, /, *, axes, axis_index_groups):
+    out, _ = named(axis_data.size, vals, dims, axes=axes, axis_index_groups=axis_index_groups)
+    rest = tuple(n for n in axes if n != axis_data.name)
+    return prim.bind(out, axes=rest, axis_index_groups=axis_index_groups), not_mapped
+  return rule
+
+
 for _p, _reduce, _unmapped in [
-    (psum_p, lambda x, a: lax.reduce_sum(x, a),
-     lambda x, n: lax.mul(x, lax.full((), n, core.get_aval(x).dtype))),
+    (psum_p, lambda x, a: lax.reduce_sum(x, a), lambda x, n: lax.mul(x, _count_like(x, n))),
     (pmax_p, lambda x, a: lax.reduce_max(x, a), lambda x, n: x),
     (pmin_p, lambda x, a: lax.reduce_min(x, a), lambda x, n: x)]:
   batching.primitive_batchers[_p] = _allreduce_batcher(_p)
-  _named_batcher(_p, lambda params: params["axes"], _allreduce_named(_p, _reduce, _unmapped))
+  _named = _allreduce_named(_p, _reduce, _unmapped)
+  _named_batcher(_p, lambda params: params["axes"], _named, _allreduce_several(_p, _named))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -443,7 +462,22 @@ def _axis_index_named(size, vals, dims, /, *, axis_name):
   return lax.iota(np.int32, size), 0
 
 
-_named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named)
+def _axis_index_several(axis_data, vals, dims, /, *, axis_name):
+  """Row-major over the names: the batch's iota for the vmapped one, the enclosing ones'
+  indices for the others."""
+  names = _names(axis_name)
+  sizes = [axis_data.size if n == axis_data.name else batching.axis_size(n, "axis_index")
+           for n in names]
+  out = lax.full((axis_data.size,), 0, np.int32)
+  for k, name in enumerate(names):
+    index = (lax.iota(np.int32, axis_data.size) if name == axis_data.name
+             else axis_index_p.bind(axis_name=name))
+    out = lax.add(out, lax.mul(index, np.int32(prod(sizes[k + 1:]))))
+  return out, 0
+
+
+_named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named,
+               _axis_index_several)
 
 # ----------------------------------------------------------------------------------------------
 # Collectives written with the ones above (JAX's wrappers)
