@@ -138,14 +138,18 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None, *,
-        out_sharding: Any = None) -> Any:
-  """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs`."""
-  l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
-  if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
-    raise TypeError(f"Incompatible shapes for dot: got {l_shape} and {r_shape} (dot takes "
-                    "vectors and matrices; use dot_general for other ranks)")
-  return dot_general(lhs, rhs, (((len(l_shape) - 1,), (0,)), ((), ())), precision,
-                     preferred_element_type, out_sharding=out_sharding)
+        dimension_numbers: Any = None, out_sharding: Any = None) -> Any:
+  """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs` (or
+  `dot_general`'s `dimension_numbers`, when given)."""
+  if dimension_numbers is None:
+    l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+    if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
+      raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
+                       "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                       f"products; got lhs_shape={l_shape} rhs_shape={r_shape}")
+    dimension_numbers = (((len(l_shape) - 1,), (0,)), ((), ()))
+  return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                     out_sharding=out_sharding)
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:

@@ -200,6 +200,9 @@ CASES = [
     _binary(lax.sub_p, lax.sub, NUM),
     _binary(lax.sub_p, lax.sub, [F32], shapes=((1, 4), (3, 1)), suffix="_size1"),
     _binary(lax.mul_p, lax.mul, NUM),
+    # mul's out_dtype: operands of two dtypes converted to it (derivatives: test_lax_general.py)
+    Case("mul_out_dtype", lax.mul_p, lambda x, y: lax.mul(x, y, out_dtype=np.float32),
+         [A(), A(dtype=np.int8)], [F32, I32], grad=None),
     _binary(lax.mul_p, lax.mul, NUM, shapes=((1, 4), (3, 1)), suffix="_size1"),
     _binary(lax.mul_p, lax.mul, [F32], shapes=((), (3, 4)), suffix="_scalar"),
     _binary(lax.div_p, lax.div, NUM, ("any", "nonzero")),

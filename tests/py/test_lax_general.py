@@ -270,3 +270,52 @@ def test_all_gather_over_two_vmapped_axes_refused():
   # (JAX 0.10.2 fails there too, on an internal assertion)
   with pytest.raises(NotImplementedError, match="together with other axes"):
     _nested(sj.vmap, lambda v: lax.all_gather(v, ("i", "j")), rand((2, 3)))
+
+
+# ----------------------------------------------------------------------------------------------
+# mul's out_dtype, dot's dimension_numbers, preferred_element_type
+
+@pytest.mark.parametrize("dtypes,out", [((np.int8, np.int8), np.int32),
+                                        ((np.int8, F32), F32),
+                                        ((np.float16, F32), np.dtype("bfloat16")),
+                                        ((F32, np.int32), np.bool_)])
+def test_mul_out_dtype(dtypes, out):
+  x = (np.arange(6) % 5 - 2).astype(dtypes[0]).reshape(2, 3)
+  y = (np.arange(6) % 4 + 1).astype(dtypes[1]).reshape(2, 3)
+  f = lambda a, b: lax.mul(a, b, out_dtype=out)  # noqa: E731
+  want = jlax.mul(x, y, out_dtype=out)
+  check_like_jax(f(x, y), want)
+  check_like_jax(sj.jit(f)(x, y), want)
+  check_like_jax(sj.vmap(f)(x, y), jax.vmap(lambda a, b: jlax.mul(a, b, out_dtype=out))(x, y))
+  check_like_jax(lax.mul(2.0, 3.0, out_dtype=F32), jlax.mul(2.0, 3.0, out_dtype=F32))
+  assert str(sj.make_jaxpr(lambda a, b: lax.mul(a, b))(y, y)).count("out_dtype") == 0
+
+
+def test_mul_out_dtype_derivatives():
+  x = rand((3,))
+  f = lambda L: lambda a: L.mul(a, a.astype(np.float16), out_dtype=F32)  # noqa: E731
+  check_like_jax(sj.jvp(f(lax), (x,), (x,)), jax.jvp(f(jlax), (x,), (x,)))
+  check_like_jax(sj.grad(lambda a: f(lax)(a).sum())(x), jax.grad(lambda a: f(jlax)(a).sum())(x))
+  g = lambda L: lambda a: L.mul(a.astype(np.float16), 3.0, out_dtype=F32).sum()  # noqa: E731
+  check_like_jax(sj.grad(g(lax))(x), jax.grad(g(jlax))(x))
+
+
+def test_dot_dimension_numbers_and_preferred_element_type():
+  h = (np.arange(12) / 7).astype(np.float16).reshape(1, 3, 4)
+  dn = (((2,), (2,)), ((0,), (0,)))
+  for pet in (None, F32):
+    check_like_jax(lax.dot(h, h, dimension_numbers=dn, preferred_element_type=pet),
+                   jlax.dot(h, h, dimension_numbers=dn, preferred_element_type=pet))
+    check_like_jax(lax.dot(h[0], h[0].T, preferred_element_type=pet),
+                   jlax.dot(h[0], h[0].T, preferred_element_type=pet))
+  with pytest.raises(ValueError, match="dimension_numbers must be specified"):
+    lax.dot(h, h)
+  a8 = (np.arange(12) % 7 - 3).astype(np.int8).reshape(3, 4)
+  for pet in (None, np.int32, F32):
+    check_like_jax(lax.dot_general(a8, a8.T, (((1,), (0,)), ((), ())), preferred_element_type=pet),
+                   jlax.dot_general(a8, a8.T, (((1,), (0,)), ((), ())), preferred_element_type=pet))
+    check_like_jax(
+        lax.conv_general_dilated(a8[None, None], a8[None, None, :2, :2], (1, 1), "VALID",
+                                 preferred_element_type=pet),
+        jlax.conv_general_dilated(a8[None, None], a8[None, None, :2, :2], (1, 1), "VALID",
+                                  preferred_element_type=pet))
