@@ -20,7 +20,7 @@ from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pbroadcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
+    "axis_size", "pbroadcast", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
     "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "reduce_scatter_p",
 ]
 
@@ -502,6 +502,26 @@ def pbroadcast(x: Any, axis_name: AxisName | Sequence[AxisName], source: int) ->
   if not 0 <= source < size:
     raise ValueError(f"pbroadcast: source {source} is out of range for an axis of size {size}")
   return tree_map(lambda v: lax.index_in_dim(all_gather(v, axis_name), source, 0, False), x)
+
+
+_PCAST_TO = ("varying", "reduced", "unreduced")
+
+
+def pcast(x: Any, axis_name: AxisName | Sequence[AxisName], *, to: str) -> Any:
+  """Cast `x` to varying over `axis_name` (JAX's pvary): its values unchanged (stablejax does
+  not track which axes a value varies over). No axis names: `x`."""
+  if isinstance(axis_name, (set, frozenset)):
+    raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+  if not axis_name:
+    return x
+  if to not in _PCAST_TO:
+    raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {set(_PCAST_TO)}")
+  for name in _names(axis_name):
+    batching.axis_size(name, "pcast")
+  if to != "varying":
+    raise NotImplementedError(f"pcast(to={to!r}): stablejax does not track reduced and "
+                              "unreduced values")
+  return x
 
 
 # ----------------------------------------------------------------------------------------------

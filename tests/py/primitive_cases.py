@@ -612,6 +612,11 @@ CASES = [
         lambda a, b: (a[0] * b[0], a[1] + b[1]), (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2))[0],
         [A((3, 4), "small"), A((3, 4))], NUM, grad=None),
     # contractions
+    # scaled_dot: bfloat16 products of the operands and their unit scales (not differentiable,
+    # as in JAX)
+    Case("scaled_dot", lax.scaled_dot_p,
+         lambda x, y: lax.scaled_dot(x, y, preferred_element_type=np.float32),
+         [A((2, 3, 8)), A((2, 8, 4))], [F32], grad=None),
     Case("dot_general_matmul", lax.dot_general_p,
          lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), [A((2, 3)), A((3, 4))],
          NUM),

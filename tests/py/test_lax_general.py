@@ -1,5 +1,9 @@
-"""lax's general forms against JAX 0.10.2: `reduce` with several operands and a traced
-computation (`reduce_p`), and their jit, vmap, jvp and grad."""
+"""lax's general forms against JAX 0.10.2, with jit, vmap, jvp and grad: `reduce` and
+`reduce_window` with several operands and a traced computation (`reduce_p`, `reduce_window_p`),
+dynamic slices of 0-d arrays, collectives over several vmapped axes, `mul(out_dtype=)`,
+`dot(dimension_numbers=)` and preferred element types, `scaled_dot` and `pcast`."""
+import re
+
 import numpy as np
 import pytest
 
@@ -319,3 +323,49 @@ def test_dot_dimension_numbers_and_preferred_element_type():
                                  preferred_element_type=pet),
         jlax.conv_general_dilated(a8[None, None], a8[None, None, :2, :2], (1, 1), "VALID",
                                   preferred_element_type=pet))
+
+
+# ----------------------------------------------------------------------------------------------
+# scaled_dot, pcast
+
+def test_scaled_dot_as_jax():
+  rng = np.random.default_rng(0)
+  a, b = rng.standard_normal((2, 3, 8)).astype(F32), rng.standard_normal((2, 8, 4)).astype(F32)
+  scale = lambda shape: (2.0 ** rng.integers(-2, 3, shape)).astype(F32).astype(  # noqa: E731
+      jjnp.float8_e8m0fnu)
+  sa, sb = scale((2, 3, 2)), scale((2, 2, 4))
+  for kw in [{}, {"lhs_scale": sa, "rhs_scale": sb},
+             {"lhs_scale": sa, "rhs_scale": sb, "preferred_element_type": F32}]:
+    want = jlax.scaled_dot(a, b, **kw)
+    check_like_jax(lax.scaled_dot(a, b, **kw), want)
+    check_like_jax(sj.jit(lambda x, y: lax.scaled_dot(x, y, **kw))(a, b), want)
+  check_like_jax(sj.vmap(lambda x, y: lax.scaled_dot(x, y))(a, b),
+                 jax.vmap(lambda x, y: jlax.scaled_dot(x, y))(a, b))
+  dn = (((1,), (1,)), ((), ()))
+  check_like_jax(lax.scaled_dot(a[0], b[0].T, dimension_numbers=dn),
+                 jlax.scaled_dot(a[0], b[0].T, dimension_numbers=dn))
+  for bad in [lambda L: L.scaled_dot(a[0, 0], b[0, :, 0]),
+              lambda L: L.scaled_dot(a[..., :1], b[:, :1]),
+              lambda L: L.scaled_dot(a, b[:, :4])]:
+    with pytest.raises(TypeError) as want:
+      bad(jlax)
+    with pytest.raises(TypeError, match=re.escape(str(want.value))):
+      bad(lax)
+  with pytest.raises(NotImplementedError, match="Differentiation rule for 'scaled_dot'"):
+    sj.jvp(lambda x: lax.scaled_dot(x, b), (a,), (a,))
+
+
+def test_pcast():
+  x = rand((2,))
+  assert lax.pcast(x, (), to="varying") is x
+  assert lax.pcast(x, (), to="anything") is x  # (no axes: no check, as JAX)
+  with pytest.raises(ValueError, match="Allowed `to` values"):
+    sj.vmap(lambda v: lax.pcast(v, "i", to="bad"), axis_name="i")(x)
+  with pytest.raises(TypeError, match="must be a tuple or a str"):
+    lax.pcast(x, {"i"}, to="varying")
+  with pytest.raises(NameError, match="unbound axis name"):
+    lax.pcast(x, "i", to="varying")
+  mesh = sj.make_mesh((1,), ("i",))
+  f = sj.shard_map(lambda v: lax.pcast(v, "i", to="varying"), mesh=mesh,
+                   in_specs=sj.sharding.PartitionSpec(), out_specs=sj.sharding.PartitionSpec("i"))
+  np.testing.assert_array_equal(np.asarray(f(x)), x)
