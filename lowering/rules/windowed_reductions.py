@@ -1,6 +1,7 @@
 """Lowering rules of the windowed reductions: `stablehlo.reduce_window` with an add, max or min
 region and that op's identity as the initial value; with the traced computation as its region
-(`reduce_window_p`)."""
+(`reduce_window_p`); `stablehlo.select_and_scatter` (`select_and_scatter_p`), and the
+decompositions of select_and_scatter_add and select_and_gather_add."""
 from __future__ import annotations
 
 from typing import Callable
@@ -12,7 +13,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
-from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
+from stablejax.lax import windowed_reductions
+from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp, lower_fun
 from stablejax.lowering.registry import register_lowering
 from stablejax.lowering.rules.reductions import REDUCTIONS, fill_region
 
@@ -65,3 +67,27 @@ def _general_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr, window_dimen
 
 
 register_lowering(lax.reduce_window_p, _general_rule)
+
+
+def _select_and_scatter_rule(ctx: LoweringRuleContext, operand: ir.Value, source: ir.Value,
+                             init_value: ir.Value, *, select_jaxpr, scatter_jaxpr,
+                             window_dimensions, window_strides, padding) -> ir.Value:
+  """`stablehlo.select_and_scatter` with the traced select and scatter regions."""
+  op = hlo.SelectAndScatterOp(aval_to_ir_type(ctx.avals_out[0]), operand, source, init_value,
+                              window_dimensions=list(window_dimensions),
+                              window_strides=list(window_strides),
+                              padding=_padding_attr(padding))
+  for region, jaxpr, name in ((op.select, select_jaxpr, "select"),
+                              (op.scatter, scatter_jaxpr, "scatter")):
+    if jaxpr.effects:
+      raise NotImplementedError(f"Cannot lower effectful `{name}`.")
+    fill_region(region, [init_value], lambda *scalars, j=jaxpr, n=name: jaxpr_subcomp(
+        ctx.module_context, j.jaxpr, j.consts, list(scalars), f"{ctx.name_stack}/{n}"))
+  return op.result
+
+
+register_lowering(lax.select_and_scatter_p, _select_and_scatter_rule)
+register_lowering(lax.select_and_scatter_add_p,
+                  lower_fun(windowed_reductions.select_and_scatter_add_decomposition))
+register_lowering(lax.select_and_gather_add_p,
+                  lower_fun(windowed_reductions.select_and_gather_add_decomposition))

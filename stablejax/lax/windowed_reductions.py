@@ -1,6 +1,7 @@
 """Windowed reductions: `reduce_window_sum`, `reduce_window_max` and `reduce_window_min` (XLA's
 ReduceWindow with an add/max/min region), `reduce_window` (those monoids from their identity;
-else several operands reduced by a traced computation: `reduce_window_p`), and
+else several operands reduced by a traced computation: `reduce_window_p`), JAX's
+`select_and_scatter_p`, `select_and_scatter_add_p` and `select_and_gather_add_p`, and
 `padtype_to_pads`, with their rules and numpy references. Lowering rules live in
 `stablejax.lowering.rules.windowed_reductions`.
 
@@ -18,16 +19,18 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
+from stablejax.interpreters import partial_eval as pe
+from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
-from stablejax.lax.primitive_kit import standard_primitive
+from stablejax.lax.primitive_kit import evaluate_reference, standard_primitive
 from stablejax.lax.reductions import evaluate_jaxpr_reference, trace_reduction
-from stablejax.jaxpr import jaxpr_as_fun
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_max_p",
     "reduce_window_min", "reduce_window_min_p", "reduce_window_p", "reduce_window_sum",
-    "reduce_window_sum_p",
+    "reduce_window_sum_p", "select_and_gather_add_p", "select_and_scatter_add_p",
+    "select_and_scatter_p",
 ]
 
 Pads = tuple[tuple[int, int], ...]
@@ -385,6 +388,224 @@ batching.primitive_batchers[reduce_window_p] = _general_batcher
 ad.primitive_jvps[reduce_window_p] = _general_jvp
 
 # ----------------------------------------------------------------------------------------------
+# select_and_scatter (XLA's SelectAndScatter), select_and_scatter_add and select_and_gather_add
+# (JAX's primitives for the derivatives of a max/min window: the tangent at the selected
+# element of each window, and its transpose)
+
+def _window_positions(shape: Sequence[int], window_dimensions, window_strides, padding):
+  """For each window (by output index): the in-bounds operand indices it covers, in order."""
+  out_shape = window_output_shape(shape, window_dimensions, window_strides, padding,
+                                  (1,) * len(shape), (1,) * len(shape))
+  for index in np.ndindex(*out_shape):
+    starts = [i * s - lo for i, s, (lo, _) in zip(index, window_strides, padding)]
+    cover = [tuple(range(a, a + w)) for a, w in zip(starts, window_dimensions)]
+    yield index, [p for p in itertools.product(*cover)
+                  if all(0 <= q < n for q, n in zip(p, shape))]
+
+
+def _select_and_scatter_reference(operand, source, init_value, *, select_jaxpr, scatter_jaxpr,
+                                  window_dimensions, window_strides, padding) -> np.ndarray:
+  """Each window's element chosen by `select` (the first one unless select(chosen, next) is
+  false) accumulates the window's source value with `scatter` (padding is never chosen)."""
+  out = np.full(operand.shape, init_value, operand.dtype)
+  for index, positions in _window_positions(operand.shape, window_dimensions, window_strides,
+                                            padding):
+    if not positions:
+      continue
+    chosen = positions[0]
+    for p in positions[1:]:
+      (keep,) = evaluate_jaxpr_reference(select_jaxpr, operand[chosen], operand[p])
+      chosen = chosen if keep else p
+    (out[chosen],) = evaluate_jaxpr_reference(scatter_jaxpr, out[chosen], source[index])
+  return out
+
+
+def _select_and_scatter_abstract_eval(operand: ShapedArray, source: ShapedArray,
+                                      init_value: ShapedArray, *, select_jaxpr, scatter_jaxpr,
+                                      window_dimensions, window_strides, padding) -> ShapedArray:
+  if len(window_dimensions) != len(window_strides):
+    raise TypeError(f"select_and_scatter got inconsistent window_strides and window_dimensions: "
+                    f"got window_strides {window_strides} and window_dimensions "
+                    f"{window_dimensions}.")
+  if source.dtype != operand.dtype or init_value.dtype != operand.dtype or init_value.shape:
+    raise TypeError(f"select_and_scatter takes a source and a scalar init_value of the "
+                    f"operand's dtype, got {operand.str_short()}, {source.str_short()} and "
+                    f"{init_value.str_short()}")
+  want = window_output_shape(operand.shape, window_dimensions, window_strides, padding,
+                             (1,) * operand.ndim, (1,) * operand.ndim)
+  if source.shape != want:
+    raise TypeError(f"select_and_scatter: source {source.str_short()} must have the shape of "
+                    f"the windows, {want}")
+  return ShapedArray(operand.shape, operand.dtype)
+
+
+def _select_and_scatter_batcher(args, dims, **params):
+  """The batch axis gets a window of 1 (the initial value must be unbatched)."""
+  if dims[2] is not None:
+    raise NotImplementedError("select_and_scatter batching is not implemented for a batched "
+                              "init_value")
+  size = batching.axis_size_of(args, dims)
+  operand, source = (batching.bdim_at_front(x, d, size) for x, d in zip(args[:2], dims[:2]))
+  return select_and_scatter_p.bind(operand, source, args[2], **_windowed_front(params)), 0
+
+
+def _windowed_front(params: dict) -> dict:
+  """Window params with a leading batch axis of window 1."""
+  front = {"padding": (0, 0)}
+  return {k: (front.get(k, 1),) + v if k in _WINDOW_PARAMS else v for k, v in params.items()}
+
+
+_WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
+                  "window_dilation")
+
+
+def _no_jvp(name: str) -> Callable:
+  def jvp(primals, tangents, **params):
+    raise NotImplementedError(f"Differentiation rule for '{name}' not implemented")
+  return jvp
+
+
+select_and_scatter_p = standard_primitive("select_and_scatter", _select_and_scatter_abstract_eval)
+def_reference(select_and_scatter_p, _select_and_scatter_reference)
+batching.primitive_batchers[select_and_scatter_p] = _select_and_scatter_batcher
+ad.primitive_jvps[select_and_scatter_p] = _no_jvp("select_and_scatter")
+
+
+def _scalar_jaxpr(fn: Callable, dtype: np.dtype) -> ClosedJaxpr:
+  aval = ShapedArray((), dtype)
+  return pe.trace_to_closed_jaxpr(lambda x, y: [fn(x, y)], [aval, aval])
+
+
+def select_and_scatter_add_decomposition(source: Any, operand: Any, *, select_prim,
+                                         window_dimensions, window_strides, padding) -> Any:
+  """select_and_scatter_add as select_and_scatter on the operand padded with the selection's
+  identity (JAX's lowering on CPU and GPU)."""
+  dtype = core.get_aval(operand).dtype
+  shape = core.get_aval(operand).shape
+  identity = _identity("reduce_window_max" if select_prim is lax.ge_p else "reduce_window_min",
+                       dtype)[()]
+  padded = lax.pad(operand, identity, [(lo, hi, 0) for lo, hi in padding])
+  out = select_and_scatter_p.bind(
+      padded, source, np.zeros((), dtype),
+      select_jaxpr=_scalar_jaxpr(select_prim.bind, dtype),
+      scatter_jaxpr=_scalar_jaxpr(lax.bitwise_or if dtype == np.bool_ else lax.add, dtype),
+      window_dimensions=window_dimensions, window_strides=window_strides,
+      padding=((0, 0),) * len(shape))
+  return lax.slice(out, [lo for lo, _ in padding],
+                   [lo + n for (lo, _), n in zip(padding, shape)])
+
+
+def _select_and_scatter_add_abstract_eval(source: ShapedArray, operand: ShapedArray, *,
+                                          select_prim, window_dimensions, window_strides,
+                                          padding) -> ShapedArray:
+  if select_prim not in (lax.ge_p, lax.le_p):
+    raise TypeError(f"select_and_scatter_add selects with lax.ge_p or lax.le_p, got "
+                    f"{select_prim}")
+  return ShapedArray(operand.shape, source.dtype)
+
+
+def _select_and_scatter_add_transpose(t, source, operand, **params):
+  ones = (1,) * len(params["window_dimensions"])
+  return [select_and_gather_add_p.bind(t, operand, base_dilation=ones, window_dilation=ones,
+                                       **params), None]
+
+
+def _tangent_in_source(prim: core.Primitive) -> Callable:
+  """The JVP of an op linear in its first operand (the second one selects)."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if type(tangents[0]) is ad.Zero:
+      return out, ad.Zero.from_primal_value(out)
+    return out, prim.bind(tangents[0], primals[1], **params)
+  return jvp
+
+
+def _selected_batcher(prim: core.Primitive) -> Callable:
+  def rule(args, dims, **params):
+    size = batching.axis_size_of(args, dims)
+    args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    return prim.bind(*args, **_windowed_front(params)), 0
+  return rule
+
+
+def _select_and_scatter_add_reference(source, operand, *, select_prim, **params):
+  dtype = operand.dtype
+  return _select_and_scatter_reference(
+      operand, source, np.zeros((), dtype),
+      select_jaxpr=_scalar_jaxpr(select_prim.bind, dtype),
+      scatter_jaxpr=_scalar_jaxpr(lax.add, dtype), **params)
+
+
+select_and_scatter_add_p = standard_primitive("select_and_scatter_add",
+                                              _select_and_scatter_add_abstract_eval)
+def_reference(select_and_scatter_add_p, _select_and_scatter_add_reference)
+ad.primitive_jvps[select_and_scatter_add_p] = _tangent_in_source(select_and_scatter_add_p)
+ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
+batching.primitive_batchers[select_and_scatter_add_p] = _selected_batcher(
+    select_and_scatter_add_p)
+
+
+def select_and_gather_add_decomposition(tangents: Any, operand: Any, *, select_prim, **params
+                                        ) -> Any:
+  """The tangent of each window's selected element: a reduce_window of (operand, tangent)
+  pairs keeping the pair `select_prim` prefers (JAX's variadic form)."""
+  def reducer(x, y):
+    which = select_prim.bind(x[0], y[0])
+    return lax.select(which, x[0], y[0]), lax.select(which, x[1], y[1])
+  dtype = core.get_aval(operand).dtype
+  init = -np.inf if select_prim is lax.ge_p else np.inf
+  return reduce_window((operand, tangents), (np.array(init, dtype), np.zeros((), dtype)),
+                       reducer, **params)[1]
+
+
+def _select_and_gather_add_abstract_eval(tangents: ShapedArray, operand: ShapedArray, *,
+                                         select_prim, **params) -> ShapedArray:
+  if tangents.shape != operand.shape:
+    raise TypeError(f"select_and_gather_add tangents and operand shapes must match, got "
+                    f"{tangents.shape} and {operand.shape}.")
+  _params("select_and_gather_add", operand, **params)
+  return ShapedArray(window_output_shape(operand.shape, **params), tangents.dtype)
+
+
+def _select_and_gather_add_transpose(t, tangents, operand, *, base_dilation, window_dilation,
+                                     **params):
+  if any(d != 1 for d in window_dilation):
+    raise NotImplementedError(f"VJP not implemented for select_and_gather (MaxPool) with "
+                              f"window dilation, got window_dilation={window_dilation}.")
+  if type(t) is ad.Zero:
+    return [ad.Zero(tangents.aval), None]
+  shape = core.get_aval(operand).shape
+  if any(d != 1 for d in base_dilation):
+    identity = _identity("reduce_window_max" if params["select_prim"] is lax.ge_p
+                         else "reduce_window_min", core.get_aval(operand).dtype)[()]
+    operand = lax.pad(operand, identity, [(0, 0, d - 1) for d in base_dilation])
+  out = select_and_scatter_add_p.bind(t, operand, **params)
+  return [lax.slice(out, (0,) * len(shape), core.get_aval(out).shape, base_dilation), None]
+
+
+def _select_and_gather_add_reference(tangents, operand, *, select_prim, **params):
+  dtype = operand.dtype
+  init = -np.inf if select_prim is lax.ge_p else np.inf
+  ops = _window_views(_np_pad, _np_slice, operand, operand.shape, np.array(init, dtype), **params)
+  ts = _window_views(_np_pad, _np_slice, tangents, tangents.shape, np.zeros((), dtype), **params)
+  out_o = np.full(window_output_shape(operand.shape, **params), init, dtype)
+  out_t = np.zeros(out_o.shape, dtype)
+  for vo, vt in zip(ops, ts):
+    keep = evaluate_reference(select_prim, out_o, vo)
+    out_o, out_t = np.where(keep, out_o, vo), np.where(keep, out_t, vt)
+  return out_t
+
+
+select_and_gather_add_p = standard_primitive("select_and_gather_add",
+                                             _select_and_gather_add_abstract_eval)
+def_reference(select_and_gather_add_p, _select_and_gather_add_reference)
+ad.primitive_jvps[select_and_gather_add_p] = _tangent_in_source(select_and_gather_add_p)
+ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
+batching.primitive_batchers[select_and_gather_add_p] = _selected_batcher(
+    select_and_gather_add_p)
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _reduce_window_flops(avals_in, avals_out, *, window_dimensions, **_) -> float:
@@ -394,5 +615,7 @@ def _reduce_window_flops(avals_in, avals_out, *, window_dimensions, **_) -> floa
 flops.flops_rules[reduce_window_sum_p] = _reduce_window_flops
 flops.flops_rules[reduce_window_max_p] = _reduce_window_flops
 flops.flops_rules[reduce_window_min_p] = _reduce_window_flops
+for _prim in (select_and_scatter_p, select_and_scatter_add_p, select_and_gather_add_p):
+  flops.flops_rules[_prim] = flops.in_size  # (one selection per element)
 flops.flops_rules[reduce_window_p] = lambda avals_in, avals_out, *, jaxpr, window_dimensions, **_: (
     avals_out[0].size * math.prod(window_dimensions) * flops.jaxpr_flops(jaxpr))

@@ -186,6 +186,9 @@ _ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
 _ROW_UPDATES = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                            scatter_dims_to_operand_dims=(0,))
 
+# A window of select_and_scatter and select_and_gather_add over a (4, 5) operand: (4, 3) windows.
+_WINDOW = dict(window_dimensions=(2, 2), window_strides=(1, 2), padding=((1, 0), (0, 1)))
+
 # A narrower floating type, for a round trip through it.
 _NARROWER = {np.dtype(np.float64): np.dtype(np.float32), F32: np.dtype(np.float16)}
 
@@ -612,6 +615,22 @@ CASES = [
         lambda a, b: (a[0] * b[0], a[1] + b[1]), (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2))[0],
         [A((3, 4), "small"), A((3, 4))], NUM, grad=None),
     # contractions
+    # the derivatives of max/min windows (JAX's primitives): the tangent of each window's
+    # maximum (linear in it: differentiated there, the operand selects), and its transpose
+    Case("select_and_gather_add", lax.select_and_gather_add_p,
+         lambda t, x: lax.select_and_gather_add_p.bind(t, x, select_prim=lax.ge_p, **_WINDOW,
+                                                       base_dilation=(1, 1),
+                                                       window_dilation=(1, 1)),
+         [A((4, 5)), A((4, 5), "apart")], [F32], grad=Grad(wrt=(0,))),
+    Case("select_and_scatter_add", lax.select_and_scatter_add_p,
+         lambda s, x: lax.select_and_scatter_add_p.bind(s, x, select_prim=lax.le_p, **_WINDOW),
+         [A((4, 3)), A((4, 5), "apart")], [F32], grad=Grad(wrt=(0,))),
+    # (not differentiable, as in JAX)
+    Case("select_and_scatter", lax.select_and_scatter_p,
+         lambda x, s: lax.select_and_scatter_p.bind(
+             x, s, np.float32(1), select_jaxpr=sj.make_jaxpr(lax.ge)(F32.type(0), F32.type(0)),
+             scatter_jaxpr=sj.make_jaxpr(lax.mul)(F32.type(0), F32.type(0)), **_WINDOW),
+         [A((4, 5), "apart"), A((4, 3))], [F32], grad=None),
     # scaled_dot: bfloat16 products of the operands and their unit scales (not differentiable,
     # as in JAX)
     Case("scaled_dot", lax.scaled_dot_p,

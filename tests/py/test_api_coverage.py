@@ -20,7 +20,7 @@ jax = pytest.importorskip("jax")
 MODULES = {
     "": (0.95, None),
     "numpy": (0.98, 0.90),
-    "lax": (0.96, 0.75),
+    "lax": (0.97, 0.75),
     "random": (0.95, 0.90),
     "nn": (1.0, 0.90),
     "scipy.special": (1.0, 0.60),

@@ -13,6 +13,8 @@ from stablejax import core, lax, test_util
 jax = pytest.importorskip("jax")
 jlax = pytest.importorskip("jax.lax")
 jjnp = pytest.importorskip("jax.numpy")
+# (select_and_scatter's only caller in JAX, private: the oracle of the primitive)
+jax_windowed = pytest.importorskip("jax._src.lax.windowed_reductions")
 
 F32 = np.float32
 
@@ -369,3 +371,69 @@ def test_pcast():
   f = sj.shard_map(lambda v: lax.pcast(v, "i", to="varying"), mesh=mesh,
                    in_specs=sj.sharding.PartitionSpec(), out_specs=sj.sharding.PartitionSpec("i"))
   np.testing.assert_array_equal(np.asarray(f(x)), x)
+
+
+# ----------------------------------------------------------------------------------------------
+# select_and_scatter, select_and_scatter_add, select_and_gather_add (JAX's primitives)
+
+_WINDOWS = [dict(window_dimensions=(2, 2), window_strides=(1, 2), padding=((0, 0), (0, 0))),
+            dict(window_dimensions=(2, 3), window_strides=(2, 1), padding=((1, 0), (0, 1)))]
+
+
+@pytest.mark.parametrize("window", _WINDOWS)
+@pytest.mark.parametrize("select", ["ge", "le"])
+def test_select_and_gather_and_scatter_add_as_jax(window, select):
+  rng = np.random.default_rng(0)
+  x, t = rng.standard_normal((4, 6)).astype(F32), rng.standard_normal((4, 6)).astype(F32)
+  x[0, 0] = x[0, 1]  # a tie: the first one is selected
+  ones = dict(base_dilation=(1, 1), window_dilation=(1, 1))
+  def gather(L, tv, xv):
+    return L.select_and_gather_add_p.bind(tv, xv, select_prim=getattr(L, select + "_p"),
+                                          **window, **ones)
+  def scatter(L, sv, xv):
+    return L.select_and_scatter_add_p.bind(sv, xv, select_prim=getattr(L, select + "_p"),
+                                           **window)
+  g = gather(jlax, t, x)
+  check_like_jax(gather(lax, t, x), g)
+  check_like_jax(sj.jit(lambda a, b: gather(lax, a, b))(t, x), g)
+  check_like_jax(scatter(lax, np.asarray(g), x), scatter(jlax, g, x))
+  check_like_jax(sj.vmap(lambda a: gather(lax, a, x))(np.stack([t, -t])),
+                 jax.vmap(lambda a: gather(jlax, a, x))(np.stack([t, -t])))
+  ct = np.asarray(g)
+  check_like_jax(sj.vjp(lambda a: gather(lax, a, x), t)[1](ct),
+                 jax.vjp(lambda a: gather(jlax, a, x), t)[1](ct))
+  check_like_jax(sj.vjp(lambda a: scatter(lax, a, x), ct)[1](t),
+                 jax.vjp(lambda a: scatter(jlax, a, x), ct)[1](t))
+
+
+def test_select_and_gather_add_base_dilated():
+  rng = np.random.default_rng(1)
+  x, t = rng.standard_normal((3, 4)).astype(F32), rng.standard_normal((3, 4)).astype(F32)
+  params = dict(window_dimensions=(2, 2), window_strides=(1, 1), padding=((0, 0), (1, 0)),
+                base_dilation=(2, 1), window_dilation=(1, 1))
+  check_like_jax(lax.select_and_gather_add_p.bind(t, x, select_prim=lax.le_p, **params),
+                 jlax.select_and_gather_add_p.bind(t, x, select_prim=jlax.le_p, **params))
+  ct = rand((4, 4), seed=4)
+  check_like_jax(
+      sj.vjp(lambda a: lax.select_and_gather_add_p.bind(a, x, select_prim=lax.le_p, **params),
+             t)[1](ct),
+      jax.vjp(lambda a: jlax.select_and_gather_add_p.bind(a, x, select_prim=jlax.le_p,
+                                                          **params), t)[1](ct))
+
+
+def test_select_and_scatter_general():
+  x = rand((4, 6))
+  source = rand((2, 3), seed=5)
+  jaxprs = dict(select_jaxpr=sj.make_jaxpr(lax.ge)(F32(0), F32(0)),
+                scatter_jaxpr=sj.make_jaxpr(lax.add)(F32(0), F32(0)))
+  window = dict(window_dimensions=(2, 2), window_strides=(2, 2), padding=((0, 0), (0, 0)))
+  want = jax_windowed._select_and_scatter(x, jlax.ge, (2, 2), (2, 2), ((0, 0), (0, 0)), source,
+                                          F32(0.5), jlax.add)
+  check_like_jax(lax.select_and_scatter_p.bind(x, source, F32(0.5), **jaxprs, **window), want)
+  batched = sj.vmap(lambda a, s: lax.select_and_scatter_p.bind(a, s, F32(0.5), **jaxprs,
+                                                               **window))(
+      np.stack([x, -x]), np.stack([source, source]))
+  check_like_jax(batched[0], want)
+  with pytest.raises(NotImplementedError, match="'select_and_scatter'"):
+    sj.jvp(lambda a: lax.select_and_scatter_p.bind(a, source, F32(0), **jaxprs, **window),
+           (x,), (x,))
