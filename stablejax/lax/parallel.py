@@ -21,7 +21,8 @@ from stablejax.util import canonicalize_axis, prod
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
     "axis_size", "pbroadcast", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
-    "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "reduce_scatter_p",
+    "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "ragged_all_to_all",
+    "ragged_all_to_all_p", "reduce_scatter_p",
 ]
 
 AxisName = Hashable
@@ -480,6 +481,83 @@ _named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_i
                _axis_index_several)
 
 # ----------------------------------------------------------------------------------------------
+# ragged_all_to_all (XLA's RaggedAllToAll: no CPU kernel, as in JAX)
+
+def ragged_all_to_all(operand: Any, output: Any, input_offsets: Any, send_sizes: Any,
+                      output_offsets: Any, recv_sizes: Any, *,
+                      axis_name: AxisName | Sequence[AxisName], axis_index_groups: Any = None
+                      ) -> Any:
+  """The ragged all_to_all: participant i sends rows [input_offsets[j], + send_sizes[j]) of
+  `operand` to participant j, which writes them into its `output` at output_offsets[j] of the
+  sender (`recv_sizes[j]` rows come from j)."""
+  _no_groups(axis_index_groups, "ragged_all_to_all")
+  names = _names(axis_name)
+  try:
+    for name in names:
+      batching.axis_size(name, "ragged_all_to_all")
+  except NameError:
+    raise RuntimeError("ragged_all_to_all must be used within a mapped context like vmap or "
+                       "shard_map.") from None
+  return ragged_all_to_all_p.bind(operand, output, input_offsets, send_sizes, output_offsets,
+                                  recv_sizes, axis_name=names, axis_index_groups=None)
+
+
+def _ragged_all_to_all_abstract_eval(operand: ShapedArray, output: ShapedArray, *sizes,
+                                     axis_name, axis_index_groups) -> ShapedArray:
+  """JAX's checks: the offsets and sizes are non-empty integer vectors; `output`'s type."""
+  for what, aval in zip(("input_offsets", "send_sizes", "output_offsets", "recv_sizes"), sizes):
+    if dtypes.kind(aval.dtype) not in "iu":
+      raise ValueError(f"ragged_all_to_all {what} must be integer type.")
+    if aval.ndim != 1 or aval.shape[0] < 1:
+      raise ValueError(f"ragged_all_to_all {what} must be rank 1 with positive dimension size, "
+                       f"but got shape {aval.shape}")
+  return ShapedArray(output.shape, output.dtype)
+
+
+def _ragged_all_to_all_jvp(primals, tangents, **params):
+  """Linear in the operand and the output (JAX's rule)."""
+  out = ragged_all_to_all_p.bind(*primals, **params)
+  if type(tangents[0]) is ad.Zero and type(tangents[1]) is ad.Zero:
+    return out, ad.Zero.from_primal_value(out)
+  return out, ragged_all_to_all_p.bind(*map(ad.instantiate_zeros, tangents[:2]), *primals[2:],
+                                       **params)
+
+
+def _ragged_all_to_all_named(axis_data, vals, dims, /, **params):
+  """Over the vmapped axis: refused (as JAX); over others, the ordinary rule."""
+  if axis_data.name in params["axis_name"]:
+    raise NotImplementedError("Please open a feature request!")
+  if all(d is not_mapped for d in dims):
+    return ragged_all_to_all_p.bind(*vals, **params), not_mapped
+  return _ragged_all_to_all_batcher(vals, dims, **params)
+
+
+def _ragged_all_to_all_batcher(vals, dims, **params):
+  """JAX's: the batch merged into the rows, each member's offsets shifted to its block."""
+  size = batching.axis_size_of(vals, dims)
+  operand, output = (_batched_front(x, d, size) for x, d in zip(vals[:2], dims[:2]))
+  # the offsets and sizes: (size, n) -> (n, size), flattened member-minor
+  sizes = [lax.transpose(_batched_front(x, d, size), (1, 0)) for x, d in zip(vals[2:], dims[2:])]
+  rows = [core.get_aval(operand).shape[1], core.get_aval(output).shape[1]]
+  for k, n in ((0, rows[0]), (2, rows[1])):
+    aval = core.get_aval(sizes[k])
+    shift = lax.mul(lax.broadcasted_iota(aval.dtype, aval.shape, 1), np.array(n, aval.dtype))
+    sizes[k] = lax.add(sizes[k], shift)
+  def merge(x):
+    shape = core.get_aval(x).shape
+    return lax.reshape(x, (shape[0] * shape[1],) + shape[2:])
+  out = ragged_all_to_all_p.bind(merge(operand), merge(output), *map(merge, sizes), **params)
+  shape = core.get_aval(out).shape
+  return lax.reshape(out, (size, shape[0] // size) + shape[1:]), 0
+
+
+ragged_all_to_all_p = standard_primitive("ragged_all_to_all", _ragged_all_to_all_abstract_eval)
+ad.primitive_jvps[ragged_all_to_all_p] = _ragged_all_to_all_jvp
+batching.primitive_batchers[ragged_all_to_all_p] = _ragged_all_to_all_batcher
+batching.collective_batchers[ragged_all_to_all_p] = _ragged_all_to_all_named
+
+
+# ----------------------------------------------------------------------------------------------
 # Collectives written with the ones above (JAX's wrappers)
 
 def pshuffle(x: Any, axis_name: AxisName | Sequence[AxisName], perm: Sequence[int]) -> Any:
@@ -536,3 +614,4 @@ flops.flops_rules[all_gather_p] = flops.free
 flops.flops_rules[ppermute_p] = flops.free
 flops.flops_rules[all_to_all_p] = flops.free
 flops.flops_rules[axis_index_p] = flops.free
+flops.flops_rules[ragged_all_to_all_p] = flops.free

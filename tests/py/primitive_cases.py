@@ -28,9 +28,10 @@ HIGHER_ORDER = {p.name for p in pe.partial_eval_rules}
 USER_CODE = {"ffi_call", "call_exported"}
 # The primitives whose values depend on a named axis or a mesh: the collectives
 # (tests/py/test_collectives.py checks them against JAX under vmap and on 8 devices) and the
-# sharding constraint (tests/py/test_sharding.py).
+# sharding constraint (tests/py/test_sharding.py); ragged_all_to_all, which XLA:CPU cannot
+# compile (tests/py/test_lax_general.py checks its staging and that error, as JAX's).
 SPMD = {"psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all",
-        "axis_index", "sharding_constraint"}
+        "axis_index", "sharding_constraint", "ragged_all_to_all"}
 # The primitives with no value a numpy reference gives: XLA's random generators and dce_sink
 # (no result); tests/py/test_lax_additions.py checks them against JAX.
 NO_VALUE_CASE = {"rng_bit_generator", "rng_uniform", "dce_sink"}

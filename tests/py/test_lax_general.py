@@ -437,3 +437,35 @@ def test_select_and_scatter_general():
   with pytest.raises(NotImplementedError, match="'select_and_scatter'"):
     sj.jvp(lambda a: lax.select_and_scatter_p.bind(a, source, F32(0), **jaxprs, **window),
            (x,), (x,))
+
+
+# ----------------------------------------------------------------------------------------------
+# ragged_all_to_all: staged and lowered as JAX; XLA:CPU cannot compile it (nor JAX's)
+
+def _ragged(L, x, n=1):
+  z = np.zeros(n, np.int32)
+  return L.ragged_all_to_all(x, x * 0, z, z + 2, z, z + 2, axis_name="i")
+
+
+def test_ragged_all_to_all_as_jax_on_cpu():
+  x = np.ones(4, F32)
+  with pytest.raises(RuntimeError, match="mapped context"):
+    _ragged(lax, x)
+  with pytest.raises(NotImplementedError, match="feature request"):
+    sj.vmap(lambda v: _ragged(lax, v), axis_name="i")(x[None])
+  spec = sj.sharding.PartitionSpec()
+  f = sj.shard_map(lambda v: _ragged(lax, v), mesh=sj.make_mesh((1,), ("i",)), in_specs=spec,
+                   out_specs=spec)
+  text = sj.jit(f).lower(x).as_text()
+  assert "stablehlo.custom_call @ragged_all_to_all" in text and "api_version = 4" in text
+  with pytest.raises(Exception, match="ragged-all-to-all` is not supported by XLA:CPU"):
+    sj.jit(f)(x)
+  jaxpr = sj.make_jaxpr(sj.shard_map(
+      lambda v: sj.vmap(lambda u: _ragged(lax, u))(v), mesh=sj.make_mesh((1,), ("i",)),
+      in_specs=spec, out_specs=spec))(np.ones((3, 4), F32))
+  assert "ragged_all_to_all" in str(jaxpr) and "f32[12]" in str(jaxpr)
+  bad = sj.shard_map(lambda v: lax.ragged_all_to_all(
+      v, v, np.zeros(1, F32), *[np.zeros(1, np.int32)] * 3, axis_name="i"),
+      mesh=sj.make_mesh((1,), ("i",)), in_specs=spec, out_specs=spec)
+  with pytest.raises(ValueError, match="input_offsets must be integer type"):
+    sj.make_jaxpr(bad)(x)
