@@ -1,4 +1,5 @@
-"""Lowering rule of dot_general: `stablehlo.dot_general` with dot dimension numbers."""
+"""Lowering rules of dot_general: `stablehlo.dot_general` with dot dimension numbers; of
+scaled_dot: its decomposition (bfloat16 products of the operands and their spread scales)."""
 from __future__ import annotations
 
 from jaxlib.mlir import ir
@@ -7,7 +8,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import lax
 from stablejax.config import config
 from stablejax.lowering.context import aval_to_ir_type
-from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lax.dot import scaled_dot_decomposition
+from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
 
@@ -43,3 +45,4 @@ def _dot_general_rule(ctx: LoweringRuleContext, lhs: ir.Value, rhs: ir.Value, *,
 
 
 register_lowering(lax.dot_general_p, _dot_general_rule)
+register_lowering(lax.scaled_dot_p, lower_fun(scaled_dot_decomposition))

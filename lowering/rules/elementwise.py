@@ -31,7 +31,7 @@ UNARY_OPS = {
 }
 BINARY_OPS = {
     lax.add_p: hlo.AddOp, ad.add_jaxvals_p: hlo.AddOp, lax.sub_p: hlo.SubtractOp,
-    lax.mul_p: hlo.MulOp, lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
+    lax.and_p: hlo.AndOp, lax.or_p: hlo.OrOp, lax.atan2_p: hlo.Atan2Op,
     lax.complex_p: hlo.ComplexOp, lax.nextafter_p: chlo.NextAfterOp,
 }
 COMPARISONS = {lax.eq_p: "EQ", lax.ne_p: "NE", lax.lt_p: "LT", lax.le_p: "LE", lax.gt_p: "GT",
@@ -243,6 +243,15 @@ def _minmax_rule(op_class: type, direction: str) -> Callable:
   return rule
 
 
+def _mul_rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value, out_dtype=None) -> ir.Value:
+  """With `out_dtype`, the operands are converted to it first (as JAX)."""
+  args = broadcast_operands(ctx, (x, y))
+  if out_dtype is not None:
+    out_type = aval_to_ir_type(ctx.avals_out[0])
+    args = [hlo.convert(out_type, a) for a in args]
+  return hlo.multiply(*args)
+
+
 def _clamp_rule(ctx: LoweringRuleContext, lo: ir.Value, x: ir.Value, hi: ir.Value) -> ir.Value:
   return hlo.clamp(*broadcast_operands(ctx, (lo, x, hi), keep_scalars=True))
 
@@ -259,6 +268,7 @@ def _register() -> None:
                      (lax.select_n_p, _select_n_rule),
                      (lax.convert_element_type_p, _convert_element_type_rule),
                      (lax.clamp_p, _clamp_rule), (lax.exp2_p, _exp2_rule),
+                     (lax.mul_p, _mul_rule),
                      (lax.div_p, _division_rule(hlo.DivOp, _all_ones)),
                      (lax.rem_p, _division_rule(hlo.RemOp, lambda x, aval: x)),
                      (lax.square_p, _square_rule), (lax.conj_p, _conj_rule),

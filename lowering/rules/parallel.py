@@ -158,3 +158,20 @@ def _axis_index_rule(ctx: LoweringRuleContext, *, axis_name) -> list[ir.Value]:
 
 
 register_lowering(lax.axis_index_p, _axis_index_rule)
+
+
+def _ragged_all_to_all_rule(ctx: LoweringRuleContext, operand: ir.Value, output: ir.Value,
+                            *sizes: ir.Value, axis_name, axis_index_groups) -> list[ir.Value]:
+  """JAX's custom call `ragged_all_to_all` (XLA:CPU has no kernel for it: compiling fails)."""
+  groups = axis_groups(manual_mesh("ragged_all_to_all"), axis_name)
+  config = ir.DictAttr.get({
+      "replica_groups": _groups_attr(groups),
+      "channel_id": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)})
+  op = hlo.CustomCallOp([output.type], [operand, output, *sizes],
+                        call_target_name=ir.StringAttr.get("ragged_all_to_all"),
+                        backend_config=config,
+                        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4))
+  return list(op.results)
+
+
+register_lowering(lax.ragged_all_to_all_p, _ragged_all_to_all_rule)

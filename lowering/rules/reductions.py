@@ -12,7 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import dtypes, lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
-from stablejax.lowering.module import LoweringRuleContext
+from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
 from stablejax.lowering.registry import register_lowering
 from stablejax.lowering.rules.elementwise import compare, minmax
 
@@ -148,3 +148,23 @@ for _prim, (_reducer, _identity) in CUMULATIVE.items():
   register_lowering(_prim, _cumulative_rule(_reducer, _identity))
 register_lowering(lax.argmax_p, _argminmax_rule("GT", _lowest))
 register_lowering(lax.argmin_p, _argminmax_rule("LT", _highest))
+
+
+def _general_reduce_rule(ctx: LoweringRuleContext, *args: ir.Value, computation, jaxpr,
+                         dimensions) -> list[ir.Value]:
+  """A variadic `stablehlo.reduce` whose region is the traced computation."""
+  if jaxpr.effects:
+    raise NotImplementedError("Cannot lower effectful `reduce`.")
+  n = len(args) // 2
+  operands, inits = list(args[:n]), list(args[n:])
+  op = hlo.ReduceOp([aval_to_ir_type(a) for a in ctx.avals_out], operands, inits,
+                    list(dimensions))
+  types = _scalar_types(inits)
+  block = op.regions[0].blocks.append(*types, *types)
+  with ir.InsertionPoint(block):
+    hlo.return_(jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, jaxpr.consts,
+                              list(block.arguments), f"{ctx.name_stack}/reduce"))
+  return list(op.results)
+
+
+register_lowering(lax.reduce_p, _general_reduce_rule)

@@ -61,6 +61,8 @@ def _same_index_type(indices: Sequence[ir.Value], avals: Sequence) -> list[ir.Va
 
 def _dynamic_slice_rule(ctx: LoweringRuleContext, x: ir.Value, *starts: ir.Value,
                         slice_sizes) -> ir.Value:
+  if not slice_sizes:  # a 0-d operand is its own slice (the op's text, `sizes = []`, is not
+    return x           # read back by the parser)
   starts = _same_index_type(starts, ctx.avals_in[1:])
   return hlo.dynamic_slice(x, starts, list(slice_sizes))
 

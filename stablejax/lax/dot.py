@@ -1,5 +1,6 @@
-"""Contractions: dot_general (XLA's DotGeneral) and dot, with their rules and numpy reference.
-The lowering rule lives in `stablejax.lowering.rules.dot`."""
+"""Contractions: dot_general (XLA's DotGeneral), dot, and scaled_dot (operands times block
+scales, in bfloat16), with their rules and numpy references. The lowering rules live in
+`stablejax.lowering.rules.dot`."""
 from __future__ import annotations
 
 import enum
@@ -20,7 +21,7 @@ from stablejax.lax.sharding import apply_out_sharding, typed_named_sharding
 from stablejax.lax.structural import aval_of
 
 __all__ = ["batch_matmul", "dot", "DotAlgorithm", "DotAlgorithmPreset", "dot_general",
-           "dot_general_p", "Precision"]
+           "dot_general_p", "Precision", "scaled_dot", "scaled_dot_p"]
 
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
                          tuple[tuple[int, ...], tuple[int, ...]]]
@@ -148,14 +149,18 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None, *,
-        out_sharding: Any = None) -> Any:
-  """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs`."""
-  l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
-  if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
-    raise TypeError(f"Incompatible shapes for dot: got {l_shape} and {r_shape} (dot takes "
-                    "vectors and matrices; use dot_general for other ranks)")
-  return dot_general(lhs, rhs, (((len(l_shape) - 1,), (0,)), ((), ())), precision,
-                     preferred_element_type, out_sharding=out_sharding)
+        dimension_numbers: Any = None, out_sharding: Any = None) -> Any:
+  """Vector/matrix products: contract the last axis of `lhs` with the first of `rhs` (or
+  `dot_general`'s `dimension_numbers`, when given)."""
+  if dimension_numbers is None:
+    l_shape, r_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+    if not (1 <= len(l_shape) <= 2 and 1 <= len(r_shape) <= 2 and l_shape[-1] == r_shape[0]):
+      raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
+                       "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                       f"products; got lhs_shape={l_shape} rhs_shape={r_shape}")
+    dimension_numbers = (((len(l_shape) - 1,), (0,)), ((), ()))
+  return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                     out_sharding=out_sharding)
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
@@ -377,6 +382,134 @@ def _pp_dot_general_params(params: dict) -> list[tuple[str, Any]]:
 param_printers[dot_general_p] = _pp_dot_general_params
 
 # ----------------------------------------------------------------------------------------------
+# scaled_dot: (lhs * lhs_scale) . (rhs * rhs_scale) in bfloat16, each scale repeated along the
+# contracting dimensions (JAX's scaled_dot_p; not differentiable, as in JAX)
+
+def scaled_dot(lhs: Any, rhs: Any, *, lhs_scale: Any = None, rhs_scale: Any = None,
+               dimension_numbers: Any = None, preferred_element_type: Any = None) -> Any:
+  """`dot_general` of the operands times their scales (a scale's contracting dimensions divide
+  the operand's: each entry scales a block of at least 2), in `preferred_element_type`
+  (default bfloat16). Without dimension numbers: the last axis of `lhs` with the one before the
+  last of `rhs`, batched over the leading axes."""
+  if dimension_numbers is None:
+    n = core.get_aval(lhs).ndim
+    if n < 2:
+      raise TypeError("scaled_dot does not support 0-rank and 1-rank operands.")
+    dimension_numbers = (((n - 1,), (n - 2,)), (tuple(range(n - 2)), tuple(range(n - 2))))
+  dimension_numbers = _canonical_dims(dimension_numbers)
+  (lc, rc), _ = dimension_numbers
+  lhs_scale = _unit_scale(lhs, lc) if lhs_scale is None else lhs_scale
+  rhs_scale = _unit_scale(rhs, rc) if rhs_scale is None else rhs_scale
+  dtype = dtypes.canonicalize(dtypes.bfloat16 if preferred_element_type is None
+                              else preferred_element_type)
+  return scaled_dot_p.bind(lhs, rhs, lhs_scale, rhs_scale, dimension_numbers=dimension_numbers,
+                           preferred_element_type=dtype)
+
+
+def _unit_scale(operand: Any, contracting: Sequence[int]) -> Any:
+  shape = [1 if i in contracting else n for i, n in enumerate(core.get_aval(operand).shape)]
+  return lax.convert_element_type(lax.full(shape, 1, dtypes.bfloat16), dtypes.float8_e8m0fnu)
+
+
+def _check_scale(side: str, operand: ShapedArray, scale: ShapedArray, contracting) -> None:
+  for i, size in enumerate(operand.shape):
+    if i not in contracting:
+      if scale.shape[i] != size:
+        raise TypeError(f"{side} dim {i} of size {size} does not match scale dim size "
+                        f"{scale.shape[i]}.")
+    elif size % scale.shape[i]:
+      raise TypeError(f"{side} contracting dim {i} of size {size} must be divisible by its "
+                      f"scale's dim size {scale.shape[i]}.")
+    elif size // scale.shape[i] < 2:
+      raise TypeError(f"The ratio of {side} contracting dim {i} to its scale's dim size "
+                      f"({size // scale.shape[i]}) must be at least 2.")
+
+
+def _scaled_dot_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, lhs_scale: ShapedArray,
+                              rhs_scale: ShapedArray, *, dimension_numbers,
+                              preferred_element_type) -> ShapedArray:
+  """JAX's checks: one rank, matching batch and contracting sizes, scales dividing them."""
+  (lc, rc), (lb, rb) = dimension_numbers
+  if len({lhs.ndim, rhs.ndim, lhs_scale.ndim, rhs_scale.ndim}) > 1:
+    raise TypeError(f"All input tensors must have the same rank. Got lhs rank: {lhs.ndim} rhs "
+                    f"rank: {rhs.ndim} lhs_scale rank: {lhs_scale.ndim} rhs_scale rank: "
+                    f"{rhs_scale.ndim}.")
+  for what, l_dims, r_dims in (("batch", lb, rb), ("contracting", lc, rc)):
+    if len(l_dims) != len(r_dims):
+      raise TypeError(f"LHS and RHS must have the same number of {what} dimensions, got "
+                      f"{len(l_dims)} and {len(r_dims)}.")
+  for i, j in zip(lb, rb):
+    if len({lhs.shape[i], rhs.shape[j], lhs_scale.shape[i], rhs_scale.shape[j]}) > 1:
+      raise TypeError(f"All input tensors must have the same batch dimension size for batch "
+                      f"dims ({i}, {j}).")
+  for i, j in zip(lc, rc):
+    if lhs.shape[i] != rhs.shape[j]:
+      raise TypeError(f"LHS contracting dim {i} of size {lhs.shape[i]} does not match RHS "
+                      f"contracting dim {j} of size {rhs.shape[j]}.")
+  _check_scale("LHS", lhs, lhs_scale, lc)
+  _check_scale("RHS", rhs, rhs_scale, rc)
+  shape = (tuple(lhs.shape[d] for d in lb) +
+           tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)) +
+           tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
+  return ShapedArray(shape, np.dtype(preferred_element_type))
+
+
+def scaled_dot_decomposition(lhs: Any, rhs: Any, lhs_scale: Any, rhs_scale: Any, *,
+                             dimension_numbers, preferred_element_type) -> Any:
+  """What scaled_dot computes, with lax ops (its lowering, as JAX's decomposition)."""
+  (lc, rc), _ = dimension_numbers
+
+  def scaled(x: Any, scale: Any, contracting: Sequence[int]) -> Any:
+    shape = core.get_aval(x).shape
+    for i in contracting:  # each scale entry repeated over its block
+      s = core.get_aval(scale).shape
+      m = shape[i] // s[i]
+      spread = s[:i + 1] + (m,) + s[i + 1:]
+      kept = tuple(d for d in range(len(spread)) if d != i + 1)
+      scale = lax.reshape(lax.broadcast_in_dim(scale, spread, kept),
+                          s[:i] + (s[i] * m,) + s[i + 1:])
+    bf16 = lambda v: lax.convert_element_type(v, dtypes.bfloat16)  # noqa: E731
+    return lax.mul(bf16(x), bf16(scale))
+  return dot_general(scaled(lhs, lhs_scale, lc), scaled(rhs, rhs_scale, rc), dimension_numbers,
+                     preferred_element_type=preferred_element_type)
+
+
+def _scaled_dot_reference(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers,
+                          preferred_element_type) -> np.ndarray:
+  (lc, rc), _ = dimension_numbers
+
+  def scaled(x: np.ndarray, scale: np.ndarray, contracting) -> np.ndarray:
+    for i in contracting:
+      scale = np.repeat(scale, x.shape[i] // scale.shape[i], axis=i)
+    bf16 = lambda v: v.astype(np.float32).astype(dtypes.bfloat16)  # noqa: E731
+    return (bf16(x) * bf16(scale)).astype(np.float32)
+  out = _dot_general_reference(scaled(lhs, lhs_scale, lc), scaled(rhs, rhs_scale, rc),
+                               dimension_numbers=dimension_numbers,
+                               preferred_element_type=np.float32)
+  return out.astype(preferred_element_type)
+
+
+def _scaled_dot_batcher(args, dims, *, dimension_numbers, preferred_element_type):
+  """JAX's rule: every operand batched at the front, one more batch dimension."""
+  size = batching.axis_size_of(args, dims)
+  args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+  (lc, rc), (lb, rb) = dimension_numbers
+  dn = ((_plus1(lc), _plus1(rc)), ((0,) + _plus1(lb), (0,) + _plus1(rb)))
+  return scaled_dot_p.bind(*args, dimension_numbers=dn,
+                           preferred_element_type=preferred_element_type), 0
+
+
+def _scaled_dot_jvp(primals, tangents, **params):
+  raise NotImplementedError("Differentiation rule for 'scaled_dot' not implemented")
+
+
+scaled_dot_p = standard_primitive("scaled_dot", _scaled_dot_abstract_eval)
+def_reference(scaled_dot_p, _scaled_dot_reference)
+batching.primitive_batchers[scaled_dot_p] = _scaled_dot_batcher
+ad.primitive_jvps[scaled_dot_p] = _scaled_dot_jvp
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _dot_general_flops(avals_in, avals_out, *, dimension_numbers, **_) -> float:
@@ -416,3 +549,7 @@ def _dot_general_sharding(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbe
 
 
 typed.sharding_rules[dot_general_p] = _dot_general_sharding
+
+
+flops.flops_rules[scaled_dot_p] = lambda avals_in, avals_out, **params: _dot_general_flops(
+    avals_in[:2], avals_out, **params)

@@ -73,9 +73,12 @@ def sub(x: ArrayLike, y: ArrayLike) -> Array:
   return sub_p.bind(x, y)
 
 
-def mul(x: ArrayLike, y: ArrayLike) -> Array:
-  """Elementwise multiplication: x * y."""
-  return mul_p.bind(x, y)
+def mul(x: ArrayLike, y: ArrayLike, *, out_dtype: Any = None) -> Array:
+  """Elementwise multiplication: x * y; with `out_dtype`, of the operands converted to it (their
+  dtypes may then differ)."""
+  if out_dtype is None:
+    return mul_p.bind(x, y)
+  return mul_p.bind(x, y, out_dtype=dtypes.canonicalize(out_dtype))
 
 
 def div(x: ArrayLike, y: ArrayLike) -> Array:
@@ -433,16 +436,39 @@ ad.primitive_jvps[sub_p] = functools.partial(_linear_binop_jvp, sub, neg)
 ad.primitive_transposes[sub_p] = lambda ct, x, y: [linear_ct(x, ct), linear_ct(y, ct, neg)]
 
 
-def _mul_transpose(ct, x, y):
+def _mul_transpose(ct, x, y, out_dtype=None):
+  """(With `out_dtype`, each cotangent in its operand's dtype, as JAX.)"""
   if ad.is_undefined_primal(x) and ad.is_undefined_primal(y):
     raise ValueError("mul can only be transposed with respect to one operand; the other must "
                      f"be a constant (got {x} and {y})")
-  return [linear_ct(x, ct, lambda c: mul(c, y)), linear_ct(y, ct, lambda c: mul(x, c))]
+  dtype_of = lambda v: None if out_dtype is None else v.aval.dtype  # noqa: E731
+  return [linear_ct(x, ct, lambda c: mul(c, y, out_dtype=dtype_of(x))),
+          linear_ct(y, ct, lambda c: mul(x, c, out_dtype=dtype_of(y)))]
 
 
-mul_p = binop("mul", numeric_dtypes, np.multiply,
-              lambda g, ans, x, y: mul(g, y),
-              lambda g, ans, x, y: mul(x, g))
+_mul_same_dtypes = naryop_abstract_eval("mul", [numeric_dtypes, numeric_dtypes])
+
+
+def _mul_abstract_eval(x: ShapedArray, y: ShapedArray, *, out_dtype=None) -> ShapedArray:
+  """JAX's: with `out_dtype`, numeric operands of any dtypes and that result dtype."""
+  if out_dtype is None:
+    return _mul_same_dtypes(x, y)
+  for i, aval in enumerate((x, y)):
+    check_dtype("mul", numeric_dtypes, aval, f"operand {i}")
+  return ShapedArray(broadcasting_shape("mul", x, y), np.dtype(out_dtype),
+                     x.weak_type and y.weak_type)
+
+
+def _mul_reference(x: np.ndarray, y: np.ndarray, out_dtype=None) -> np.ndarray:
+  if out_dtype is not None:
+    x, y = x.astype(out_dtype), y.astype(out_dtype)
+  return np.multiply(x, y)
+
+
+mul_p = binop("mul", numeric_dtypes, _mul_reference,
+              lambda g, ans, x, y, out_dtype=None: mul(g, y, out_dtype=out_dtype),
+              lambda g, ans, x, y, out_dtype=None: mul(x, g, out_dtype=out_dtype),
+              abstract_eval=_mul_abstract_eval)
 ad.primitive_transposes[mul_p] = _mul_transpose
 
 

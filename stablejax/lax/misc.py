@@ -1,8 +1,7 @@
 """The lax miscellany: `reduce_precision` (rounding floats to fewer exponent and mantissa bits)
 `optimization_barrier` and `copy_p` (JAX's array copy; all linear), `dce_sink` (keeps values
-from dead-code elimination), with their rules and numpy references; `reduce`
-over the known monoids; `collapse` and `broadcast_to_rank`, which reshape. Lowering rules live in
-`stablejax.lowering.rules.misc`."""
+from dead-code elimination), with their rules and numpy references; `collapse` and
+`broadcast_to_rank`, which reshape. Lowering rules live in `stablejax.lowering.rules.misc`."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +14,6 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters import partial_eval as pe
 from stablejax import typed_sharding as typed
-from stablejax.lax import elementwise, reductions
-from stablejax.lax.bitwise import bitwise_xor
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, real_float_dtypes,
                                          standard_primitive)
 from stablejax.lax.structural import broadcast_in_dim, reshape
@@ -25,7 +22,7 @@ from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
 __all__ = [
-    "broadcast_to_rank", "collapse", "copy_p", "dce_sink", "dce_sink_p", "device_put_p", "optimization_barrier", "optimization_barrier_p", "reduce",
+    "broadcast_to_rank", "collapse", "copy_p", "dce_sink", "dce_sink_p", "device_put_p", "optimization_barrier", "optimization_barrier_p",
     "reduce_precision", "reduce_precision_p", "stage", "stage_p",
 ]
 
@@ -223,59 +220,6 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
     return x
   return broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
 
-
-# ----------------------------------------------------------------------------------------------
-# reduce
-
-def _extreme(dtype: np.dtype, low: bool) -> Any:
-  if dtypes.kind(dtype) in "fc":
-    return -np.inf if low else np.inf
-  if dtype.kind == "b":
-    return not low
-  info = np.iinfo(dtype)
-  return info.min if low else info.max
-
-
-# computation -> (the reduction it amounts to, its identity for a dtype): JAX's monoid reducers.
-_MONOID_REDUCTIONS = {
-    elementwise.add: (reductions.reduce_sum, lambda dtype: 0),
-    elementwise.mul: (reductions.reduce_prod, lambda dtype: 1),
-    elementwise.max: (reductions.reduce_max, lambda dtype: _extreme(dtype, True)),
-    elementwise.min: (reductions.reduce_min, lambda dtype: _extreme(dtype, False)),
-    elementwise.bitwise_and: (reductions.reduce_and, lambda dtype: ~np.zeros((), dtype)),
-    elementwise.bitwise_or: (reductions.reduce_or, lambda dtype: 0),
-    bitwise_xor: (reductions.reduce_xor, lambda dtype: 0),
-}
-
-
-def reduce(operands: Any, init_values: Any, computation: Any, dimensions: Any) -> Any:
-  """Reduce `operands` (one array, or a pytree holding one) over `dimensions` with
-  `computation`, starting from `init_values`. `computation` must be one of lax's monoids (add,
-  mul, max, min, bitwise_and, bitwise_or, bitwise_xor); an initial value other than its
-  identity is combined with the result."""
-  leaves, tree = tree_flatten(operands)
-  inits, init_tree = tree_flatten(init_values)
-  if init_tree != tree:
-    raise ValueError(f"lax.reduce: operands {tree} and init_values {init_tree} must have the "
-                     "same structure")
-  if len(leaves) != 1 or computation not in _MONOID_REDUCTIONS:
-    raise NotImplementedError(f"lax.reduce: only one operand reduced with one of the monoids "
-                              f"lax.add, lax.mul, lax.max, lax.min, lax.bitwise_and, "
-                              f"lax.bitwise_or and lax.bitwise_xor is supported; got "
-                              f"{len(leaves)} operands and computation {computation!r}")
-  reducer, identity = _MONOID_REDUCTIONS[computation]
-  (x,), (init,) = leaves, inits
-  out = reducer(x, tuple(dimensions))
-  if not _is_value(init, identity(core.get_aval(x).dtype)):
-    out = computation(init, out)
-  return tree_unflatten(tree, [out])
-
-
-def _is_value(x: Any, value: Any) -> bool:
-  """Whether `x` is known (concretely) to equal the scalar `value`."""
-  if isinstance(x, core.Tracer) or np.ndim(x):
-    return False
-  return bool(np.asarray(x) == value)
 
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)

@@ -20,8 +20,9 @@ from stablejax.util import canonicalize_axis, prod
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "axis_index", "axis_index_p",
-    "axis_size", "pbroadcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
-    "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "reduce_scatter_p",
+    "axis_size", "pbroadcast", "pcast", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "ppermute",
+    "ppermute_p", "pshuffle", "psum", "psum_p", "psum_scatter", "pswapaxes", "ragged_all_to_all",
+    "ragged_all_to_all_p", "reduce_scatter_p",
 ]
 
 AxisName = Hashable
@@ -45,10 +46,11 @@ def _batched_front(x: Any, d: int | None, size: int) -> Any:
   return batching.bdim_at_front(x, d, size)
 
 
-def _named_batcher(prim: core.Primitive, names_of, named_rule):
+def _named_batcher(prim: core.Primitive, names_of, named_rule, several_rule=None):
   """The collective batcher of `prim` under a vmap with an axis name: `named_rule` where the
-  collective is over that name (alone), else the ordinary batching rule (the batch axis goes
-  through the collective)."""
+  collective is over that name alone, `several_rule(axis_data, vals, dims, **params)` where it
+  is over that name and others (None: refused), else the ordinary batching rule (the batch axis
+  goes through the collective)."""
   def rule(axis_data, vals, dims, /, **params):
     names = names_of(params)
     if axis_data.name not in names:
@@ -56,8 +58,10 @@ def _named_batcher(prim: core.Primitive, names_of, named_rule):
         return prim.bind(*vals, **params), not_mapped
       return batching.primitive_batchers[prim](vals, dims, **params)
     if len(names) > 1:
-      raise NotImplementedError(f"{prim.name} over the vmapped axis {axis_data.name!r} "
-                                f"together with other axes {names} is not supported")
+      if several_rule is None:
+        raise NotImplementedError(f"{prim.name} over the vmapped axis {axis_data.name!r} "
+                                  f"together with other axes {names} is not supported")
+      return several_rule(axis_data, vals, dims, **params)
     return named_rule(axis_data.size, vals, dims, **params)
   batching.collective_batchers[prim] = rule
 
@@ -123,6 +127,12 @@ def _allreduce_batcher(prim):
   return rule
 
 
+def _count_like(x: Any, n: int) -> Any:
+  """`n` as a scalar of x's dtype, weak if x is (a Python scalar summed stays weak, as JAX)."""
+  aval = core.get_aval(x)
+  return lax.convert_element_type(n, aval.dtype, weak_type=aval.weak_type)
+
+
 def _allreduce_named(prim, reduce, unmapped):
   """Over the vmapped axis alone: reduce along the batch axis (the result is unbatched)."""
   def rule(size, vals, dims, /, *, axes, axis_index_groups):
@@ -146,13 +156,23 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 ad.deflinear2(psum_p, _psum_transpose)
 ad.primitive_jvps[pmax_p] = _pminmax_jvp("pmax")
 ad.primitive_jvps[pmin_p] = _pminmax_jvp("pmin")
+def _allreduce_several(prim, named):
+  """Over the vmapped axis and others: reduce along the batch axis, then over the others (as
+  JAX: the enclosing vmaps or mesh reduce over their axes)."""
+  def rule(axis_data, vals, dims, /, *, axes, axis_index_groups):
+    out, _ = named(axis_data.size, vals, dims, axes=axes, axis_index_groups=axis_index_groups)
+    rest = tuple(n for n in axes if n != axis_data.name)
+    return prim.bind(out, axes=rest, axis_index_groups=axis_index_groups), not_mapped
+  return rule
+
+
 for _p, _reduce, _unmapped in [
-    (psum_p, lambda x, a: lax.reduce_sum(x, a),
-     lambda x, n: lax.mul(x, lax.full((), n, core.get_aval(x).dtype))),
+    (psum_p, lambda x, a: lax.reduce_sum(x, a), lambda x, n: lax.mul(x, _count_like(x, n))),
     (pmax_p, lambda x, a: lax.reduce_max(x, a), lambda x, n: x),
     (pmin_p, lambda x, a: lax.reduce_min(x, a), lambda x, n: x)]:
   batching.primitive_batchers[_p] = _allreduce_batcher(_p)
-  _named_batcher(_p, lambda params: params["axes"], _allreduce_named(_p, _reduce, _unmapped))
+  _named = _allreduce_named(_p, _reduce, _unmapped)
+  _named_batcher(_p, lambda params: params["axes"], _named, _allreduce_several(_p, _named))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -443,7 +463,99 @@ def _axis_index_named(size, vals, dims, /, *, axis_name):
   return lax.iota(np.int32, size), 0
 
 
-_named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named)
+def _axis_index_several(axis_data, vals, dims, /, *, axis_name):
+  """Row-major over the names: the batch's iota for the vmapped one, the enclosing ones'
+  indices for the others."""
+  names = _names(axis_name)
+  sizes = [axis_data.size if n == axis_data.name else batching.axis_size(n, "axis_index")
+           for n in names]
+  out = lax.full((axis_data.size,), 0, np.int32)
+  for k, name in enumerate(names):
+    index = (lax.iota(np.int32, axis_data.size) if name == axis_data.name
+             else axis_index_p.bind(axis_name=name))
+    out = lax.add(out, lax.mul(index, np.int32(prod(sizes[k + 1:]))))
+  return out, 0
+
+
+_named_batcher(axis_index_p, lambda params: _names(params["axis_name"]), _axis_index_named,
+               _axis_index_several)
+
+# ----------------------------------------------------------------------------------------------
+# ragged_all_to_all (XLA's RaggedAllToAll: no CPU kernel, as in JAX)
+
+def ragged_all_to_all(operand: Any, output: Any, input_offsets: Any, send_sizes: Any,
+                      output_offsets: Any, recv_sizes: Any, *,
+                      axis_name: AxisName | Sequence[AxisName], axis_index_groups: Any = None
+                      ) -> Any:
+  """The ragged all_to_all: participant i sends rows [input_offsets[j], + send_sizes[j]) of
+  `operand` to participant j, which writes them into its `output` at output_offsets[j] of the
+  sender (`recv_sizes[j]` rows come from j)."""
+  _no_groups(axis_index_groups, "ragged_all_to_all")
+  names = _names(axis_name)
+  try:
+    for name in names:
+      batching.axis_size(name, "ragged_all_to_all")
+  except NameError:
+    raise RuntimeError("ragged_all_to_all must be used within a mapped context like vmap or "
+                       "shard_map.") from None
+  return ragged_all_to_all_p.bind(operand, output, input_offsets, send_sizes, output_offsets,
+                                  recv_sizes, axis_name=names, axis_index_groups=None)
+
+
+def _ragged_all_to_all_abstract_eval(operand: ShapedArray, output: ShapedArray, *sizes,
+                                     axis_name, axis_index_groups) -> ShapedArray:
+  """JAX's checks: the offsets and sizes are non-empty integer vectors; `output`'s type."""
+  for what, aval in zip(("input_offsets", "send_sizes", "output_offsets", "recv_sizes"), sizes):
+    if dtypes.kind(aval.dtype) not in "iu":
+      raise ValueError(f"ragged_all_to_all {what} must be integer type.")
+    if aval.ndim != 1 or aval.shape[0] < 1:
+      raise ValueError(f"ragged_all_to_all {what} must be rank 1 with positive dimension size, "
+                       f"but got shape {aval.shape}")
+  return ShapedArray(output.shape, output.dtype)
+
+
+def _ragged_all_to_all_jvp(primals, tangents, **params):
+  """Linear in the operand and the output (JAX's rule)."""
+  out = ragged_all_to_all_p.bind(*primals, **params)
+  if type(tangents[0]) is ad.Zero and type(tangents[1]) is ad.Zero:
+    return out, ad.Zero.from_primal_value(out)
+  return out, ragged_all_to_all_p.bind(*map(ad.instantiate_zeros, tangents[:2]), *primals[2:],
+                                       **params)
+
+
+def _ragged_all_to_all_named(axis_data, vals, dims, /, **params):
+  """Over the vmapped axis: refused (as JAX); over others, the ordinary rule."""
+  if axis_data.name in params["axis_name"]:
+    raise NotImplementedError("Please open a feature request!")
+  if all(d is not_mapped for d in dims):
+    return ragged_all_to_all_p.bind(*vals, **params), not_mapped
+  return _ragged_all_to_all_batcher(vals, dims, **params)
+
+
+def _ragged_all_to_all_batcher(vals, dims, **params):
+  """JAX's: the batch merged into the rows, each member's offsets shifted to its block."""
+  size = batching.axis_size_of(vals, dims)
+  operand, output = (_batched_front(x, d, size) for x, d in zip(vals[:2], dims[:2]))
+  # the offsets and sizes: (size, n) -> (n, size), flattened member-minor
+  sizes = [lax.transpose(_batched_front(x, d, size), (1, 0)) for x, d in zip(vals[2:], dims[2:])]
+  rows = [core.get_aval(operand).shape[1], core.get_aval(output).shape[1]]
+  for k, n in ((0, rows[0]), (2, rows[1])):
+    aval = core.get_aval(sizes[k])
+    shift = lax.mul(lax.broadcasted_iota(aval.dtype, aval.shape, 1), np.array(n, aval.dtype))
+    sizes[k] = lax.add(sizes[k], shift)
+  def merge(x):
+    shape = core.get_aval(x).shape
+    return lax.reshape(x, (shape[0] * shape[1],) + shape[2:])
+  out = ragged_all_to_all_p.bind(merge(operand), merge(output), *map(merge, sizes), **params)
+  shape = core.get_aval(out).shape
+  return lax.reshape(out, (size, shape[0] // size) + shape[1:]), 0
+
+
+ragged_all_to_all_p = standard_primitive("ragged_all_to_all", _ragged_all_to_all_abstract_eval)
+ad.primitive_jvps[ragged_all_to_all_p] = _ragged_all_to_all_jvp
+batching.primitive_batchers[ragged_all_to_all_p] = _ragged_all_to_all_batcher
+batching.collective_batchers[ragged_all_to_all_p] = _ragged_all_to_all_named
+
 
 # ----------------------------------------------------------------------------------------------
 # Collectives written with the ones above (JAX's wrappers)
@@ -470,6 +582,26 @@ def pbroadcast(x: Any, axis_name: AxisName | Sequence[AxisName], source: int) ->
   return tree_map(lambda v: lax.index_in_dim(all_gather(v, axis_name), source, 0, False), x)
 
 
+_PCAST_TO = ("varying", "reduced", "unreduced")
+
+
+def pcast(x: Any, axis_name: AxisName | Sequence[AxisName], *, to: str) -> Any:
+  """Cast `x` to varying over `axis_name` (JAX's pvary): its values unchanged (stablejax does
+  not track which axes a value varies over). No axis names: `x`."""
+  if isinstance(axis_name, (set, frozenset)):
+    raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+  if not axis_name:
+    return x
+  if to not in _PCAST_TO:
+    raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {set(_PCAST_TO)}")
+  for name in _names(axis_name):
+    batching.axis_size(name, "pcast")
+  if to != "varying":
+    raise NotImplementedError(f"pcast(to={to!r}): stablejax does not track reduced and "
+                              "unreduced values")
+  return x
+
+
 # ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
@@ -482,3 +614,4 @@ flops.flops_rules[all_gather_p] = flops.free
 flops.flops_rules[ppermute_p] = flops.free
 flops.flops_rules[all_to_all_p] = flops.free
 flops.flops_rules[axis_index_p] = flops.free
+flops.flops_rules[ragged_all_to_all_p] = flops.free

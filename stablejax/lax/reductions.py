@@ -1,4 +1,5 @@
-"""Reductions (sum, prod, max, min over axes), argmax/argmin and the cumulative reductions,
+"""Reductions (sum, prod, max, min over axes), `reduce` (several operands, a traced
+computation: `reduce_p`), argmax/argmin and the cumulative reductions,
 with their rules and numpy references. Lowering rules live in
 `stablejax.lowering.rules.reductions`."""
 from __future__ import annotations
@@ -11,18 +12,25 @@ from stablejax import core, dtypes, lax
 from stablejax.config import config
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
+from stablejax.jaxpr import ClosedJaxpr, Literal, jaxpr_as_fun
+from stablejax.lax import elementwise
+from stablejax.lax.bitwise import bitwise_xor
+from stablejax.lax.control_flow.common import trace_to_jaxpr_with_consts, tree_args
 from stablejax.lax.control_flow.loops import associative_scan
 from stablejax.lax.primitive_kit import (any_dtype, bool_or_int_dtypes, check_dtype, def_reference,
-                                         float_dtypes, numeric_dtypes, standard_primitive)
+                                         evaluate_reference, float_dtypes, numeric_dtypes,
+                                         standard_primitive)
 from stablejax.lax.structural import canonical_axes, check_axes, shift_axes
 from stablejax import typed_sharding as typed
+from stablejax.tree_util import tree_flatten, tree_unflatten
 from stablejax.util import canonicalize_axis
 
 __all__ = [
     "argmax", "argmax_p", "argmin", "argmin_p", "cumlogsumexp", "cumlogsumexp_p", "cummax",
-    "cummax_p", "cummin", "cummin_p", "cumprod", "cumprod_p", "cumsum", "cumsum_p", "reduce_and",
+    "cummax_p", "cummin", "cummin_p", "cumprod", "cumprod_p", "cumsum", "cumsum_p", "reduce",
+    "reduce_and",
     "reduce_and_p", "reduce_max", "reduce_max_p", "reduce_min", "reduce_min_p", "reduce_or",
-    "reduce_or_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p", "reduce_xor",
+    "reduce_or_p", "reduce_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p", "reduce_xor",
     "reduce_xor_p",
 ]
 
@@ -352,6 +360,207 @@ cumlogsumexp_p = _cumulative("cumlogsumexp", float_dtypes, np.logaddexp)
 ad.primitive_jvps[cumlogsumexp_p] = _cumlogsumexp_jvp
 
 # ----------------------------------------------------------------------------------------------
+# reduce: several operands reduced with a traced computation (XLA's variadic Reduce)
+
+def _max_identity(dtype: np.dtype) -> Any:
+  if dtype == np.bool_:
+    return False
+  return -np.inf if dtypes.kind(dtype) in "fc" else np.iinfo(dtype).min
+
+
+def _min_identity(dtype: np.dtype) -> Any:
+  if dtype == np.bool_:
+    return True
+  return np.inf if dtypes.kind(dtype) in "fc" else np.iinfo(dtype).max
+
+
+# computation -> (the reduction it amounts to, its identity for a dtype, whether it needs a
+# boolean or integer dtype): JAX's monoid reducers, used when the one initial value is the
+# identity.
+_MONOID_REDUCTIONS = {
+    elementwise.add: (reduce_sum, lambda dtype: 0, False),
+    elementwise.mul: (reduce_prod, lambda dtype: 1, False),
+    elementwise.max: (reduce_max, _max_identity, False),
+    elementwise.min: (reduce_min, _min_identity, False),
+    elementwise.bitwise_and: (reduce_and, lambda dtype: np.array(-1).astype(dtype), True),
+    elementwise.bitwise_or: (reduce_or, lambda dtype: 0, True),
+    bitwise_xor: (reduce_xor, lambda dtype: 0, True),
+}
+
+
+def _monoid_reducer(computation: Any, inits: Sequence[Any]) -> Callable | None:
+  """The reduction `computation` amounts to from `inits`, as JAX picks one: one concrete scalar
+  initial value, the identity of a known monoid."""
+  if len(inits) != 1 or not core.is_concrete(inits[0]) or np.ndim(inits[0]):
+    return None
+  try:
+    reducer, identity, int_like = _MONOID_REDUCTIONS[computation]
+  except (KeyError, TypeError):  # (an unhashable computation)
+    return None
+  dtype = core.get_aval(inits[0]).dtype
+  if int_like and dtypes.kind(dtype) not in "biu":
+    return None
+  return reducer if np.equal(np.asarray(inits[0]), identity(dtype)) else None
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
+           dimensions: Sequence[int], out_sharding: Any = None) -> Any:
+  """XLA's Reduce: the pytree `operands` (arrays of one shape) reduced over `dimensions` by
+  `computation(accumulators, values)` on pytrees of scalars like `init_values`, starting from
+  them. `init_values` and `computation` must form a monoid (XLA may reassociate)."""
+  leaves, tree = tree_flatten(operands)
+  inits, init_tree = tree_flatten(init_values)
+  if init_tree != tree:
+    raise ValueError(f"Operands must have the same tree structure as init_values: {tree} vs. "
+                     f"{init_tree}")
+  if len(leaves) != len(inits):
+    raise ValueError(f"Must have same total number of operands as init_values:  {len(leaves)} "
+                     f"vs. {len(inits)}")
+  monoid = _monoid_reducer(computation, inits)
+  if monoid is not None:
+    weak = core.get_aval(leaves[0]).weak_type and core.get_aval(inits[0]).weak_type
+    out = monoid(leaves[0], dimensions)
+    out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
+    return tree_unflatten(tree, [out])
+  init_avals = [core.get_aval(x) for x in inits]
+  jaxpr, out_tree = trace_reduction(computation, init_tree, init_avals)
+  outs = reduce_p.bind(*leaves, *inits, computation=computation, jaxpr=jaxpr,
+                       dimensions=tuple(int(d) for d in dimensions))
+  return tree_unflatten(out_tree, outs)
+
+
+def trace_reduction(computation: Callable, tree: Any, avals: Sequence[ShapedArray]
+                     ) -> tuple[ClosedJaxpr, Any]:
+  """`computation` on two pytrees `tree` of scalars of `avals`, traced (cached by function)."""
+  pair = (tree_unflatten(tree, list(avals)),) * 2
+  traced, consts, out_tree = trace_to_jaxpr_with_consts(computation, tree_args(pair),
+                                                        list(avals) * 2)
+  if any(isinstance(c, core.Tracer) for c in consts):
+    raise NotImplementedError("Reduction computations can't close over Tracers. Please open "
+                              "an issue at https://github.com/jax-ml/jax.")
+  if consts:  # closed-over arrays: consts of the jaxpr again
+    j = traced.jaxpr
+    traced = ClosedJaxpr(j.replace(constvars=j.invars[:len(consts)],
+                                   invars=j.invars[len(consts):]), list(consts))
+  return traced, out_tree
+
+
+def _general_reduce_abstract_eval(*avals: ShapedArray, computation, jaxpr, dimensions):
+  n = len(avals) // 2
+  operands, inits = avals[:n], avals[n:]
+  if any(a.shape for a in inits):
+    raise ValueError(f"reduce found non-scalar initial value: {[a.shape for a in inits]}")
+  if [a.dtype for a in operands] != [a.dtype for a in inits]:
+    raise TypeError("reduce operand dtypes should match corresponding initial value dtypes, "
+                    f"got operands={list(operands)} and initial_values={list(inits)}")
+  if len({a.shape for a in operands}) > 1:
+    raise TypeError(f"reduce operands must have the same shape, got "
+                    f"{', '.join(a.str_short() for a in operands)}")
+  body = [(a.shape, a.dtype) for a in jaxpr.out_avals]
+  if body != [((), a.dtype) for a in inits] or len(jaxpr.in_avals) != 2 * n:
+    raise TypeError(f"reduce computation must map two trees of scalars like the initial "
+                    f"values ({', '.join(a.str_short() for a in inits)}) to one; it returns "
+                    f"{', '.join(a.str_short() for a in jaxpr.out_avals)}")
+  check_axes("reduce", dimensions, operands[0], "dimensions")
+  shape = tuple(s for i, s in enumerate(operands[0].shape) if i not in dimensions)
+  return [ShapedArray(shape, x.dtype, x.weak_type and i.weak_type)
+          for x, i in zip(operands, inits)]
+
+
+def evaluate_jaxpr_reference(closed: ClosedJaxpr, *args: Any) -> list[np.ndarray]:
+  """Evaluate `closed` on numpy values, each equation by its primitive's numpy reference (the
+  reference of a primitive whose params hold a body, as `reduce`'s)."""
+  jaxpr = closed.jaxpr
+  env = dict(zip(jaxpr.constvars, closed.consts))
+  env.update(zip(jaxpr.invars, args))
+  read = lambda v: v.val if type(v) is Literal else env[v]  # noqa: E731
+  for eqn in jaxpr.eqns:
+    out = evaluate_reference(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+    env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
+  return [np.asarray(read(v)) for v in jaxpr.outvars]
+
+
+def _general_reduce_reference(*args: np.ndarray, computation, jaxpr, dimensions):
+  """Fold the reduced elements into the initial values in order, the body by references."""
+  n = len(args) // 2
+  operands, inits = args[:n], args[n:]
+  kept = _kept_dims(operands[0].ndim, dimensions)
+  rows = [np.transpose(x, tuple(dimensions) + kept).reshape(
+      (-1,) + tuple(x.shape[i] for i in kept)) for x in operands]
+  out_shape = rows[0].shape[1:]
+  outs = [np.empty(out_shape, x.dtype) for x in operands]
+  for index in np.ndindex(*out_shape):
+    acc = list(inits)
+    for r in range(rows[0].shape[0]):
+      acc = evaluate_jaxpr_reference(jaxpr, *acc, *(x[(r,) + index] for x in rows))
+    for o, a in zip(outs, acc):
+      o[index] = a
+  return outs
+
+
+def _general_reduce_batcher(args, dims, *, computation, jaxpr, dimensions):
+  n = len(args) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("vmap of lax.reduce over batched initial values is not "
+                              "implemented (nor in JAX)")
+  size = batching.axis_size_of(args, dims)
+  operands = [batching.bdim_at_front(x, d, size) for x, d in zip(args[:n], dims[:n])]
+  outs = reduce_p.bind(*operands, *args[n:], computation=computation, jaxpr=jaxpr,
+                       dimensions=tuple(d + 1 for d in dimensions))
+  return outs, [0] * n
+
+
+def _general_reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+  """JAX's rule: the JVP of a tree of pairwise reductions (the body vmapped over the rest)."""
+  n = len(primals) // 2
+  if any(type(t) is not ad.Zero for t in tangents[n:]):
+    raise NotImplementedError("Gradient of general lax.reduce with non-zero tangents for "
+                              "initial values to reduction not implemented")
+  shape = core.get_aval(primals[0]).shape
+  kept = _kept_dims(len(shape), dimensions)
+  rows = int(np.prod([shape[a] for a in dimensions], dtype=np.int64))
+  to_rows = lambda v: lax.reshape(v, (rows,) + tuple(shape[i] for i in kept),  # noqa: E731
+                                  tuple(dimensions) + kept)
+  body = _vmapped(jaxpr_as_fun(jaxpr), len(kept) + 1)
+  inits = primals[n:]
+  tree = lambda *xs: _reduction_tree(body, inits, xs, tuple(shape[i] for i in kept))  # noqa: E731
+  return ad.jvp_flat(tree, [to_rows(x) for x in primals[:n]],
+                     [to_rows(ad.instantiate_zeros(t)) for t in tangents[:n]])
+
+
+def _vmapped(fn: Callable, times: int) -> Callable:
+  """`fn` mapped over the leading axis of all its arguments, `times` deep."""
+  for _ in range(times):
+    fn = (lambda f: lambda *xs: batching.vmap_flat(
+        f, core.get_aval(xs[0]).shape[0], [0] * len(xs), lambda k: [0] * k, xs))(fn)
+  return fn
+
+
+def _reduction_tree(body: Callable, inits: Sequence[Any], xs: Sequence[Any],
+                    out_shape: tuple[int, ...]) -> list:
+  """Reduce axis 0 of `xs` by combining its two halves (the shorter padded with the initial
+  values) until one row is left."""
+  xs = list(xs)
+  while core.get_aval(xs[0]).shape[0] > 1:
+    n = core.get_aval(xs[0]).shape[0]
+    half = (n + 1) // 2
+    lo = [lax.slice_in_dim(x, 0, half) for x in xs]
+    hi = [lax.slice_in_dim(x, half, n) for x in xs]
+    if n % 2:
+      config = [(0, 1, 0)] + [(0, 0, 0)] * len(out_shape)
+      hi = [lax.pad(x, i, config) for x, i in zip(hi, inits)]
+    xs = body(*lo, *hi)
+  if core.get_aval(xs[0]).shape[0] == 0:
+    return [lax.broadcast_in_dim(i, out_shape, ()) for i in inits]
+  return [lax.squeeze(x, (0,)) for x in xs]
+
+
+reduce_p = standard_primitive("reduce", _general_reduce_abstract_eval, multiple_results=True)
+def_reference(reduce_p, _general_reduce_reference)
+batching.primitive_batchers[reduce_p] = _general_reduce_batcher
+ad.primitive_jvps[reduce_p] = _general_reduce_jvp
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 for _prim in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_and_p, reduce_or_p,
@@ -377,3 +586,8 @@ for _prim in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_an
 for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
   typed.sharding_rules[_prim] = _cumulative_sharding
 del _prim
+
+
+# reduce: its body once per reduced element (as XLA counts a reduction: input - output elements)
+flops.flops_rules[reduce_p] = lambda avals_in, avals_out, *, jaxpr, **_: (
+    (avals_in[0].size - avals_out[0].size) * flops.jaxpr_flops(jaxpr))

@@ -28,9 +28,10 @@ HIGHER_ORDER = {p.name for p in pe.partial_eval_rules}
 USER_CODE = {"ffi_call", "call_exported"}
 # The primitives whose values depend on a named axis or a mesh: the collectives
 # (tests/py/test_collectives.py checks them against JAX under vmap and on 8 devices) and the
-# sharding constraint (tests/py/test_sharding.py).
+# sharding constraint (tests/py/test_sharding.py); ragged_all_to_all, which XLA:CPU cannot
+# compile (tests/py/test_lax_general.py checks its staging and that error, as JAX's).
 SPMD = {"psum", "pmax", "pmin", "all_gather", "reduce_scatter", "ppermute", "all_to_all",
-        "axis_index", "sharding_constraint"}
+        "axis_index", "sharding_constraint", "ragged_all_to_all"}
 # The primitives with no value a numpy reference gives: XLA's random generators and dce_sink
 # (no result); tests/py/test_lax_additions.py checks them against JAX.
 NO_VALUE_CASE = {"rng_bit_generator", "rng_uniform", "dce_sink"}
@@ -190,6 +191,9 @@ _ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
 _ROW_UPDATES = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                            scatter_dims_to_operand_dims=(0,))
 
+# A window of select_and_scatter and select_and_gather_add over a (4, 5) operand: (4, 3) windows.
+_WINDOW = dict(window_dimensions=(2, 2), window_strides=(1, 2), padding=((1, 0), (0, 1)))
+
 # A narrower floating type, for a round trip through it.
 _NARROWER = {np.dtype(np.float64): np.dtype(np.float32), F32: np.dtype(np.float16)}
 
@@ -204,6 +208,9 @@ CASES = [
     _binary(lax.sub_p, lax.sub, NUM),
     _binary(lax.sub_p, lax.sub, [F32], shapes=((1, 4), (3, 1)), suffix="_size1"),
     _binary(lax.mul_p, lax.mul, NUM),
+    # mul's out_dtype: operands of two dtypes converted to it (derivatives: test_lax_general.py)
+    Case("mul_out_dtype", lax.mul_p, lambda x, y: lax.mul(x, y, out_dtype=np.float32),
+         [A(), A(dtype=np.int8)], [F32, I32], grad=None),
     _binary(lax.mul_p, lax.mul, NUM, shapes=((1, 4), (3, 1)), suffix="_size1"),
     _binary(lax.mul_p, lax.mul, [F32], shapes=((), (3, 4)), suffix="_scalar"),
     _binary(lax.div_p, lax.div, NUM, ("any", "nonzero")),
@@ -569,6 +576,11 @@ CASES = [
          INT_BOOL),
     Case("reduce_xor", lax.reduce_xor_p, lambda x: lax.reduce_xor(x, (0,)), [A((3, 4), "bits")],
          INT_BOOL),
+    # the general reduce: a sum and a product together (the product returned), over two axes
+    Case("reduce_general", lax.reduce_p, lambda x, y: lax.reduce(
+        (x, y), (np.zeros((), x.dtype), np.ones((), y.dtype)),
+        lambda a, b: (a[0] + b[0], a[1] * b[1]), (0, 2))[1],
+        [A((2, 3, 2), "small"), A((2, 3, 2), "nonzero")], NUM),
     Case("cumprod", lax.cumprod_p, lambda x: lax.cumprod(x, 1), [A((3, 5), "small")], NUM,
          grad=Grad(args=[A((3, 5), "nonzero")])),
     Case("cumprod_reverse", lax.cumprod_p, lambda x: lax.cumprod(x, 0, reverse=True),
@@ -600,7 +612,35 @@ CASES = [
     Case("reduce_window_min", lax.reduce_window_min_p,
          lambda x: lax.reduce_window_min(x, (2, 2), (2, 2), "VALID"), [A((4, 5))], ALL,
          grad=Grad(args=[A((4, 5), "apart")])),
+    # the general reduce_window: a product and a sum of two operands (the product returned);
+    # its JVP is a reduce_window again, which has no transpose (nor in JAX): forward mode only,
+    # checked in test_lax_general.py
+    Case("reduce_window_general", lax.reduce_window_p, lambda x, y: lax.reduce_window(
+        (x, y), (np.ones((), x.dtype), np.zeros((), y.dtype)),
+        lambda a, b: (a[0] * b[0], a[1] + b[1]), (2, 2), (1, 2), ((1, 0), (0, 1)), (1, 2))[0],
+        [A((3, 4), "small"), A((3, 4))], NUM, grad=None),
     # contractions
+    # the derivatives of max/min windows (JAX's primitives): the tangent of each window's
+    # maximum (linear in it: differentiated there, the operand selects), and its transpose
+    Case("select_and_gather_add", lax.select_and_gather_add_p,
+         lambda t, x: lax.select_and_gather_add_p.bind(t, x, select_prim=lax.ge_p, **_WINDOW,
+                                                       base_dilation=(1, 1),
+                                                       window_dilation=(1, 1)),
+         [A((4, 5)), A((4, 5), "apart")], [F32], grad=Grad(wrt=(0,))),
+    Case("select_and_scatter_add", lax.select_and_scatter_add_p,
+         lambda s, x: lax.select_and_scatter_add_p.bind(s, x, select_prim=lax.le_p, **_WINDOW),
+         [A((4, 3)), A((4, 5), "apart")], [F32], grad=Grad(wrt=(0,))),
+    # (not differentiable, as in JAX)
+    Case("select_and_scatter", lax.select_and_scatter_p,
+         lambda x, s: lax.select_and_scatter_p.bind(
+             x, s, np.float32(1), select_jaxpr=sj.make_jaxpr(lax.ge)(F32.type(0), F32.type(0)),
+             scatter_jaxpr=sj.make_jaxpr(lax.mul)(F32.type(0), F32.type(0)), **_WINDOW),
+         [A((4, 5), "apart"), A((4, 3))], [F32], grad=None),
+    # scaled_dot: bfloat16 products of the operands and their unit scales (not differentiable,
+    # as in JAX)
+    Case("scaled_dot", lax.scaled_dot_p,
+         lambda x, y: lax.scaled_dot(x, y, preferred_element_type=np.float32),
+         [A((2, 3, 8)), A((2, 8, 4))], [F32], grad=None),
     Case("dot_general_matmul", lax.dot_general_p,
          lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))), [A((2, 3)), A((3, 4))],
          NUM),

@@ -20,7 +20,7 @@ jax = pytest.importorskip("jax")
 MODULES = {
     "": (1.0, None),
     "numpy": (1.0, 0.90),
-    "lax": (0.95, 0.75),
+    "lax": (0.97, 0.75),
     "random": (0.95, 0.90),
     "nn": (1.0, 0.90),
     "scipy.special": (1.0, 0.60),

@@ -163,7 +163,7 @@ ERRORS = [
      TypeError, "as many lhs as rhs batch"),
     (lambda: lax.dot_general(np.ones((2, 3)), np.ones((3, 2)), (((5,), (0,)), ((), ()))),
      TypeError, r"lhs contracting dimensions \(5,\)"),
-    (lambda: lax.dot(np.ones((2, 3)), np.ones((2, 3))), TypeError, "Incompatible shapes for dot"),
+    (lambda: lax.dot(np.ones((2, 3)), np.ones((2, 3))), ValueError, "dimension_numbers must be"),
     (lambda: lax.squeeze(np.ones((2, 1)), (0,)), ValueError, "size is not 1"),
     (lambda: lax.transpose(np.ones((2, 3)), (0, 0)), TypeError, "not a permutation"),
     (lambda: lax.broadcast_in_dim(np.ones(3), (2, 4), (1,)), TypeError, "cannot broadcast"),

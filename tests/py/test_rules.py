@@ -23,7 +23,7 @@ NO_REFERENCE = {lax.ffi_call_p}
 NO_REFERENCE |= {lax.rng_bit_generator_p, lax.rng_uniform_p}
 # The collectives: their value depends on the other participants of a named axis.
 NO_REFERENCE |= {lax.psum_p, lax.pmax_p, lax.pmin_p, lax.all_gather_p, lax.reduce_scatter_p,
-                 lax.ppermute_p, lax.all_to_all_p, lax.axis_index_p}
+                 lax.ppermute_p, lax.all_to_all_p, lax.axis_index_p, lax.ragged_all_to_all_p}
 
 # The primitives without operands: JVP and vmap apply a rule only to a primitive with a nonzero
 # tangent or a batched operand, so these need neither rule.
