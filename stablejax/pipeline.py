@@ -299,6 +299,17 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
   return outs if prim.multiple_results else outs[0]
 
 
+def run_with_refs(exe: Any, args: Sequence[Any]) -> list:
+  """Run `exe`, compiled from a jaxpr taking refs and discharged (`discharge_refs`), on the
+  refs' values, and write their final values (its trailing results) back into them."""
+  outs = exe(*[x._buf if type(x) is Ref else x for x in args])
+  refs = [x for x in args if type(x) is Ref]
+  n = len(outs) - len(refs)
+  for ref, value in zip(refs, outs[n:]):
+    ref._buf = value
+  return outs[:n]
+
+
 def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
                       spread: tuple) -> Any:
   """The eager executable of `closed`: on `device`, or partitioned over the mesh of its
