@@ -87,10 +87,11 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
                     unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
-def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str | None
-                ) -> tuple[Any, Any, int, tuple[int, ...]]:
+def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str | None,
+                wrap_negative: bool = True) -> tuple[Any, Any, int, tuple[int, ...]]:
   """`arr` and `indices` broadcast together on the axes other than `axis`, the indices
-  normalized and given a last index-vector axis; and those other axes."""
+  normalized (negative ones counted from the end when `wrap_negative`) and given a last
+  index-vector axis; and those other axes."""
   if axis is None:
     arr, indices, axis = lax.reshape(arr, (int(np.prod(shape(arr))),)), \
         lax.reshape(indices, (int(np.prod(shape(indices))),)), 0
@@ -105,20 +106,29 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str |
   a_target.insert(axis, a_shape[axis])
   i_target.insert(axis, i_shape[axis])
   arr, indices = broadcast_to(arr, a_target), broadcast_to(indices, i_target)
-  indices = lax.expand_dims(_normalized(indices, a_shape[axis], mode), (len(i_shape),))
+  if wrap_negative:
+    indices = _normalized(indices, a_shape[axis], mode)
+  elif dtypes.dtype_of(indices).kind not in "iu":
+    raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
+  indices = lax.expand_dims(convert(indices, INDEX_DTYPE), (len(i_shape),))
   return arr, indices, axis, others
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: str | None = None,
-                    fill_value: Any = None) -> Any:
-  """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather)."""
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | None = None,
+                    fill_value: Any = None, *, wrap_negative_indices: bool | None = None) -> Any:
+  """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather).
+  Negative indices count from the end unless `wrap_negative_indices` is False (its default,
+  as JAX's, is False only for mode 'promise_in_bounds')."""
   arr, indices = ensure_arraylike("take_along_axis", arr, indices)
   if mode == "wrap":
     raise ValueError('Unknown gather mode "wrap" for jnp.take_along_axis')
-  arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode)
+  if wrap_negative_indices is None:
+    wrap_negative_indices = mode != "promise_in_bounds"
+  arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode,
+                                           wrap_negative_indices)
   dnums = GatherDimensionNumbers((), (axis,), (axis,), others, others)
   return lax.gather(arr, indices, dnums, (1,) * len(shape(arr)),
-                    mode=_take_mode("take_along_axis", mode), fill_value=fill_value)
+                    mode=GatherScatterMode.from_any(mode), fill_value=fill_value)
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplace: bool = True,

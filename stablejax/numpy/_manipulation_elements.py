@@ -340,30 +340,20 @@ def _arrays(name: str, tup: Any) -> list:
   return ensure_arraylike(name, *tup)
 
 
-def _with_dtype(x: Any, dt: Any) -> Any:
-  return x if dt is None else convert(x, dtypes.canonicalize(np.dtype(dt)))
-
-
-def _joined(arrays: list, axis: int, dt: Any) -> Any:
-  return _with_dtype(concatenate(arrays, axis), dt)
-
-
 def vstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 2-D) joined along axis 0."""
-  return _joined([_atleast(x, 2, "lead") for x in _arrays("vstack", tup)], 0,
-                      dtype)
+  return concatenate([_atleast(x, 2, "lead") for x in _arrays("vstack", tup)], 0, dtype)
 
 
 def hstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 1-D) joined along axis 1 (axis 0 for 1-D arrays)."""
   arrays = [_atleast(x, 1, "lead") for x in _arrays("hstack", tup)]
-  return _joined(arrays, 0 if len(shape(arrays[0])) == 1 else 1, dtype)
+  return concatenate(arrays, 0 if len(shape(arrays[0])) == 1 else 1, dtype)
 
 
 def dstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 3-D) joined along axis 2."""
-  return _joined([_atleast(x, 3, "3d") for x in _arrays("dstack", tup)], 2,
-                      dtype)
+  return concatenate([_atleast(x, 3, "3d") for x in _arrays("dstack", tup)], 2, dtype)
 
 
 def column_stack(tup: Any) -> Any:

@@ -8,10 +8,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
 from stablejax.numpy._axes import (
     canonicalize_axes, expand_axes, squeeze_if_needed, transpose_if_needed)
-from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, shape, unchanged
+from stablejax.numpy._promotion import (
+    convert, ensure_arraylike, promote_dtypes, shape, unchanged)
 from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis, prod
 
@@ -145,8 +146,9 @@ def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
   return squeeze_if_needed(a, sorted(axes))
 
 
-def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
-  """Join arrays along an existing axis (all axes flattened when `axis` is None)."""
+def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> Any:
+  """Join arrays along an existing axis (all axes flattened when `axis` is None), in `dtype`
+  when given (else their promoted dtype)."""
   arrays = ensure_arraylike("concatenate", *_sequence("concatenate", arrays))
   if axis is None:
     arrays, axis = [ravel(x) for x in arrays], 0
@@ -155,8 +157,16 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
   axis = canonicalize_axis(axis, len(shapes[0]))
   _check_concat_shapes(shapes, axis)
-  arrays = promote_dtypes(*arrays)
+  arrays = _in_dtype(arrays, dtype)
   return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)
+
+
+def _in_dtype(arrays: Sequence[Any], dt: Any) -> list:
+  """The arrays in the requested dtype `dt` (strongly typed), or promoted to one when None."""
+  if dt is None:
+    return promote_dtypes(*arrays)
+  dt = dtypes.canonicalize(np.dtype(dt))
+  return [convert(x, dt) for x in arrays]
 
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
@@ -175,17 +185,21 @@ def _sequence(name: str, arrays: Any) -> list:
 def _check_concat_shapes(shapes: list[tuple[int, ...]], axis: int) -> None:
   def without_axis(s):
     return s[:axis] + s[axis + 1:] if len(s) == len(shapes[0]) else None
-  if len({without_axis(s) for s in shapes}) != 1:
-    raise ValueError(f"concatenate: all input array dimensions except axis {axis} must match "
-                     f"exactly, got shapes {', '.join(map(str, shapes))}")
+  if len({without_axis(s) for s in shapes}) != 1:  # (a TypeError, as JAX's)
+    raise TypeError(f"concatenate: all input array dimensions except axis {axis} must match "
+                    f"exactly, got shapes {', '.join(map(str, shapes))}")
 
 
-def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
-  """Join arrays of one shape along a new axis (an array: its subarrays along axis 0)."""
+def stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = None) -> Any:
+  """Join arrays of one shape along a new axis (an array: its subarrays along axis 0), in
+  `dtype` when given (else their promoted dtype)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if isinstance(arrays, (np.ndarray, Array, core.Tracer)):
     ndim = len(shape(arrays))
     if ndim == 0 or shape(arrays)[0] == 0:
       raise ValueError("Need at least one array to stack.")
+    (arrays,) = _in_dtype(ensure_arraylike("stack", arrays), dtype)
     return moveaxis(arrays, 0, canonicalize_axis(axis, ndim))
   arrays = ensure_arraylike("stack", *_sequence("stack", arrays))
   shapes = {shape(x) for x in arrays}
@@ -193,5 +207,5 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     raise ValueError(f"stack: all input arrays must have the same shape, got "
                      f"{', '.join(str(shape(x)) for x in arrays)}")
   axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
-  arrays = promote_dtypes(*arrays)  # before the new axis, as JAX's (XLA then fuses alike)
+  arrays = _in_dtype(arrays, dtype)  # before the new axis, as JAX's (XLA then fuses alike)
   return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)

@@ -431,6 +431,8 @@ def ldexp(x1: Any, x2: Any, /) -> Any:
   if dtype_of(x1).kind == "c" or dtypes.kind(dtype_of(x2)) in "fc":
     raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
   (x1,) = promote_dtypes_inexact(x1)
+  out_shape = broadcast_shapes("ldexp", shape(x1), shape(x2))
+  x1, x2 = broadcast_to(x1, out_shape), broadcast_to(x2, out_shape)
   m, e = frexp(x1)
   e = lax.add(convert(e, dtype_of(x1)), convert(x2, dtype_of(x1)))
   pos = lax.gt(e, scalar_like(e, 0))

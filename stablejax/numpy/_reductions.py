@@ -63,6 +63,9 @@ MIN = Monoid(lax.reduce_min, lax.min, np.inf)
 ANY = Monoid(lax.reduce_or, lax.bitwise_or, 0)
 ALL = Monoid(lax.reduce_and, lax.bitwise_and, 1)
 
+# The monoid a reduction computing in bool uses instead (sum(dtype=bool) is `any`, as in JAX).
+ON_BOOL = {SUM: ANY, PROD: ALL}
+
 
 def identity(value: float, dt: np.dtype) -> np.generic:
   """`value` in `dt`: a bool is `value > 0`; infinities saturate for integers (JAX's rule)."""
@@ -119,6 +122,8 @@ def reduce(name: str, monoid: Monoid, a: Any, axis: Axis, dtype: Any, keepdims: 
     result_dtype = user_dtype(dtype, dtype_of(a))
   computation = computation_dtype(result_dtype) if upcast_f16 else result_dtype
   a = convert(a, computation)
+  if computation == dtypes.bool_:
+    monoid = ON_BOOL.get(monoid, monoid)
   fill = identity(monoid.identity, computation)
   if where is not None:
     a = masked(a, where, fill)
