@@ -33,7 +33,7 @@ def _is_host(x: Any) -> bool:
   return dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic))
 
 
-def placed(out: Any, device: Any, out_sharding: Any, name: str) -> Any:
+def _placed(out: Any, device: Any, out_sharding: Any, name: str) -> Any:
   """`out` (a pytree) placed as the `device=` or `out_sharding=` argument of jnp.`name` asks
   (at most one of them, as JAX): a device or sharding puts a concrete result there; under a
   trace a NamedSharding is a sharding constraint, and a device is honoured only where there
@@ -82,7 +82,7 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa
   out = _array(object, _canonical_dtype(dtype))
   ndim = len(shape(out))
   out = reshape(out, (1,) * (ndmin - ndim) + shape(out)) if ndmin > ndim else out
-  return placed(out, device, out_sharding, "array")
+  return _placed(out, device, out_sharding, "array")
 
 
 def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
@@ -133,21 +133,21 @@ def full(shape: Shape, fill_value: Any, dtype: Any = None, *, device: Any = None
     out = broadcast_to(fill_value if dtype is None else convert(fill_value, dtype), shape)
   else:
     out = lax.full(shape, fill_value, _canonical_dtype(dtype))
-  return placed(out, device, out_sharding, "full")
+  return _placed(out, device, out_sharding, "full")
 
 
 def zeros(shape: Shape, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
           ) -> Any:
   """An array of zeros (float32 by default)."""
   out = lax.full(_shape_tuple("zeros", shape), 0, _canonical_dtype(dtype, dtypes.default_float()))
-  return placed(out, device, out_sharding, "zeros")
+  return _placed(out, device, out_sharding, "zeros")
 
 
 def ones(shape: Shape, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
          ) -> Any:
   """An array of ones (float32 by default)."""
   out = lax.full(_shape_tuple("ones", shape), 1, _canonical_dtype(dtype, dtypes.default_float()))
-  return placed(out, device, out_sharding, "ones")
+  return _placed(out, device, out_sharding, "ones")
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = None, *,
@@ -156,7 +156,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = 
   (a,) = ensure_arraylike("full_like", a)
   shape = None if shape is None else _shape_tuple("full_like", shape)
   out = lax.full_like(a, fill_value, _canonical_dtype(dtype), shape)
-  return placed(out, device, out_sharding, "full_like")
+  return _placed(out, device, out_sharding, "full_like")
 
 
 def zeros_like(a: Any, dtype: Any = None, shape: Shape | None = None, *, device: Any = None,
@@ -174,7 +174,7 @@ def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None, *, device: 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None, out_sharding: Any = None) -> Any:
   """Evenly spaced values in [start, stop): start + step * iota."""
-  return placed(_arange(start, stop, step, dtype), device, out_sharding, "arange")
+  return _placed(_arange(start, stop, step, dtype), device, out_sharding, "arange")
 
 
 def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
@@ -207,7 +207,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
   """`num` evenly spaced values from `start` to `stop` (broadcast arrays), including `stop`
   when `endpoint`, along a new axis `axis`; with the step too when `retstep`."""
   out = _linspace(start, stop, num, endpoint, dtype, axis)
-  return placed(out if retstep else out[0], device, None, "linspace")
+  return _placed(out if retstep else out[0], device, None, "linspace")
 
 
 def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis: int
@@ -254,7 +254,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,  # noqa:
   rows = lax.broadcasted_iota(int_dtype, (N, M), 0)
   cols = lax.broadcasted_iota(int_dtype, (N, M), 1)
   diagonal = lax.eq(lax.add(rows, np.asarray(k, int_dtype)[()]), cols)
-  return placed(convert(diagonal, _canonical_dtype(dtype, dtypes.default_float())), device, None,
+  return _placed(convert(diagonal, _canonical_dtype(dtype, dtypes.default_float())), device, None,
                 "eye")
 
 

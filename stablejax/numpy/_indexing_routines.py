@@ -20,7 +20,7 @@ from stablejax.numpy._manipulation_shape import concat, expand_dims, moveaxis, r
 from stablejax.numpy._math_arithmetic import remainder
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
-    promote_args, scalar_like, shape, unchanged)
+    promote_args, result_type, scalar_like, shape, unchanged)
 from stablejax.util import canonicalize_axis
 
 INDEX_DTYPE = dtypes.int32
@@ -347,14 +347,16 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:  # noq
 
 
 def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "raise",
-                      order: str = "C") -> Any:
-  """Flat indices of coordinates in an array of shape `dims`."""
+                      order: str = "C", *, dtype: Any = None) -> Any:
+  """Flat indices of coordinates in an array of shape `dims`, in `dtype` (an integer type; by
+  default the indices' type, as JAX's result_type(int, *multi_index))."""
   dims = tuple(int(d) for d in dims)
   multi_index = ensure_arraylike("ravel_multi_index", *multi_index)
   if len(multi_index) != len(dims):
     raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
   if order not in ("C", "F"):
     raise ValueError("only 'C' or 'F' order is permitted")
+  dt = _flat_index_dtype(multi_index, dims, dtype)
   if mode == "raise":
     for i, d in zip(multi_index, dims):
       v = np.asarray(core.concrete_or_error(i, "The error occurred because ravel_multi_index "
@@ -362,10 +364,9 @@ def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str
                                             "or mode='clip' instead."))
       if np.any((v < 0) | (v >= d)):
         raise ValueError("invalid entry in coordinates array")
-  elif mode not in ("wrap", "clip"):
-    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-  idx = [convert(i, dtypes.default_int()) for i in promote_args("ravel_multi_index",
-                                                               *multi_index)]
+  elif mode not in ("wrap", "clip", "ignore"):
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+  idx = [convert(i, dt) for i in promote_args("ravel_multi_index", *multi_index)]
   idx = [_bounded(i, d, mode) for i, d in zip(idx, dims)]
   if order == "F":
     idx, dims = idx[::-1], dims[::-1]
@@ -375,6 +376,22 @@ def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str
     out = term if out is None else lax.add(out, term)
     stride *= d
   return out
+
+
+def _flat_index_dtype(multi_index: Sequence[Any], dims: tuple[int, ...], dt: Any) -> np.dtype:
+  """ravel_multi_index's result dtype: `dt`, else the indices' promoted with a weak int; an
+  integer type that holds every flat index."""
+  if dt is None:
+    dt = result_type(0, *multi_index)[0]
+  else:
+    dt = dtypes.canonicalize(np.dtype(dt))
+  if not dtypes.is_integer(dt):
+    raise ValueError(f"dtype={dt} is not an integer type.")
+  if int(np.prod(dims)) - 1 > np.iinfo(dt).max:
+    raise ValueError(f"jnp.ravel_multi_index: dtype={dt} not large enough to hold flattened "
+                     f"index for dims={dims}. Use the dtype argument to pass a suitable dtype "
+                     "(e.g. dtype=np.min_scalar_type(prod(dims))).")
+  return dt
 
 
 def _bounded(i: Any, size: int, mode: str) -> Any:

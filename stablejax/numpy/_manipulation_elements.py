@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._axes import canonicalize_axes
 from stablejax.numpy._creation import array, asarray, zeros
 from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel, reshape, transpose
@@ -399,7 +400,8 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
     raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
 
 
-def broadcast_to(array: Any, shape: int | Sequence[int]) -> Any:  # noqa: A002  (numpy's names)
+def broadcast_to(array: Any, shape: int | Sequence[int], *,  # noqa: A002  (numpy's names)
+                 out_sharding: Any = None) -> Any:
   """`array` broadcast to `shape`."""
   (array,) = ensure_arraylike("broadcast_to", array)
   target = _index_tuple(shape)
@@ -407,7 +409,7 @@ def broadcast_to(array: Any, shape: int | Sequence[int]) -> Any:  # noqa: A002  
   if len(a_shape) > len(target) or _broadcast_or_none(a_shape, target) != target:
     raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape "
                      f"{target}")
-  return _broadcast_to(array, target)
+  return apply_out_sharding(_broadcast_to(array, target), out_sharding, "jnp.broadcast_to")
 
 
 def _broadcast_or_none(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:

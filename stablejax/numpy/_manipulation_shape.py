@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._axes import (
     canonicalize_axes, expand_axes, squeeze_if_needed, transpose_if_needed)
 from stablejax.numpy._promotion import (
@@ -29,37 +30,50 @@ def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> 
                      "dimension may be -1 and the others must be non-negative")
   if -1 in newshape and known and size % known == 0:
     newshape = tuple(size // known if d == -1 else d for d in newshape)
-  if prod(newshape) != size or -1 in newshape:
-    raise ValueError(f"cannot reshape array of shape {old} (size {size}) into shape "
-                     f"{newshape}")
+  if prod(newshape) != size or -1 in newshape:  # (a TypeError, as JAX's)
+    raise TypeError(f"cannot reshape array of shape {old} (size {size}) into shape "
+                    f"{newshape}")
   return newshape
 
 
-def reshape(a: Any, *shape_args: Any, order: str = "C", shape: Any = None) -> Any:
-  """`a` with a new shape of the same size (one entry may be -1); `reshape(a, (2, 3))`, in C
-  (row-major) or F (column-major) `order`."""
-  (a,) = ensure_arraylike("reshape", a)
-  newshape = shape if not shape_args else shape_args[0] if len(shape_args) == 1 else shape_args
-  if newshape is None:
+def reshape(a: Any, shape: Any, order: str = "C", *, copy: bool | None = None,
+            out_sharding: Any = None) -> Any:
+  """`a` with a new shape of the same size (one entry may be -1), in C (row-major) or F
+  (column-major) `order`. (`copy` makes no difference: arrays are immutable, as in JAX.)"""
+  del copy
+  if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+    return a.reshape(shape, order=order)  # (a numpy array stays one, as in JAX)
+  return apply_out_sharding(_reshape(a, shape, order), out_sharding, "jnp.reshape")
+
+
+def reshape_method(a: Any, *args: Any, order: str = "C", out_sharding: Any = None) -> Any:
+  """Array.reshape: the new shape as one argument, `x.reshape((2, 3))`, or several,
+  `x.reshape(2, 3)`."""
+  if not args:
     raise TypeError("reshape: the new shape is missing")
-  newshape = (newshape,) if np.ndim(newshape) == 0 else newshape
-  if order == "F":
-    return transpose(reshape(transpose(a), tuple(newshape)[::-1]))
-  if order not in ("C", "A"):
-    raise NotImplementedError(f"np.reshape order={order} is not implemented.")
+  return reshape(a, args[0] if len(args) == 1 else args, order, out_sharding=out_sharding)
+
+
+def _reshape(a: Any, newshape: Any, order: str) -> Any:
+  (a,) = ensure_arraylike("reshape", a)
   old = _shape_of(a)
-  newshape = _resolve_shape(prod(old), old, newshape)
-  if newshape == old and old:
-    return a  # (a numpy array stays one, as in JAX, which calls its reshape method)
-  return lax.reshape(a, newshape)
+  newshape = _resolve_shape(prod(old), old, (newshape,) if np.ndim(newshape) == 0 else newshape)
+  if order == "F":
+    return transpose(_reshape(transpose(a), newshape[::-1], "C"))
+  if order == "A":
+    raise NotImplementedError("np.reshape order=A is not implemented.")
+  if order != "C":
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+  return a if newshape == old and old else lax.reshape(a, newshape)
 
 
-def ravel(a: Any, order: str = "C") -> Any:
+def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
   """`a` flattened to one dimension (in C or F order)."""
   (a,) = ensure_arraylike("ravel", a)
   if order == "K":
     raise NotImplementedError("Ravel not implemented for order='K'.")
-  return unchanged(reshape(a, (prod(_shape_of(a)),), order=order))
+  out = _reshape(a, (prod(_shape_of(a)),), order)
+  return unchanged(apply_out_sharding(out, out_sharding, "jnp.ravel"))
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._creation import asarray, full, linspace, zeros
 from stablejax.numpy._elementwise import where
 from stablejax.numpy._indexing_routines import diag, ix_, ravel_multi_index, take_along_axis
@@ -216,11 +217,11 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-               *, weights: Any = None) -> Any:
+               *, weights: Any = None, out_sharding: Any = None) -> Any:
   """The `q`-th percentiles (q in [0, 100]) of `a` along `axis`."""
   a, q = ensure_arraylike("percentile", a, q)
-  return _quantile("percentile", a, true_divide(q, 100), axis, method, keepdims, False,
-                   weights)
+  return apply_out_sharding(_quantile("percentile", a, true_divide(q, 100), axis, method,
+                                      keepdims, False, weights), out_sharding, "jnp.percentile")
 
 
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
@@ -555,10 +556,20 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None,  # noqa: A002
   return hist, edges[0], edges[1]
 
 
-def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None
-             ) -> Any:
+def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None,
+             out_sharding: Any = None) -> Any:
   """The number (or summed weights) of each non-negative integer in `x` (negative values count
-  as 0; `length`, static, is required under jit)."""
+  as 0; `length`, static, is required under jit). An `out_sharding` must replicate the result,
+  as JAX's."""
+  spec = getattr(out_sharding, "spec", out_sharding)
+  if spec is not None and any(p is not None for p in spec):
+    raise ValueError("out_sharding passed to `jnp.bincount` can only be fully replicated along "
+                     f"all mesh axes; got {out_sharding}")
+  return apply_out_sharding(_bincount(x, weights, minlength, length), out_sharding,
+                            "jnp.bincount")
+
+
+def _bincount(x: Any, weights: Any, minlength: int, length: int | None) -> Any:
   (x,) = ensure_arraylike("bincount", x)
   if dtype_of(x) == dtypes.bool_:  # (counted as 0 and 1, as JAX does)
     x = lax.convert_element_type(x, dtypes.default_int())

@@ -50,7 +50,7 @@ _METHODS = {
     "__neg__": _math_arithmetic.negative, "__pos__": lambda self: self,
     "__abs__": _math_arithmetic.absolute, "__invert__": _bitwise.invert,
     "__getitem__": _indexing.getitem,
-    "reshape": _manipulation_shape.reshape, "transpose": _transpose,
+    "reshape": _manipulation_shape.reshape_method, "transpose": _transpose,
     "squeeze": _manipulation_shape.squeeze, "flatten": _manipulation_shape.ravel,
     "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
     "sum": _math_sums.sum, "mean": _statistics.mean, "max": _statistics.max,

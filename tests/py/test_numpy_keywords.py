@@ -227,3 +227,92 @@ def test_array_positional_copy_order_ndmin():
     check(lambda lib: lib.array([1, 2], None, True, "K", 2))
   check(lambda lib: lib.array([1, 2], None, True, "K", 2, 3))
   check(lambda lib: lib.array([1, 2], None, True, ndmin=1, copy=False))
+
+
+# ----------------------------------------------------------------------------------------------
+# The keywords the signature census found missing (tests/py/test_api_coverage.py)
+
+POSITIONAL_ONLY = ["sin", "sqrt", "floor", "ceil", "isnan", "isposinf", "degrees", "real",
+                   "conj", "bitwise_not", "equal", "less", "power", "mod", "hypot", "fmod"]
+
+
+@pytest.mark.parametrize("name", POSITIONAL_ONLY)
+def test_elementwise_operands_are_positional_only(name):
+  nargs = 2 if name in ("equal", "less", "power", "mod", "hypot", "fmod") else 1
+  args = [np.array([1.5, 2.0], np.float32)] * nargs
+  check(lambda lib: getattr(lib, name)(*args))
+  keyword = {"x": args[0]} if nargs == 1 else {"x1": args[0], "x2": args[1]}
+  check(lambda lib: getattr(lib, name)(**keyword))
+
+
+@pytest.mark.parametrize("name", ["round", "around", "isposinf", "isneginf", "stack"])
+def test_out_is_refused(name):
+  x = np.array([1.25, np.inf], np.float32)
+  args = ([x],) if name == "stack" else (x,)
+  check(lambda lib: getattr(lib, name)(*args, out=np.zeros(2, np.float32)))
+  check(lambda lib: getattr(lib, name)(*args, out=None))
+
+
+def test_clip_needs_an_input():
+  check(lambda lib: lib.clip(min=0.0, max=1.0))
+  check(lambda lib: lib.clip(np.array([-1.0, 0.5, 2.0]), max=1.0))
+
+
+@pytest.mark.parametrize("dtype", [None, np.int8, np.uint8, np.int16, np.float32])
+@pytest.mark.parametrize("mode", ["raise", "clip", "wrap", "ignore"])
+def test_ravel_multi_index_dtype_and_ignore(dtype, mode):
+  idx = [np.array([0, 1, 2]), np.array([3, 0, 1])]
+  check(lambda lib: lib.ravel_multi_index(idx, (3, 4), mode=mode, dtype=dtype))
+  check(lambda lib: lib.ravel_multi_index(idx, (3, 4), mode=mode, order="F", dtype=dtype))
+
+
+def test_ravel_multi_index_dtype_limits():
+  idx = [np.array([0, 1], np.uint8), np.array([1, 1], np.uint8)]
+  check(lambda lib: lib.ravel_multi_index(idx, (3, 4)))
+  check(lambda lib: lib.ravel_multi_index(idx, (300, 4), dtype=np.int8))
+
+
+@pytest.mark.parametrize("copy", [None, True, False])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_reshape_signature(copy, order):
+  x = np.arange(6.0, dtype=np.float32)
+  check(lambda lib: lib.reshape(x, (2, 3), order, copy=copy))
+  check(lambda lib: lib.reshape(x, shape=(3, -1), order=order))
+  check(lambda lib: lib.asarray(x).reshape(3, 2, order=order))
+  check(lambda lib: lib.asarray(x).reshape((2, 3)))
+  check(lambda lib: lib.reshape(lib.asarray(x), 2, 3))  # (3 is `order`: an error in both)
+  check(lambda lib: lib.reshape(lib.asarray(x), (2, 3), "A"))
+
+
+OUT_SHARDED = {
+    "reshape": lambda lib, **kw: lib.reshape(np.arange(6.0), (2, 3), **kw),
+    "ravel": lambda lib, **kw: lib.ravel(np.ones((2, 3)), **kw),
+    "broadcast_to": lambda lib, **kw: lib.broadcast_to(np.arange(3), (2, 3), **kw),
+    "bincount": lambda lib, **kw: lib.bincount(np.array([0, 1, 1, 3]), length=4, **kw),
+    "percentile": lambda lib, **kw: lib.percentile(np.arange(6.0).reshape(2, 3), 50.0, axis=1,
+                                                   **kw),
+    "arange": lambda lib, **kw: lib.arange(4, **kw),
+    "array": lambda lib, **kw: lib.array([1, 2], **kw),
+    "asarray": lambda lib, **kw: lib.asarray([1.0, 2.0], **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_SHARDED))
+def test_out_sharding(name):
+  make = OUT_SHARDED[name]
+
+  def sharded(lib, *spec):
+    root = jax if lib is jjnp else sj
+    return make(lib, out_sharding=root.sharding.NamedSharding(root.make_mesh((1,), ("x",)),
+                                                              root.P(*spec)))
+  check(lambda lib: sharded(lib))
+  check(lambda lib: make(lib, out_sharding=None))
+  if name == "bincount":  # (JAX's error is its ShardingTypeError, a bare Exception)
+    for lib in (jjnp, jnp):
+      with pytest.raises(Exception, match="fully replicated"):
+        sharded(lib, "x")
+    return
+  want, got = sharded(jjnp, "x"), sharded(jnp, "x")
+  np.testing.assert_array_equal(got, want)
+  if hasattr(want.sharding, "spec"):  # (JAX gives a single-device sharding for some)
+    assert tuple(got.sharding.spec) == tuple(want.sharding.spec)
