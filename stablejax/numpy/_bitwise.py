@@ -42,13 +42,13 @@ right_shift = binary("right_shift", numeric(_right_shift), False)
 bitwise_right_shift = binary("bitwise_right_shift", numeric(_right_shift), False)
 
 
-def bitwise_count(x: Any) -> Any:
+def bitwise_count(x: Any, /) -> Any:
   """Elementwise number of set bits of |x|, as uint8 (numpy.bitwise_count)."""
   (x,) = bool_to_int(*ensure_arraylike("bitwise_count", x))
   return convert(lax.population_count(abs_(x)), np.dtype(np.uint8))
 
 
-def invert(x: Any) -> Any:
+def invert(x: Any, /) -> Any:
   """Elementwise bitwise negation of integers and booleans (the ~ operator)."""
   (x,) = ensure_arraylike("invert", x)
   return lax.bitwise_not(x)

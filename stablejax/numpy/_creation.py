@@ -11,13 +11,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, dlpack, dtypes, lax, runtime
+from stablejax import core, dlpack, dtypes, lax, runtime, sharding
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._manipulation_shape import ravel, reshape, stack
 from stablejax.numpy._math_arithmetic import power
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
     promote_dtypes, result_type, scalar_like, shape, to_inexact)
+from stablejax.tree_util import tree_leaves
 from stablejax.util import canonicalize_axis
 
 Shape = int | Sequence[int]
@@ -32,17 +33,56 @@ def _is_host(x: Any) -> bool:
   return dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic))
 
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K",  # noqa: A002
-          ndmin: int = 0) -> Any:
+def _placed(out: Any, device: Any, out_sharding: Any, name: str) -> Any:
+  """`out` (a pytree) placed as the `device=` or `out_sharding=` argument of jnp.`name` asks
+  (at most one of them, as JAX): a device or sharding puts a concrete result there; under a
+  trace a NamedSharding is a sharding constraint, and a device is honoured only where there
+  is no other device to run on."""
+  if device is None:
+    return apply_out_sharding(out, out_sharding, f"jnp.{name}")
+  if out_sharding is not None:
+    raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} and "
+                     f"{out_sharding=}")
+  if not any(isinstance(leaf, core.Tracer) for leaf in tree_leaves(out)):
+    return sharding.device_put(out, device)
+  if isinstance(device, sharding.NamedSharding):
+    return apply_out_sharding(out, device, f"jnp.{name}")
+  if runtime.device_count() == 1 and isinstance(device, (sharding.Device,
+                                                         sharding.SingleDeviceSharding)):
+    return out
+  raise NotImplementedError(f"jnp.{name}: device={device!r} under a trace (jit, grad, vmap) is "
+                            "not supported: create the array outside the trace, or pass a "
+                            "NamedSharding")
+
+
+def _positional(args: tuple, copy: bool, order: str | None, ndmin: int) -> tuple:
+  """jnp.array's deprecated positional copy, order and ndmin (as JAX 0.10.2 takes them)."""
+  if len(args) > 3:
+    raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} were "
+                    "given")
+  for i, name in enumerate(["copy", "order", "ndmin"]):
+    if i < len(args) and [copy, order, ndmin][i] != [True, "K", 0][i]:
+      raise TypeError(f"array() got multiple values for argument '{name}'")
+  warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                "deprecated. Use keyword arguments instead.", DeprecationWarning, stacklevel=3)
+  return tuple((list(args) + [copy, order, ndmin][len(args):])[:3])
+
+
+def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa: A002
+          order: str | None = "K", ndmin: int = 0, device: Any = None,
+          out_sharding: Any = None) -> Any:
   """An array from `object`: a device Array in the canonical dtype (as in JAX, so operations on
   it are staged, not folded, under tracing), or a traced or device value (converted to `dtype`
   if given); nested lists may hold traced values. `ndmin` adds leading size-1 axes."""
+  if args:
+    copy, order, ndmin = _positional(args, copy, order, ndmin)
   del copy  # arrays are immutable
   if order not in (None, "K", "A", "C"):
     raise NotImplementedError(f"array: only order='C' (or 'K', 'A') is supported, got {order!r}")
   out = _array(object, _canonical_dtype(dtype))
   ndim = len(shape(out))
-  return reshape(out, (1,) * (ndmin - ndim) + shape(out)) if ndmin > ndim else out
+  out = reshape(out, (1,) * (ndmin - ndim) + shape(out)) if ndmin > ndim else out
+  return _placed(out, device, out_sharding, "array")
 
 
 def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
@@ -66,11 +106,11 @@ def _holds_traced(obj: Any) -> bool:
   return is_arraylike(obj) and not _is_host(obj)
 
 
-def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None
-            ) -> Any:
+def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
+            device: Any = None, out_sharding: Any = None) -> Any:
   """`a` as an array (of `dtype` if given); nothing is copied, arrays being immutable."""
   del copy
-  return array(a, dtype, order=order)
+  return array(a, dtype, order=order, device=device, out_sharding=out_sharding)
 
 
 def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
@@ -83,7 +123,8 @@ def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
   return out
 
 
-def full(shape: Shape, fill_value: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
+def full(shape: Shape, fill_value: Any, dtype: Any = None, *, device: Any = None,
+         out_sharding: Any = None) -> Any:
   """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
   shape = _shape_tuple("full", shape)
   (fill_value,) = ensure_arraylike("full", fill_value)
@@ -92,44 +133,51 @@ def full(shape: Shape, fill_value: Any, dtype: Any = None, *, out_sharding: Any 
     out = broadcast_to(fill_value if dtype is None else convert(fill_value, dtype), shape)
   else:
     out = lax.full(shape, fill_value, _canonical_dtype(dtype))
-  return apply_out_sharding(out, out_sharding, "jnp.full")
+  return _placed(out, device, out_sharding, "full")
 
 
-def zeros(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
+def zeros(shape: Shape, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
+          ) -> Any:
   """An array of zeros (float32 by default)."""
   out = lax.full(_shape_tuple("zeros", shape), 0, _canonical_dtype(dtype, dtypes.default_float()))
-  return apply_out_sharding(out, out_sharding, "jnp.zeros")
+  return _placed(out, device, out_sharding, "zeros")
 
 
-def ones(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
+def ones(shape: Shape, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
+         ) -> Any:
   """An array of ones (float32 by default)."""
   out = lax.full(_shape_tuple("ones", shape), 1, _canonical_dtype(dtype, dtypes.default_float()))
-  return apply_out_sharding(out, out_sharding, "jnp.ones")
+  return _placed(out, device, out_sharding, "ones")
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = None, *,
-              out_sharding: Any = None) -> Any:
+              device: Any = None, out_sharding: Any = None) -> Any:
   """An array like `a` (its shape and dtype unless given) filled with `fill_value`."""
   (a,) = ensure_arraylike("full_like", a)
   shape = None if shape is None else _shape_tuple("full_like", shape)
   out = lax.full_like(a, fill_value, _canonical_dtype(dtype), shape)
-  return apply_out_sharding(out, out_sharding, "jnp.full_like")
+  return _placed(out, device, out_sharding, "full_like")
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Shape | None = None, *,
+def zeros_like(a: Any, dtype: Any = None, shape: Shape | None = None, *, device: Any = None,
                out_sharding: Any = None) -> Any:
   """Zeros with the shape and dtype of `a` (unless given)."""
-  return full_like(a, 0, dtype, shape, out_sharding=out_sharding)
+  return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None, *,
+def ones_like(a: Any, dtype: Any = None, shape: Shape | None = None, *, device: Any = None,
               out_sharding: Any = None) -> Any:
   """Ones with the shape and dtype of `a` (unless given)."""
-  return full_like(a, 1, dtype, shape, out_sharding=out_sharding)
+  return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
+           device: Any = None, out_sharding: Any = None) -> Any:
   """Evenly spaced values in [start, stop): start + step * iota."""
+  return _placed(_arange(start, stop, step, dtype), device, out_sharding, "arange")
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
   given = [core.concrete_or_error(x, "an arange bound") for x in (start, stop, step)
            if x is not None]
   if any(dtypes.is_complex(dtypes.dtype_of(b)) for b in given):
@@ -155,9 +203,15 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype: Any = None, axis: int = 0) -> Any:
+             dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
   """`num` evenly spaced values from `start` to `stop` (broadcast arrays), including `stop`
   when `endpoint`, along a new axis `axis`; with the step too when `retstep`."""
+  out = _linspace(start, stop, num, endpoint, dtype, axis)
+  return _placed(out if retstep else out[0], device, None, "linspace")
+
+
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis: int
+              ) -> tuple[Any, Any]:
   num = operator.index(num)
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -186,11 +240,11 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     out = lax.full(out_shape[:axis] + (0,) + out_shape[axis + 1:], 0, compute)
   if dtypes.is_integer(dtype):
     out = lax.floor(out)
-  out = convert(out, dtype)
-  return (out, delta) if retstep else out
+  return convert(out, dtype), delta
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,  # noqa: N803
+        device: Any = None) -> Any:
   """The N x M matrix with ones on diagonal `k` and zeros elsewhere."""
   N = operator.index(N)  # noqa: N806
   M = N if M is None else operator.index(M)  # noqa: N806
@@ -200,17 +254,20 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # 
   rows = lax.broadcasted_iota(int_dtype, (N, M), 0)
   cols = lax.broadcasted_iota(int_dtype, (N, M), 1)
   diagonal = lax.eq(lax.add(rows, np.asarray(k, int_dtype)[()]), cols)
-  return convert(diagonal, _canonical_dtype(dtype, dtypes.default_float()))
+  return _placed(convert(diagonal, _canonical_dtype(dtype, dtypes.default_float())), device, None,
+                "eye")
 
 
-def empty(shape: Shape, dtype: Any = None, *, out_sharding: Any = None) -> Any:
+def empty(shape: Shape, dtype: Any = None, *, device: Any = None, out_sharding: Any = None
+          ) -> Any:
   """An array of `shape` (zeros: XLA has no uninitialized memory)."""
-  return zeros(shape, dtype, out_sharding=out_sharding)
+  return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def empty_like(prototype: Any, dtype: Any = None, shape: Shape | None = None) -> Any:
+def empty_like(prototype: Any, dtype: Any = None, shape: Shape | None = None, *,
+               device: Any = None) -> Any:
   """An array like `prototype` (zeros)."""
-  return zeros_like(prototype, dtype, shape)
+  return zeros_like(prototype, dtype, shape, device=device)
 
 
 def identity(n: int, dtype: Any = None) -> Any:

@@ -15,7 +15,7 @@ from stablejax.runtime import Array
 
 
 def unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
-  def fn(x: Any) -> Any:
+  def fn(x: Any, /) -> Any:
     if type(x) is Array or isinstance(x, core.Tracer):  # the common case, checked cheaply
       kind = dtypes.kind(x.aval.dtype)
     else:
@@ -30,7 +30,7 @@ def unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
 def binary(name: str, op: Callable, inexact: bool) -> Callable[[Any, Any], Any]:
   promote = promote_args_inexact if inexact else promote_args
 
-  def fn(x1: Any, x2: Any) -> Any:
+  def fn(x1: Any, x2: Any, /) -> Any:
     return op(*promote(name, x1, x2))
   return named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}.")
 

@@ -20,7 +20,7 @@ from stablejax.numpy._manipulation_shape import concat, expand_dims, moveaxis, r
 from stablejax.numpy._math_arithmetic import remainder
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
-    promote_args, scalar_like, shape, unchanged)
+    promote_args, result_type, scalar_like, shape, unchanged)
 from stablejax.util import canonicalize_axis
 
 INDEX_DTYPE = dtypes.int32
@@ -87,10 +87,11 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
                     unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
-def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str | None
-                ) -> tuple[Any, Any, int, tuple[int, ...]]:
+def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str | None,
+                wrap_negative: bool = True) -> tuple[Any, Any, int, tuple[int, ...]]:
   """`arr` and `indices` broadcast together on the axes other than `axis`, the indices
-  normalized and given a last index-vector axis; and those other axes."""
+  normalized (negative ones counted from the end when `wrap_negative`) and given a last
+  index-vector axis; and those other axes."""
   if axis is None:
     arr, indices, axis = lax.reshape(arr, (int(np.prod(shape(arr))),)), \
         lax.reshape(indices, (int(np.prod(shape(indices))),)), 0
@@ -105,20 +106,29 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str |
   a_target.insert(axis, a_shape[axis])
   i_target.insert(axis, i_shape[axis])
   arr, indices = broadcast_to(arr, a_target), broadcast_to(indices, i_target)
-  indices = lax.expand_dims(_normalized(indices, a_shape[axis], mode), (len(i_shape),))
+  if wrap_negative:
+    indices = _normalized(indices, a_shape[axis], mode)
+  elif dtypes.dtype_of(indices).kind not in "iu":
+    raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
+  indices = lax.expand_dims(convert(indices, INDEX_DTYPE), (len(i_shape),))
   return arr, indices, axis, others
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: str | None = None,
-                    fill_value: Any = None) -> Any:
-  """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather)."""
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1, mode: str | None = None,
+                    fill_value: Any = None, *, wrap_negative_indices: bool | None = None) -> Any:
+  """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along `axis` (a batched gather).
+  Negative indices count from the end unless `wrap_negative_indices` is False (its default,
+  as JAX's, is False only for mode 'promise_in_bounds')."""
   arr, indices = ensure_arraylike("take_along_axis", arr, indices)
   if mode == "wrap":
     raise ValueError('Unknown gather mode "wrap" for jnp.take_along_axis')
-  arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode)
+  if wrap_negative_indices is None:
+    wrap_negative_indices = mode != "promise_in_bounds"
+  arr, indices, axis, others = _along_axis("take_along_axis", arr, indices, axis, mode,
+                                           wrap_negative_indices)
   dnums = GatherDimensionNumbers((), (axis,), (axis,), others, others)
   return lax.gather(arr, indices, dnums, (1,) * len(shape(arr)),
-                    mode=_take_mode("take_along_axis", mode), fill_value=fill_value)
+                    mode=GatherScatterMode.from_any(mode), fill_value=fill_value)
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplace: bool = True,
@@ -337,14 +347,16 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple[Any, ...]:  # noq
 
 
 def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "raise",
-                      order: str = "C") -> Any:
-  """Flat indices of coordinates in an array of shape `dims`."""
+                      order: str = "C", *, dtype: Any = None) -> Any:
+  """Flat indices of coordinates in an array of shape `dims`, in `dtype` (an integer type; by
+  default the indices' type, as JAX's result_type(int, *multi_index))."""
   dims = tuple(int(d) for d in dims)
   multi_index = ensure_arraylike("ravel_multi_index", *multi_index)
   if len(multi_index) != len(dims):
     raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
   if order not in ("C", "F"):
     raise ValueError("only 'C' or 'F' order is permitted")
+  dt = _flat_index_dtype(multi_index, dims, dtype)
   if mode == "raise":
     for i, d in zip(multi_index, dims):
       v = np.asarray(core.concrete_or_error(i, "The error occurred because ravel_multi_index "
@@ -352,10 +364,9 @@ def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str
                                             "or mode='clip' instead."))
       if np.any((v < 0) | (v >= d)):
         raise ValueError("invalid entry in coordinates array")
-  elif mode not in ("wrap", "clip"):
-    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-  idx = [convert(i, dtypes.default_int()) for i in promote_args("ravel_multi_index",
-                                                               *multi_index)]
+  elif mode not in ("wrap", "clip", "ignore"):
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+  idx = [convert(i, dt) for i in promote_args("ravel_multi_index", *multi_index)]
   idx = [_bounded(i, d, mode) for i, d in zip(idx, dims)]
   if order == "F":
     idx, dims = idx[::-1], dims[::-1]
@@ -365,6 +376,22 @@ def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str
     out = term if out is None else lax.add(out, term)
     stride *= d
   return out
+
+
+def _flat_index_dtype(multi_index: Sequence[Any], dims: tuple[int, ...], dt: Any) -> np.dtype:
+  """ravel_multi_index's result dtype: `dt`, else the indices' promoted with a weak int; an
+  integer type that holds every flat index."""
+  if dt is None:
+    dt = result_type(0, *multi_index)[0]
+  else:
+    dt = dtypes.canonicalize(np.dtype(dt))
+  if not dtypes.is_integer(dt):
+    raise ValueError(f"dtype={dt} is not an integer type.")
+  if int(np.prod(dims)) - 1 > np.iinfo(dt).max:
+    raise ValueError(f"jnp.ravel_multi_index: dtype={dt} not large enough to hold flattened "
+                     f"index for dims={dims}. Use the dtype argument to pass a suitable dtype "
+                     "(e.g. dtype=np.min_scalar_type(prod(dims))).")
+  return dt
 
 
 def _bounded(i: Any, size: int, mode: str) -> Any:

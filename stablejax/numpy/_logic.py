@@ -63,19 +63,19 @@ logical_or = binary("logical_or", logical(lax.bitwise_or), False)
 logical_xor = binary("logical_xor", logical(lax.bitwise_xor), False)
 
 
-def logical_not(x: Any) -> Any:
+def logical_not(x: Any, /) -> Any:
   """Elementwise logical negation (nonzero is True)."""
   (x,) = ensure_arraylike("logical_not", x)
   return lax.bitwise_not(to_bool(x))
 
 
-def isnan(x: Any) -> Any:
+def isnan(x: Any, /) -> Any:
   """Elementwise test for NaN."""
   (x,) = ensure_arraylike("isnan", x)
   return lax.ne(x, x)  # (as JAX: for integers too, so a weak type carries over)
 
 
-def isinf(x: Any) -> Any:
+def isinf(x: Any, /) -> Any:
   """Elementwise test for positive or negative infinity."""
   (x,) = ensure_arraylike("isinf", x)
   if dtypes.is_complex(dtype(x)):
@@ -85,7 +85,7 @@ def isinf(x: Any) -> Any:
   return all_bool(x, False)
 
 
-def isfinite(x: Any) -> Any:
+def isfinite(x: Any, /) -> Any:
   """Elementwise test for a finite value (neither infinite nor NaN)."""
   (x,) = ensure_arraylike("isfinite", x)
   if dtypes.is_complex(dtype(x)):
@@ -96,7 +96,9 @@ def isfinite(x: Any) -> Any:
 
 
 def _is_signed_inf(name: str, value: float) -> Callable[[Any], Any]:
-  def fn(x: Any) -> Any:
+  def fn(x: Any, /, out: None = None) -> Any:
+    if out is not None:
+      raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
     (x,) = ensure_arraylike(name, x)
     if dtypes.is_complex(dtype(x)):
       raise ValueError(f"jnp.{name} is not well defined for complex-valued inputs")

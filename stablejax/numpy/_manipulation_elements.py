@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._axes import canonicalize_axes
 from stablejax.numpy._creation import array, asarray, zeros
 from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel, reshape, transpose
@@ -340,30 +341,20 @@ def _arrays(name: str, tup: Any) -> list:
   return ensure_arraylike(name, *tup)
 
 
-def _with_dtype(x: Any, dt: Any) -> Any:
-  return x if dt is None else convert(x, dtypes.canonicalize(np.dtype(dt)))
-
-
-def _joined(arrays: list, axis: int, dt: Any) -> Any:
-  return _with_dtype(concatenate(arrays, axis), dt)
-
-
 def vstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 2-D) joined along axis 0."""
-  return _joined([_atleast(x, 2, "lead") for x in _arrays("vstack", tup)], 0,
-                      dtype)
+  return concatenate([_atleast(x, 2, "lead") for x in _arrays("vstack", tup)], 0, dtype)
 
 
 def hstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 1-D) joined along axis 1 (axis 0 for 1-D arrays)."""
   arrays = [_atleast(x, 1, "lead") for x in _arrays("hstack", tup)]
-  return _joined(arrays, 0 if len(shape(arrays[0])) == 1 else 1, dtype)
+  return concatenate(arrays, 0 if len(shape(arrays[0])) == 1 else 1, dtype)
 
 
 def dstack(tup: Any, dtype: Any = None) -> Any:  # noqa: A002
   """Arrays (made at least 3-D) joined along axis 2."""
-  return _joined([_atleast(x, 3, "3d") for x in _arrays("dstack", tup)], 2,
-                      dtype)
+  return concatenate([_atleast(x, 3, "3d") for x in _arrays("dstack", tup)], 2, dtype)
 
 
 def column_stack(tup: Any) -> Any:
@@ -409,7 +400,8 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
     raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
 
 
-def broadcast_to(array: Any, shape: int | Sequence[int]) -> Any:  # noqa: A002  (numpy's names)
+def broadcast_to(array: Any, shape: int | Sequence[int], *,  # noqa: A002  (numpy's names)
+                 out_sharding: Any = None) -> Any:
   """`array` broadcast to `shape`."""
   (array,) = ensure_arraylike("broadcast_to", array)
   target = _index_tuple(shape)
@@ -417,7 +409,7 @@ def broadcast_to(array: Any, shape: int | Sequence[int]) -> Any:  # noqa: A002  
   if len(a_shape) > len(target) or _broadcast_or_none(a_shape, target) != target:
     raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape "
                      f"{target}")
-  return _broadcast_to(array, target)
+  return apply_out_sharding(_broadcast_to(array, target), out_sharding, "jnp.broadcast_to")
 
 
 def _broadcast_or_none(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:

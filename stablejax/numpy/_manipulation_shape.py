@@ -8,10 +8,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax import core, lax
+from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._axes import (
     canonicalize_axes, expand_axes, squeeze_if_needed, transpose_if_needed)
-from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, shape, unchanged
+from stablejax.numpy._promotion import (
+    convert, ensure_arraylike, promote_dtypes, shape, unchanged)
 from stablejax.runtime import Array
 from stablejax.util import canonicalize_axis, prod
 
@@ -28,37 +30,50 @@ def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> 
                      "dimension may be -1 and the others must be non-negative")
   if -1 in newshape and known and size % known == 0:
     newshape = tuple(size // known if d == -1 else d for d in newshape)
-  if prod(newshape) != size or -1 in newshape:
-    raise ValueError(f"cannot reshape array of shape {old} (size {size}) into shape "
-                     f"{newshape}")
+  if prod(newshape) != size or -1 in newshape:  # (a TypeError, as JAX's)
+    raise TypeError(f"cannot reshape array of shape {old} (size {size}) into shape "
+                    f"{newshape}")
   return newshape
 
 
-def reshape(a: Any, *shape_args: Any, order: str = "C", shape: Any = None) -> Any:
-  """`a` with a new shape of the same size (one entry may be -1); `reshape(a, (2, 3))`, in C
-  (row-major) or F (column-major) `order`."""
-  (a,) = ensure_arraylike("reshape", a)
-  newshape = shape if not shape_args else shape_args[0] if len(shape_args) == 1 else shape_args
-  if newshape is None:
+def reshape(a: Any, shape: Any, order: str = "C", *, copy: bool | None = None,
+            out_sharding: Any = None) -> Any:
+  """`a` with a new shape of the same size (one entry may be -1), in C (row-major) or F
+  (column-major) `order`. (`copy` makes no difference: arrays are immutable, as in JAX.)"""
+  del copy
+  if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+    return a.reshape(shape, order=order)  # (a numpy array stays one, as in JAX)
+  return apply_out_sharding(_reshape(a, shape, order), out_sharding, "jnp.reshape")
+
+
+def reshape_method(a: Any, *args: Any, order: str = "C", out_sharding: Any = None) -> Any:
+  """Array.reshape: the new shape as one argument, `x.reshape((2, 3))`, or several,
+  `x.reshape(2, 3)`."""
+  if not args:
     raise TypeError("reshape: the new shape is missing")
-  newshape = (newshape,) if np.ndim(newshape) == 0 else newshape
-  if order == "F":
-    return transpose(reshape(transpose(a), tuple(newshape)[::-1]))
-  if order not in ("C", "A"):
-    raise NotImplementedError(f"np.reshape order={order} is not implemented.")
+  return reshape(a, args[0] if len(args) == 1 else args, order, out_sharding=out_sharding)
+
+
+def _reshape(a: Any, newshape: Any, order: str) -> Any:
+  (a,) = ensure_arraylike("reshape", a)
   old = _shape_of(a)
-  newshape = _resolve_shape(prod(old), old, newshape)
-  if newshape == old and old:
-    return a  # (a numpy array stays one, as in JAX, which calls its reshape method)
-  return lax.reshape(a, newshape)
+  newshape = _resolve_shape(prod(old), old, (newshape,) if np.ndim(newshape) == 0 else newshape)
+  if order == "F":
+    return transpose(_reshape(transpose(a), newshape[::-1], "C"))
+  if order == "A":
+    raise NotImplementedError("np.reshape order=A is not implemented.")
+  if order != "C":
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+  return a if newshape == old and old else lax.reshape(a, newshape)
 
 
-def ravel(a: Any, order: str = "C") -> Any:
+def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
   """`a` flattened to one dimension (in C or F order)."""
   (a,) = ensure_arraylike("ravel", a)
   if order == "K":
     raise NotImplementedError("Ravel not implemented for order='K'.")
-  return unchanged(reshape(a, (prod(_shape_of(a)),), order=order))
+  out = _reshape(a, (prod(_shape_of(a)),), order)
+  return unchanged(apply_out_sharding(out, out_sharding, "jnp.ravel"))
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
@@ -145,8 +160,9 @@ def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
   return squeeze_if_needed(a, sorted(axes))
 
 
-def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
-  """Join arrays along an existing axis (all axes flattened when `axis` is None)."""
+def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> Any:
+  """Join arrays along an existing axis (all axes flattened when `axis` is None), in `dtype`
+  when given (else their promoted dtype)."""
   arrays = ensure_arraylike("concatenate", *_sequence("concatenate", arrays))
   if axis is None:
     arrays, axis = [ravel(x) for x in arrays], 0
@@ -155,8 +171,16 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
   axis = canonicalize_axis(axis, len(shapes[0]))
   _check_concat_shapes(shapes, axis)
-  arrays = promote_dtypes(*arrays)
+  arrays = _in_dtype(arrays, dtype)
   return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)
+
+
+def _in_dtype(arrays: Sequence[Any], dt: Any) -> list:
+  """The arrays in the requested dtype `dt` (strongly typed), or promoted to one when None."""
+  if dt is None:
+    return promote_dtypes(*arrays)
+  dt = dtypes.canonicalize(np.dtype(dt))
+  return [convert(x, dt) for x in arrays]
 
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
@@ -175,17 +199,21 @@ def _sequence(name: str, arrays: Any) -> list:
 def _check_concat_shapes(shapes: list[tuple[int, ...]], axis: int) -> None:
   def without_axis(s):
     return s[:axis] + s[axis + 1:] if len(s) == len(shapes[0]) else None
-  if len({without_axis(s) for s in shapes}) != 1:
-    raise ValueError(f"concatenate: all input array dimensions except axis {axis} must match "
-                     f"exactly, got shapes {', '.join(map(str, shapes))}")
+  if len({without_axis(s) for s in shapes}) != 1:  # (a TypeError, as JAX's)
+    raise TypeError(f"concatenate: all input array dimensions except axis {axis} must match "
+                    f"exactly, got shapes {', '.join(map(str, shapes))}")
 
 
-def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
-  """Join arrays of one shape along a new axis (an array: its subarrays along axis 0)."""
+def stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = None) -> Any:
+  """Join arrays of one shape along a new axis (an array: its subarrays along axis 0), in
+  `dtype` when given (else their promoted dtype)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if isinstance(arrays, (np.ndarray, Array, core.Tracer)):
     ndim = len(shape(arrays))
     if ndim == 0 or shape(arrays)[0] == 0:
       raise ValueError("Need at least one array to stack.")
+    (arrays,) = _in_dtype(ensure_arraylike("stack", arrays), dtype)
     return moveaxis(arrays, 0, canonicalize_axis(axis, ndim))
   arrays = ensure_arraylike("stack", *_sequence("stack", arrays))
   shapes = {shape(x) for x in arrays}
@@ -193,5 +221,5 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     raise ValueError(f"stack: all input arrays must have the same shape, got "
                      f"{', '.join(str(shape(x)) for x in arrays)}")
   axis = canonicalize_axis(axis, len(shape(arrays[0])) + 1)
-  arrays = promote_dtypes(*arrays)  # before the new axis, as JAX's (XLA then fuses alike)
+  arrays = _in_dtype(arrays, dtype)  # before the new axis, as JAX's (XLA then fuses alike)
   return concatenate([expand_axes(x, (axis,)) for x in arrays], axis)

@@ -36,7 +36,7 @@ nextafter = binary("nextafter", lax.nextafter, True)
 
 def _integer_identity(name: str, op: Callable) -> Callable[[Any], Any]:
   """floor and ceil: the identity on integers and booleans."""
-  def fn(x: Any) -> Any:
+  def fn(x: Any, /) -> Any:
     (x,) = ensure_arraylike(name, x)
     return op(x) if dtypes.is_inexact(dtype(x)) else unchanged(x)
   return named(fn, name, f"Elementwise {name}, as numpy.{name} (integers are unchanged).")
@@ -52,10 +52,12 @@ floor = _integer_identity("floor", lax.floor)
 ceil = _integer_identity("ceil", lax.ceil)
 
 
-def round(a: Any, decimals: int = 0) -> Any:  # noqa: A001  (numpy's name)
+def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001  (numpy's name)
   """Round half to even to `decimals` places, as numpy.round: `x * 10**decimals` rounded and
   divided back (float16 in float32), complex parts separately; integers are unchanged (and, as
   in JAX, take no negative `decimals`, and bools are refused)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
   (a,) = ensure_arraylike("round", a)
   decimals = concrete_int(decimals, "the decimals argument of round")
   dt = dtype(a)
@@ -84,20 +86,22 @@ def _round_real(x: Any, decimals: int) -> Any:
   return convert(out, aval.dtype) if aval.dtype == dtypes.float16 else out
 
 
-def square(x: Any) -> Any:
+def square(x: Any, /) -> Any:
   """Elementwise x * x."""
   (x,) = bool_to_int(*ensure_arraylike("square", x))
   return lax.square(x)
 
 
-def reciprocal(x: Any) -> Any:
+def reciprocal(x: Any, /) -> Any:
   """Elementwise 1 / x, in floating point."""
   (x,) = promote_dtypes_inexact(*ensure_arraylike("reciprocal", x))
   return lax.integer_pow(x, -1)
 
 
-def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (numpy's names)
+def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
   """Limit `arr` to [min, max]; either bound may be None."""
+  if arr is None:
+    raise ValueError("No input was provided to the clip function.")
   if any(x is not None and dtypes.is_complex(dtype(x)) for x in (arr, min, max)):
     raise ValueError("Clip received a complex value either through the input or the min/max "
                      "keywords. Complex values have no ordering and cannot be clipped. Please "
@@ -111,7 +115,7 @@ def clip(arr: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002  (num
   return unchanged(arr)
 
 
-def floor_divide(x1: Any, x2: Any) -> Any:
+def floor_divide(x1: Any, x2: Any, /) -> Any:
   """Elementwise floor(x1 / x2), as numpy.floor_divide."""
   x1, x2 = bool_to_int(*promote_args("floor_divide", x1, x2))
   kind = dtypes.kind(dtype(x1))
@@ -137,7 +141,7 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
   return lax.round(div, lax.RoundingMethod.AWAY_FROM_ZERO)
 
 
-def remainder(x1: Any, x2: Any) -> Any:
+def remainder(x1: Any, x2: Any, /) -> Any:
   """Elementwise remainder with the sign of the divisor, as numpy.remainder."""
   x1, x2 = bool_to_int(*promote_args("remainder", x1, x2))
   if dtypes.is_complex(dtype(x1)):
@@ -169,7 +173,7 @@ def _concrete_int(x: Any) -> int | None:
     return None
 
 
-def power(x1: Any, x2: Any) -> Any:
+def power(x1: Any, x2: Any, /) -> Any:
   """Elementwise x1 ** x2; a concrete integer exponent uses lax.integer_pow."""
   x1, x2 = ensure_arraylike("power", x1, x2)
   y = _concrete_int(x2)
@@ -204,13 +208,13 @@ def _pow_int_int(x1: Any, x2: Any) -> Any:
 # Complex numbers, floating point routines, elementwise extrema, gcd and lcm
 
 
-def real(val: Any) -> Any:
+def real(val: Any, /) -> Any:
   """The real part (the value itself for real arrays)."""
   (val,) = ensure_arraylike("real", val)
   return lax.real(val) if dtypes.is_complex(dtype(val)) else unchanged(val)
 
 
-def imag(val: Any) -> Any:
+def imag(val: Any, /) -> Any:
   """The imaginary part (zeros for real arrays)."""
   (val,) = ensure_arraylike("imag", val)
   if dtypes.is_complex(dtype(val)):
@@ -218,7 +222,7 @@ def imag(val: Any) -> Any:
   return lax.full_like(val, 0)
 
 
-def conjugate(x: Any) -> Any:
+def conjugate(x: Any, /) -> Any:
   """Elementwise complex conjugate (the value itself for real arrays)."""
   (x,) = ensure_arraylike("conjugate", x)
   return lax.conj(x) if dtypes.is_complex(dtype(x)) else unchanged(x)
@@ -246,7 +250,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
   return where(isneginf(x), scalar_like(x, neginf), x)
 
 
-def signbit(x: Any) -> Any:
+def signbit(x: Any, /) -> Any:
   """Elementwise test for a set sign bit (true for -0.0 and negative NaNs)."""
   (x,) = ensure_arraylike("signbit", x)
   dt = dtype(x)
@@ -260,7 +264,7 @@ def signbit(x: Any) -> Any:
   return lax.lt(as_int, scalar_like(as_int, 0))
 
 
-def copysign(x1: Any, x2: Any) -> Any:
+def copysign(x1: Any, x2: Any, /) -> Any:
   """Elementwise magnitude of x1 with the sign of x2."""
   x1, x2 = promote_args_inexact("copysign", x1, x2)
   if dtypes.is_complex(dtype(x1)):
@@ -268,7 +272,7 @@ def copysign(x1: Any, x2: Any) -> Any:
   return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
-def heaviside(x1: Any, x2: Any) -> Any:
+def heaviside(x1: Any, x2: Any, /) -> Any:
   """Elementwise step function: 0 for x1 < 0, x2 at 0, 1 for x1 > 0."""
   x1, x2 = promote_args_inexact("heaviside", x1, x2)
   zero, one = weak_scalar_like(x1, 0), weak_scalar_like(x1, 1)
@@ -287,7 +291,7 @@ fmax = _nan_ignoring("fmax", ordered(lax.gt))
 fmin = _nan_ignoring("fmin", ordered(lax.lt))
 
 
-def fmod(x1: Any, x2: Any) -> Any:
+def fmod(x1: Any, x2: Any, /) -> Any:
   """Elementwise remainder with the sign of the dividend (C's fmod); x % 0 is 0 for integers
   (for bools it is x, XLA's remainder, as in JAX)."""
   x1, x2 = promote_args("fmod", x1, x2)
@@ -306,7 +310,7 @@ def trunc(x: Any) -> Any:
   return where(lax.lt(x, scalar_like(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-def rint(x: Any) -> Any:
+def rint(x: Any, /) -> Any:
   """Elementwise rounding to the nearest integer, halves to even, in floating point."""
   (x,) = ensure_arraylike("rint", x)
   if not dtypes.is_inexact(dtype(x)):  # (a strong default float, as JAX)
@@ -316,13 +320,13 @@ def rint(x: Any) -> Any:
   return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-def positive(x: Any) -> Any:
+def positive(x: Any, /) -> Any:
   """Elementwise +x."""
   (x,) = ensure_arraylike("positive", x)
   return unchanged(x)
 
 
-def float_power(x1: Any, x2: Any) -> Any:
+def float_power(x1: Any, x2: Any, /) -> Any:
   """Elementwise x1 ** x2 in floating point."""
   return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
@@ -431,6 +435,8 @@ def ldexp(x1: Any, x2: Any, /) -> Any:
   if dtype_of(x1).kind == "c" or dtypes.kind(dtype_of(x2)) in "fc":
     raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
   (x1,) = promote_dtypes_inexact(x1)
+  out_shape = broadcast_shapes("ldexp", shape(x1), shape(x2))
+  x1, x2 = broadcast_to(x1, out_shape), broadcast_to(x2, out_shape)
   m, e = frexp(x1)
   e = lax.add(convert(e, dtype_of(x1)), convert(x2, dtype_of(x1)))
   pos = lax.gt(e, scalar_like(e, 0))

@@ -70,20 +70,20 @@ exp2 = unary("exp2", lax.exp2, True)
 arctan2 = binary("arctan2", lax.atan2, True)
 
 
-def log2(x: Any) -> Any:
+def log2(x: Any, /) -> Any:
   """Elementwise base-2 logarithm."""
   (x,) = promote_args_inexact("log2", x)
   return lax.div(lax.log(x), lax.log(scalar_like(x, 2)))
 
 
-def log10(x: Any) -> Any:
+def log10(x: Any, /) -> Any:
   """Elementwise base-10 logarithm."""
   (x,) = promote_args_inexact("log10", x)
   return lax.div(lax.log(x), lax.log(scalar_like(x, 10)))
 
 
 def _scale(name: str, factor: float) -> Callable[[Any], Any]:
-  def fn(x: Any) -> Any:
+  def fn(x: Any, /) -> Any:
     (x,) = promote_args_inexact(name, x)
     return lax.mul(x, weak_scalar_like(x, factor))
   return named(fn, name, f"Elementwise x * {factor:.6g}, as numpy.{name}.")
@@ -95,7 +95,7 @@ deg2rad = radians = _scale("deg2rad", np.pi / 180)
 rad2deg = degrees = _scale("rad2deg", 180 / np.pi)
 
 
-def hypot(x1: Any, x2: Any) -> Any:
+def hypot(x1: Any, x2: Any, /) -> Any:
   """Elementwise sqrt(x1**2 + x2**2), without overflow for large operands."""
   x1, x2 = promote_args_inexact("hypot", x1, x2)
   if dtypes.is_complex(dtype(x1)):
@@ -163,7 +163,7 @@ logaddexp = _logaddexp("logaddexp", lax.exp, np.e)
 logaddexp2 = _logaddexp("logaddexp2", lax.exp2, 2.0)
 
 
-def sinc(x: Any) -> Any:
+def sinc(x: Any, /) -> Any:
   """Elementwise normalized sinc: sin(pi x) / (pi x), 1 at 0."""
   (x,) = promote_args_inexact("sinc", x)
   is_zero = lax.eq(x, weak_scalar_like(x, 0))

@@ -65,6 +65,9 @@ ALL = Monoid(lax.reduce_and, lax.bitwise_and, 1)
 AND_BITS = Monoid(lax.reduce_and, lax.bitwise_and, -1)  # (-1: every bit set)
 XOR = Monoid(lax.reduce_xor, lax.bitwise_xor, 0)
 
+# The monoid a reduction computing in bool uses instead (sum(dtype=bool) is `any`, as in JAX).
+ON_BOOL = {SUM: ANY, PROD: ALL}
+
 
 def identity(value: float, dt: np.dtype) -> np.generic:
   """`value` in `dt`: a bool is `value > 0`; infinities saturate for integers (JAX's rule); -1
@@ -124,6 +127,8 @@ def reduce(name: str, monoid: Monoid, a: Any, axis: Axis, dtype: Any, keepdims: 
     result_dtype = user_dtype(dtype, dtype_of(a))
   computation = computation_dtype(result_dtype) if upcast_f16 else result_dtype
   a = convert(a, computation)
+  if computation == dtypes.bool_:
+    monoid = ON_BOOL.get(monoid, monoid)
   fill = identity(monoid.identity, computation)
   if where is not None:
     a = masked(a, where, fill)

@@ -85,8 +85,6 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
   """Where `v`'s elements would go in the sorted 1-D `a` to keep it sorted (every method
   compares each of `v` against all of `a`: the values are the same)."""
   a, v = ensure_arraylike("searchsorted", a, v)
-  if sorter is not None:
-    raise NotImplementedError("jnp.searchsorted: sorter is not supported; sort `a` first")
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
                      "['left', 'right']")
@@ -95,6 +93,9 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
                      f"{sorted(_SEARCH_METHODS)}")
   if len(shape(a)) != 1:
     raise ValueError("a should be 1-dimensional")
+  if sorter is not None:  # a[sorter] is sorted
+    (sorter,) = ensure_arraylike("searchsorted", sorter)
+    a = a[sorter]
   a, v = promote_dtypes(a, v)
   v_shape, n = shape(v), shape(a)[0]
   out_shape = v_shape + (n,)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._creation import asarray, full, linspace, zeros
 from stablejax.numpy._elementwise import where
 from stablejax.numpy._indexing_routines import diag, ix_, ravel_multi_index, take_along_axis
@@ -22,8 +23,8 @@ from stablejax.numpy._manipulation_shape import (
 from stablejax.numpy._math_arithmetic import absolute, clip, divide, imag, real, sqrt, true_divide
 from stablejax.numpy._math_sums import diff, nansum, sum as sum_
 from stablejax.numpy._promotion import (
-    broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike, promote_args_inexact,
-    promote_dtypes_inexact, scalar_like, shape, to_inexact)
+    broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
+    promote_dtypes_inexact, promote_shapes, scalar_like, shape, to_inexact)
 from stablejax.numpy._reductions import (
     MAX, MIN, Axis, check_out, check_where, computation_dtype, nan_reduction, reduce,
     reduced_axes, user_dtype)
@@ -54,10 +55,11 @@ amax, amin = max, min
 
 def _nan_extremum(name: str, reduction: Callable, fill: float, a: Any, axis: Axis,
                   keepdims: bool, initial: Any, where: Any) -> Any:
-  """`reduction` ignoring NaNs; NaN where every element is NaN."""
+  """`reduction` ignoring NaNs; NaN where every element is NaN, unless `initial` is given (as
+  JAX, which then returns `initial` there)."""
   (a,) = ensure_arraylike(name, a)
   out = nan_reduction(name, reduction, fill, a, axis, keepdims, where, initial=initial)
-  if not dtypes.is_inexact(dtype_of(a)):
+  if not dtypes.is_inexact(dtype_of(a)) or initial is not None:
     return out
   return lax.select_n(all_(isnan(a), axis, keepdims=keepdims), out, lax.full_like(out, np.nan))
 
@@ -85,7 +87,66 @@ def ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> 
 # ----------------------------------------------------------------------------------------------
 # Order statistics: quantiles and percentiles
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+
+
+def _quantile_weights(name: str, a: Any, weights: Any, axis: Any, method: str) -> tuple:
+  """`a` and `weights` promoted together, the weights checked and broadcast to a's shape (as
+  JAX, which takes weights only with method 'inverted_cdf')."""
+  if weights is None:
+    return a, None
+  (weights,) = ensure_arraylike(name, weights)
+  if dtypes.is_complex(dtype_of(weights)):
+    raise ValueError("Weights cannot be complex types.")
+  if method != "inverted_cdf":
+    raise NotImplementedError(f"{method} doesn't support weights. Only method 'inverted_cdf' "
+                              "supports weights.")
+  a, weights = promote_dtypes_inexact(a, weights)
+  if shape(weights) != shape(a):
+    if axis is None:
+      raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    axes = tuple(canonicalize_axis(ax, len(shape(a))) for ax in np.atleast_1d(axis))
+    if shape(weights) != tuple(shape(a)[ax] for ax in axes):
+      raise ValueError(f"Weights shape {shape(weights)} must match reduction axes "
+                       f"{tuple(shape(a)[ax] for ax in axes)}")
+    weights = lax.broadcast_in_dim(weights, shape(a), axes)
+  return a, weights
+
+
+def _sorted_rows(a: Any, weights: Any, axes: tuple[int, ...]) -> tuple:
+  """The reduced `axes` of `a` (and of `weights`) moved last, flattened into one and sorted by
+  the values of `a`."""
+  ndim = len(shape(a))
+  kept = [d for d in range(ndim) if d not in axes]
+  row_shape = tuple(shape(a)[d] for d in kept) + (size_of(shape(a)[d] for d in axes),)
+  rows = lax.reshape(lax.transpose(a, kept + list(axes)), row_shape)
+  if weights is None:
+    return lax.sort(rows, dimension=len(kept)), None
+  wrows = lax.reshape(lax.transpose(weights, kept + list(axes)), row_shape)
+  return lax.sort_key_val(rows, wrows, dimension=len(kept))
+
+
+def _inverted_cdf(rows: Any, wrows: Any, q_flat: Any, count: Any) -> Any:
+  """numpy's inverted_cdf method: for each q, the first sorted value whose cumulative weight
+  reaches q times the total weight (among the first `count`); NaN where a weight is negative
+  or NaN."""
+  dt = dtype_of(rows)
+  last = len(shape(rows)) - 1
+  if wrows is None:
+    wrows = lax.full_like(rows, 1)
+  bad = lax.bitwise_or(lax.lt(wrows, lax.full_like(wrows, 0)), isnan(wrows))
+  clean = lax.select(lax.bitwise_or(bad, isnan(rows)), lax.full_like(wrows, 0), wrows)
+  cum = lax.cumsum(clean, axis=last)
+  total = lax.squeeze(lax.slice_in_dim(cum, shape(cum)[last] - 1, None, axis=last), (last,))
+  target = lax.mul(lax.expand_dims(total, (last,)), lax.broadcast_in_dim(
+      q_flat, shape(total) + shape(q_flat), (last,)))
+  below = lax.lt(lax.expand_dims(cum, (last,)), lax.expand_dims(target, (last + 1,)))
+  idx = lax.reduce_sum(convert(below, np.int32), (last + 1,))
+  limit = lax.max(lax.sub(convert(count, np.int32), np.int32(1)), np.int32(0))
+  idx = lax.clamp(np.int32(0), idx, lax.broadcast_in_dim(limit, shape(idx), tuple(range(last))))
+  out = take_along_axis(rows, idx, axis=-1)
+  any_bad = lax.broadcast_in_dim(lax.reduce_or(bad, (last,)), shape(out), tuple(range(last)))
+  return lax.select(any_bad, lax.full_like(out, np.nan), lax.convert_element_type(out, dt))
 
 
 def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
@@ -93,32 +154,27 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
   """Sort the reduced axes, moved last and flattened, and read (and interpolate) the values
   at q * (n - 1), n counting only the non-NaN values when `squash_nans`."""
   a, q = ensure_arraylike(name, a, q)
-  if weights is not None:
-    raise NotImplementedError(f"jnp.{name}: weights are not supported")
   if method not in _QUANTILE_METHODS:
     raise ValueError(f"method can only be {', '.join(map(repr, _QUANTILE_METHODS))}; got "
                      f"{method!r}")
   if len(shape(q)) > 1:
     raise ValueError(f"q must be have rank <= 1, got shape {shape(q)}")
   a, q = promote_dtypes_inexact(a, q)
+  a, weights = _quantile_weights(name, a, weights, axis, method)
   ndim = len(shape(a))
   axes = tuple(range(ndim)) if axis is None else tuple(
       canonicalize_axis(ax, ndim) for ax in np.atleast_1d(axis))
-  kept = [d for d in range(ndim) if d not in axes]
-  kept_shape = tuple(shape(a)[d] for d in kept)
-  n = int(np.prod([shape(a)[d] for d in axes]))
-  rows = lax.reshape(lax.transpose(a, kept + list(axes)), kept_shape + (n,))
-  rows = lax.sort(rows, dimension=len(kept))
+  rows, wrows = _sorted_rows(a, weights, axes)
+  kept_shape, n = shape(rows)[:-1], shape(rows)[-1]
   dt = dtype_of(a)
-  nan_count = lax.reduce_sum(convert(isnan(rows), dt), (len(kept),))
+  nan_count = lax.reduce_sum(convert(isnan(rows), dt), (len(kept_shape),))
   count = lax.sub(lax.full(kept_shape, n, dt), nan_count) if squash_nans else lax.full(
       kept_shape, n, dt)
-  q_flat = lax.reshape(q, (int(np.prod(shape(q))),))
-  nq = shape(q_flat)[0]
-  out_shape = kept_shape + (nq,)
+  q_flat = lax.reshape(convert(q, dt), (size_of(shape(q)),))
+  out_shape = kept_shape + shape(q_flat)
   last = lax.broadcast_in_dim(lax.sub(count, lax.full((), 1, dt)), out_shape,
-                              tuple(range(len(kept))))
-  pos = lax.mul(lax.broadcast_in_dim(q_flat, out_shape, (len(kept),)), last)
+                              tuple(range(len(kept_shape))))
+  pos = lax.mul(lax.broadcast_in_dim(q_flat, out_shape, (len(kept_shape),)), last)
   low, high = lax.floor(pos), lax.ceil(pos)
 
   def at(p):
@@ -131,12 +187,14 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     out = lax.add(lax.mul(at(low), lax.sub(lax.full((), 1, dt), frac)), lax.mul(at(high), frac))
   elif method == "midpoint":
     out = lax.mul(lax.add(at(low), at(high)), lax.full((), 0.5, dt))
+  elif method == "inverted_cdf":
+    out = _inverted_cdf(rows, wrows, q_flat, count)
   else:
-    out = at({"lower": low, "higher": high, "nearest": lax.round(
-        pos, lax.RoundingMethod.TO_NEAREST_EVEN)}[method])
+    half_up = lax.gt(lax.sub(pos, low), lax.full((), 0.5, dt))  # a tie goes down, as JAX
+    out = at({"lower": low, "higher": high, "nearest": lax.select(half_up, high, low)}[method])
   if not squash_nans:
     out = where(lax.broadcast_in_dim(lax.gt(nan_count, lax.full((), 0, dt)), out_shape,
-                                     tuple(range(len(kept)))), np.nan, out)
+                                     tuple(range(len(kept_shape)))), np.nan, out)
   if keepdims:
     kept_shape = tuple(1 if d in axes else s for d, s in enumerate(shape(a)))
   out = lax.reshape(out, kept_shape + shape(q))
@@ -159,11 +217,11 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-               *, weights: Any = None) -> Any:
+               *, weights: Any = None, out_sharding: Any = None) -> Any:
   """The `q`-th percentiles (q in [0, 100]) of `a` along `axis`."""
   a, q = ensure_arraylike("percentile", a, q)
-  return _quantile("percentile", a, true_divide(q, 100), axis, method, keepdims, False,
-                   weights)
+  return apply_out_sharding(_quantile("percentile", a, true_divide(q, 100), axis, method,
+                                      keepdims, False, weights), out_sharding, "jnp.percentile")
 
 
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
@@ -368,7 +426,10 @@ def _check_weights(kind: str, w: Any, n: int) -> Any:
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
         fweights: Any = None, aweights: Any = None, dtype: Any = None) -> Any:  # noqa: A002
   """The covariance matrix of the variables (rows, or columns if not rowvar) of m and y."""
-  args = [asarray(a) for a in promote_args_inexact("cov", *([m] if y is None else [m, y]))]
+  args = ensure_arraylike("cov", *([m] if y is None else [m, y]))
+  if len({len(shape(a)) for a in args if shape(a)}) > 1:  # rank promotion (as JAX), which
+    args = promote_shapes("cov", *args)  # checks that m and y broadcast
+  args = promote_dtypes_inexact(*args)
   m = args[0]
   if len(shape(m)) > 2:
     raise ValueError("m has more than 2 dimensions")
@@ -495,10 +556,20 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None,  # noqa: A002
   return hist, edges[0], edges[1]
 
 
-def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None
-             ) -> Any:
+def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None,
+             out_sharding: Any = None) -> Any:
   """The number (or summed weights) of each non-negative integer in `x` (negative values count
-  as 0; `length`, static, is required under jit)."""
+  as 0; `length`, static, is required under jit). An `out_sharding` must replicate the result,
+  as JAX's."""
+  spec = getattr(out_sharding, "spec", out_sharding)
+  if spec is not None and any(p is not None for p in spec):
+    raise ValueError("out_sharding passed to `jnp.bincount` can only be fully replicated along "
+                     f"all mesh axes; got {out_sharding}")
+  return apply_out_sharding(_bincount(x, weights, minlength, length), out_sharding,
+                            "jnp.bincount")
+
+
+def _bincount(x: Any, weights: Any, minlength: int, length: int | None) -> Any:
   (x,) = ensure_arraylike("bincount", x)
   if dtype_of(x) == dtypes.bool_:  # (counted as 0 and 1, as JAX does)
     x = lax.convert_element_type(x, dtypes.default_int())

@@ -51,7 +51,7 @@ _METHODS = {
     "__abs__": _math_arithmetic.absolute, "__invert__": _bitwise.invert,
     "__getitem__": lambda self, idx: self.aval._getitem(self, idx),
     "__setitem__": lambda self, idx, value: self.aval._setitem(self, idx, value),
-    "reshape": _manipulation_shape.reshape, "transpose": _transpose,
+    "reshape": _manipulation_shape.reshape_method, "transpose": _transpose,
     "squeeze": _manipulation_shape.squeeze, "flatten": _manipulation_shape.ravel,
     "ravel": _manipulation_shape.ravel, "swapaxes": _manipulation_shape.swapaxes,
     "sum": _math_sums.sum, "mean": _statistics.mean, "max": _statistics.max,

@@ -546,10 +546,13 @@ def tensorinv(a: Any, ind: int = 2) -> Any:
 
 
 def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Any:
-  """x with tensordot(a, x, x.ndim) = b; `axes` of a are moved to the end first."""
+  """x with tensordot(a, x, x.ndim) = b; `axes` of a are moved to the end first, in increasing
+  order (as JAX; numpy keeps the order given)."""
   a, b = ensure_arraylike("tensorsolve", a, b)
   if axes is not None:
-    a = jnp.moveaxis(a, axes, len(axes) * (jnp.ndim(a) - 1,))
+    ndim = jnp.ndim(a)
+    moved = sorted(canonicalize_axis(operator.index(ax), ndim) for ax in axes)
+    a = jnp.moveaxis(a, moved, tuple(range(ndim - len(moved), ndim)))
   out_shape = jnp.shape(a)[jnp.ndim(b):]
   if jnp.shape(a)[:jnp.ndim(b)] != jnp.shape(b):
     raise ValueError("After moving axes to end, leading shape of a must match shape of b. got "

@@ -5,16 +5,27 @@ only grows; the targets are the issue's goals.
 
 stablejax follows JAX 0.10.2 and the floors are fractions of 0.10.2's names. On a newer JAX the
 census counts the names that exist both there and in 0.10.2: the names JAX added after 0.10.2
-(recorded below) leave the count, names JAX removed leave it by themselves."""
+(recorded below) leave the count, names JAX removed leave it by themselves.
+
+A second census compares signatures: for every jax.numpy function that stablejax.numpy has, the
+parameters `inspect.signature` gives (names, kinds, and defaults where they are plain values)
+against JAX's. It counts the functions whose signatures match and the keywords (JAX's
+parameters) that stablejax's function has alike; the names that are `jnp.ufunc` objects in JAX
+are counted apart (their signatures are the ufunc class's). Its floors hold on JAX 0.10.2, whose
+signatures stablejax follows; on a newer JAX the census is printed only."""
 import functools
 import importlib
+import inspect
 import json
 import subprocess
 import sys
 
 import pytest
 
+import stablejax.numpy
+
 jax = pytest.importorskip("jax")
+pytest.importorskip("jax.numpy")
 
 # module -> (floor: the coverage reached so far, target)
 MODULES = {
@@ -98,3 +109,80 @@ def test_api_coverage_does_not_shrink(jax_after_0_10_2):
     floor, _ = MODULES[name]
     assert have / total >= floor, (f"jax.{name} coverage fell to {have}/{total}, below the "
                                    f"recorded {floor:.0%}; missing: {missing}")
+
+
+# jax.numpy's signature census: (floor of the functions whose signatures match, floor of the
+# keywords that match), as fractions of the functions stablejax has (ufuncs apart).
+SIGNATURE_FLOORS = {"numpy": (1.0, 1.0)}
+
+_PLAIN = (type(None), bool, int, float, complex, str)
+
+
+def _plain(value) -> bool:
+  return isinstance(value, _PLAIN) or (isinstance(value, tuple) and all(map(_plain, value)))
+
+
+def _parameters(fn) -> list[tuple] | None:
+  """fn's parameters as comparable (name, kind, default) rows: a positional-only parameter is
+  named by its position (its name is no part of the API), a default that is not a plain value
+  is only 'given', JAX's private parameters (`_dot_general`) are left out. None: no signature,
+  or JAX's `(*args, **kwargs)` (a pass-through to numpy, which any signature matches)."""
+  try:
+    params = list(inspect.signature(fn).parameters.values())
+  except (TypeError, ValueError):
+    return None
+  if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+    return None
+  rows = []
+  for i, p in enumerate(params):
+    if p.name.startswith("_"):
+      continue
+    name = i if p.kind is inspect.Parameter.POSITIONAL_ONLY else p.name
+    default = (p.default if _plain(p.default) else "given") if p.default is not p.empty else None
+    rows.append((name, p.kind, default if p.default is not p.empty else "none"))
+  return rows
+
+
+def signature_census() -> tuple[int, int, int, int, list[str], list[str]]:
+  """(functions whose signatures match, functions compared, keywords that match, keywords
+  compared, the mismatches as text, the jax.numpy ufuncs left apart)."""
+  theirs, ours = jax.numpy, stablejax.numpy
+  same = total = kw_same = kw_total = 0
+  mismatches, ufuncs = [], []
+  for name in sorted(_fresh_jax_names()["numpy"]):
+    fn = getattr(theirs, name, None)
+    if not hasattr(ours, name) or isinstance(fn, type) or not callable(fn):
+      continue
+    if isinstance(fn, theirs.ufunc):
+      ufuncs.append(name)
+      continue
+    want, got = _parameters(fn), _parameters(getattr(ours, name))
+    if want is None:
+      continue
+    got = got or []
+    total += 1
+    kw_total += len(want)
+    kw_same += sum(row in got for row in want)
+    if want == got:
+      same += 1
+    else:
+      missing = [str(r[0]) for r in want if r[0] not in {g[0] for g in got}]
+      differ = [str(r[0]) for r in want if r not in got and str(r[0]) not in missing]
+      extra = [str(g[0]) for g in got if g[0] not in {r[0] for r in want}]
+      mismatches.append(f"{name}: missing {missing}, differing {differ}, extra {extra}")
+  return same, total, kw_same, kw_total, mismatches, ufuncs
+
+
+def test_numpy_signatures_do_not_shrink(jax_after_0_10_2):
+  same, total, kw_same, kw_total, mismatches, ufuncs = signature_census()
+  print(f"\njax.numpy {jax.__version__} signatures matched by stablejax.numpy: {same} / {total} "
+        f"functions ({same / total:.1%}), {kw_same} / {kw_total} keywords "
+        f"({kw_same / kw_total:.1%}); the {len(ufuncs)} ufuncs ({', '.join(ufuncs)}) counted "
+        "apart")
+  for line in mismatches:
+    print(f"  {line}")
+  if jax_after_0_10_2:
+    return
+  fn_floor, kw_floor = SIGNATURE_FLOORS["numpy"]
+  assert same / total >= fn_floor, f"matching signatures fell to {same}/{total}"
+  assert kw_same / kw_total >= kw_floor, f"matching keywords fell to {kw_same}/{kw_total}"
