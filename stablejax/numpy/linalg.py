@@ -174,6 +174,8 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
   """det(a) and adj(a) b, i.e. det(a) a^-1 b, defined for singular `a` too: from the LU
   factorization, the last pivot u_nn stands in as 1 / (u_11 ... u_n-1,n-1) so a matrix of rank
   n - 1 gives the rank-one adjugate, and matrices of lower rank (whose solve overflows) give 0."""
+  if jnp.shape(a)[-1] == 0:  # JAX raises an IndexError here; the empty determinant is 1
+    return jnp.ones(jnp.shape(a)[:-2], a.dtype), b
   if jnp.shape(a)[-1] == 1:
     return a[..., 0, 0], b
   lu, pivots, permutation = lax_linalg.lu(a)
@@ -276,7 +278,7 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
                      "and 'qr'.")
   if method == "qr":
     return SlogdetResult(*_slogdet("qr", a))
-  return SlogdetResult(*_slogdet("small" if jnp.shape(a)[-1] <= 2 else "lu", a))
+  return SlogdetResult(*_slogdet("small" if jnp.shape(a)[-1] in (1, 2) else "lu", a))
 
 
 @jit(static_argnames=("n",))

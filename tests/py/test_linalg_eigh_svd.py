@@ -93,6 +93,32 @@ def test_eigh_eigenvalue_grad_matches_jax(rng):
   check_close(sj.grad(loss(sj))(x), jax.grad(loss(jax))(x), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_eigenvalue_grad_at_degenerate_eigenvalues_as_jax(dtype):
+  """At repeated eigenvalues the eigenvector derivative is NaN (JAX's too), but the eigenvalues'
+  gradient stays finite: the eigenvectors' zero cotangent is not multiplied through."""
+  def eigenvalues(lib):
+    return lambda a: (lib.numpy.linalg.eigh(a)[0] * np.arange(3.0)).sum().real
+  for x in (np.eye(3, dtype=dtype), np.diag(np.array([1, 1, 2], dtype))):
+    expected = jax.grad(eigenvalues(jax))(x)
+    assert np.isfinite(expected).all()
+    check_close(sj.grad(eigenvalues(sj))(x), expected, rtol=1e-5, atol=1e-6)
+    check_close(sj.jit(sj.grad(eigenvalues(sj)))(x), expected, rtol=1e-5, atol=1e-6)
+  vectors = lambda lib: lambda a: (abs(lib.numpy.linalg.eigh(a)[1]) ** 2).sum()
+  x = np.eye(2, dtype=dtype)
+  np.testing.assert_array_equal(np.isnan(sj.grad(vectors(sj))(x)),
+                                np.isnan(jax.grad(vectors(jax))(x)))
+
+
+def test_grad_of_a_jitted_call_skips_its_unused_outputs():
+  """As JAX's pjit transpose: an output with a zero cotangent adds nothing, even where its
+  derivative is infinite (no 0 * inf = NaN)."""
+  def f(lib):
+    g = lib.jit(lambda x: (x * 2.0, x * np.float32(np.inf)))
+    return lambda x: g(x)[0]
+  assert float(sj.grad(f(sj))(np.float32(1.0))) == float(jax.grad(f(jax))(np.float32(1.0))) == 2
+
+
 def _vector_weights(v):
   """A sign- and phase-invariant function of eigenvectors / singular vectors."""
   return (np.abs(v) ** 2 * np.arange(v.size).reshape(v.shape)).sum()
