@@ -206,6 +206,34 @@ register_lowering(linalg.eigh_p, functools.partial(_eigh_lowering, platform="cud
 
 
 # ----------------------------------------------------------------------------------------------
+# eig
+
+def _eig_cpu(ctx: LoweringRuleContext, x: ir.Value, *, compute_left_eigenvectors,
+             compute_right_eigenvectors, enable_eigvec_derivs, implementation
+             ) -> list[ir.Value]:
+  """LAPACK's geev, as JAX calls it: real matrices give the eigenvalues' real and imaginary
+  parts apart; NaNs where geev fails."""
+  if implementation not in (None, linalg.EigImplementation.LAPACK):
+    raise ValueError("Only the lapack implementation is supported on CPU.")
+  aval, = ctx.avals_in
+  batch = aval.shape[:-2]
+  real = not np.issubdtype(aval.dtype, np.complexfloating)
+  w_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+  v_aval = core.ShapedArray(aval.shape, ctx.avals_out[0].dtype)
+  avals_out = [w_aval] * (2 if real else 1) + [v_aval, v_aval, core.ShapedArray(batch, np.int32)]
+  mode = lambda compute: np.uint8(ord("V" if compute else "N"))
+  *w, vl, vr, info = _lapack_call(_lapack_target("geev_ffi", aval.dtype), [x], [aval], avals_out,
+                                  {}, compute_left=mode(compute_left_eigenvectors),
+                                  compute_right=mode(compute_right_eigenvectors))
+  w = hlo.complex(*w) if real else w[0]
+  wanted = [w] + [vl] * compute_left_eigenvectors + [vr] * compute_right_eigenvectors
+  return _nan_unless_ok_all(wanted, ctx.avals_out, info)
+
+
+register_lowering(linalg.eig_p, _eig_cpu, platform="cpu")
+
+
+# ----------------------------------------------------------------------------------------------
 # svd
 
 def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int

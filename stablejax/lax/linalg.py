@@ -7,6 +7,7 @@ operand of a primitive."""
 from __future__ import annotations
 
 import enum
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ from stablejax.lax.dot import Precision, batch_matmul
 from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
 
 __all__ = [
-    "cholesky", "cholesky_p", "eigh", "eigh_p", "EighImplementation", "geqrf_p",
+    "cholesky", "cholesky_p", "eig", "eig_p", "EigImplementation", "eigh", "eigh_p",
+    "EighImplementation", "geqrf_p",
     "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
     "triangular_solve_p",
@@ -839,6 +841,124 @@ ad.primitive_jvps[qr_p] = _qr_jvp
 batching.fancy_primitive_batchers[qr_p] = _batch_at_front(qr_p)
 
 # ----------------------------------------------------------------------------------------------
+# eig
+
+class EigImplementation(enum.Enum):
+  """Implementation for nonsymmetric eigendecomposition."""
+  CUSOLVER = "cusolver"
+  MAGMA = "magma"
+  LAPACK = "lapack"
+
+
+def eig(x: Any, *, compute_left_eigenvectors: bool = True,
+        compute_right_eigenvectors: bool = True, enable_eigvec_derivs: bool = False,
+        implementation: EigImplementation | None = None, use_magma: bool | None = None
+        ) -> list[Any]:
+  """[w, vl, vr]: the complex eigenvalues of each square matrix, and (as asked) its left and
+  right eigenvectors, each of unit 2-norm with its largest component real (LAPACK's geev).
+  Eigenvector derivatives need `enable_eigvec_derivs` (valid for distinct eigenvalues only)."""
+  if use_magma is not None:
+    warnings.warn("use_magma is deprecated, please use implementation=EigImplementation.MAGMA "
+                  "instead.", DeprecationWarning, stacklevel=2)
+    implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
+  return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                    compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                    enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                    implementation=implementation)
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+  return np.result_type(dtype, np.complex64)
+
+
+def _eig_abstract_eval(x: ShapedArray, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       **_) -> list[ShapedArray]:
+  check_dtype("eig", float_dtypes, x)
+  _check_matrices("eig", x)
+  if x.shape[-1] != x.shape[-2]:
+    raise ValueError(f"The input to eig must be a square matrix. Got shape {x.shape}.")
+  dtype = _complex_dtype(x.dtype)
+  count = compute_left_eigenvectors + compute_right_eigenvectors
+  return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+
+
+def _lu_solve(a: Any, b: Any) -> Any:
+  """a^-1 b for batches of square matrices, by LU with partial pivoting."""
+  lu_, _, permutation = lu(a)
+  b = _matmul(_permutation_matrix(permutation, core.get_aval(b).dtype), b)
+  y = triangular_solve(lu_, b, left_side=True, lower=True, unit_diagonal=True)
+  return triangular_solve(lu_, y, left_side=True, lower=False)
+
+
+def _eigenvector_jvp(w: Any, v: Any, t: Any) -> tuple[Any, Any]:
+  """(w', v') by nondegenerate perturbation theory, v' under geev's normalization (unit norm,
+  largest-magnitude component real), as JAX."""
+  aval = core.get_aval(v)
+  eye = _eye(aval.shape, aval.dtype)
+  gaps = lax.sub(_broadcast_vector(w, aval.shape, -1), _broadcast_vector(w, aval.shape, -2))
+  inverse_gaps = lax.sub(lax.div(lax.full_like(eye, 1), lax.add(eye, gaps)), eye)
+  p = _matmul(_lu_solve(v, t), v)
+  u = _matmul(v, lax.mul(inverse_gaps, p))
+  rows = aval.ndim - 2
+  k = lax.argmax(lax.abs(v), rows, np.int32)
+  mask = lax.convert_element_type(
+      lax.eq(lax.broadcasted_iota(np.int32, aval.shape, rows),
+             lax.broadcast_in_dim(k, aval.shape, (*range(rows), rows + 1))), aval.dtype)
+  column_sum = lambda y: lax.reduce_sum(y, (rows,))
+  c = lax.complex(lax.neg(lax.real(column_sum(lax.mul(lax.conj(v), u)))),
+                  lax.neg(lax.div(lax.imag(column_sum(lax.mul(mask, u))),
+                                  lax.real(column_sum(lax.mul(mask, v))))))
+  return _diagonal(p), lax.add(u, lax.mul(v, _broadcast_vector(c, aval.shape, -1)))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+  """w' = diag(V^-1 A' V); the eigenvectors' derivatives only with `enable_eigvec_derivs`."""
+  (a,), (t,) = primals, tangents
+  if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
+    raise NotImplementedError(
+        "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+        "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+        "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. "
+        "See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+  outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
+                    compute_right_eigenvectors=True, enable_eigvec_derivs=enable_eigvec_derivs,
+                    implementation=implementation)
+  w, vr = outs[0], outs[-1]
+  t = lax.convert_element_type(ad.instantiate_zeros(t), core.get_aval(vr).dtype)
+  if not (compute_left_eigenvectors or compute_right_eigenvectors):
+    return [w], [_diagonal(_matmul(_lu_solve(vr, t), vr))]
+  dw, dvr = _eigenvector_jvp(w, vr, t)
+  primal_out, tangent_out = [w], [dw]
+  if compute_left_eigenvectors:
+    primal_out.append(outs[1])
+    tangent_out.append(_eigenvector_jvp(lax.conj(w), outs[1], _adjoint(t))[1])
+  if compute_right_eigenvectors:
+    primal_out.append(vr)
+    tangent_out.append(dvr)
+  return primal_out, tangent_out
+
+
+def _eig_reference(x: np.ndarray, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                   **_) -> list[np.ndarray]:
+  """numpy's eigenvalues and right eigenvectors (left ones: those of x^H, conjugated)."""
+  dtype = _complex_dtype(x.dtype)
+  w, vr = np.linalg.eig(x)
+  outs = [w.astype(dtype)]
+  if compute_left_eigenvectors:
+    outs.append(np.conj(np.linalg.eig(np.conj(np.swapaxes(x, -1, -2)))[1]).astype(dtype))
+  if compute_right_eigenvectors:
+    outs.append(vr.astype(dtype))
+  return outs
+
+
+eig_p = standard_primitive("eig", _eig_abstract_eval, multiple_results=True)
+def_reference(eig_p, _eig_reference)
+ad.primitive_jvps[eig_p] = _eig_jvp
+batching.fancy_primitive_batchers[eig_p] = _batch_at_front(eig_p)
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _cholesky_flops(avals_in, avals_out, **_) -> float:
@@ -874,6 +994,11 @@ def _eigh_flops(avals_in, avals_out, **_) -> float:
   return b * 9 * n ** 3
 
 
+def _eig_flops(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 25 * n ** 3
+
+
 def _svd_flops(avals_in, avals_out, *, compute_uv, **_) -> float:
   b, m, n, k = _matrices(avals_in[0])
   return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
@@ -883,5 +1008,6 @@ flops.flops_rules.update({
     cholesky_p: _cholesky_flops, triangular_solve_p: _triangular_solve_flops, lu_p: _lu_flops,
     lu_pivots_to_permutation_p: flops.free, geqrf_p: _householder_flops,
     householder_product_p: _householder_flops, qr_p: _qr_flops, eigh_p: _eigh_flops,
+    eig_p: _eig_flops,
     svd_p: _svd_flops,
 })

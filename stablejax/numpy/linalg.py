@@ -24,6 +24,11 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
            "vector_norm"]
 
 
+class EigResult(NamedTuple):
+  eigenvalues: Any
+  eigenvectors: Any
+
+
 class EighResult(NamedTuple):
   eigenvalues: Any
   eigenvectors: Any
@@ -334,18 +339,19 @@ def eigvalsh(a: Any, UPLO: str | None = "L", *,  # noqa: N803
   return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
-def _no_eig(name: str) -> Callable[..., Any]:
-  def fn(a: Any) -> Any:
-    raise NotImplementedError(f"jnp.linalg.{name}: the nonsymmetric eigendecomposition (LAPACK "
-                              "geev) is not implemented in stablejax yet; for Hermitian "
-                              "matrices use jnp.linalg.eigh / eigvalsh")
-  fn.__name__ = fn.__qualname__ = name
-  fn.__doc__ = f"Not implemented: jnp.linalg.{name} needs a nonsymmetric eigendecomposition."
-  return fn
+@jit
+def eig(a: Any) -> EigResult:
+  """(eigenvalues, right eigenvectors) of each square matrix, complex (LAPACK's geev)."""
+  (a,) = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.eig", a))
+  w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+  return EigResult(w, v)
 
 
-eig = _no_eig("eig")
-eigvals = _no_eig("eigvals")
+@jit
+def eigvals(a: Any) -> Any:
+  """The complex eigenvalues of each square matrix."""
+  (a,) = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.eigvals", a))
+  return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def _hermitian_svd(a: Any, compute_uv: bool, subset_by_index: Any) -> Any:

@@ -534,6 +534,12 @@ CASES = [
     Case("eigh_eigenvalues", lax.linalg.eigh_p,
          lambda x: lax.linalg.eigh(lax.add(x, lax.transpose(x, (0, 2, 1))))[1],
          [A((2, 3, 3), "spd")], [F32]),
+    # (the sum of the squared eigenvalues, tr(x^2): free of geev's order of the eigenvalues;
+    # first order only: the eigenvalues' JVP reads the eigenvectors, as JAX's)
+    Case("eig_eigenvalues", lax.linalg.eig_p,
+         lambda x: lax.real(lax.reduce_sum(lax.integer_pow(lax.linalg.eig(
+             x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0], 2), (1,))),
+         [A((2, 3, 3))], [F32, C64], grad=Grad(orders=(1,))),
     Case("svd_singular_values", lax.linalg.svd_p,
          lambda x: lax.linalg.svd(x, compute_uv=False), [A((2, 4, 3))], [F32, C64]),
     Case("fft", lax.fft_p, lambda x: lax.fft(x, "FFT", (4,)), [A((2, 4))], [C64]),
