@@ -7,8 +7,9 @@ operand of a primitive."""
 from __future__ import annotations
 
 import enum
+import importlib
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes
 
 __all__ = [
     "cholesky", "cholesky_p", "eig", "eig_p", "EigImplementation", "eigh", "eigh_p",
-    "EighImplementation", "geqrf_p",
+    "EighImplementation", "geqrf_p", "hessenberg", "hessenberg_p", "schur", "schur_p",
+    "tridiagonal", "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p",
     "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
     "triangular_solve_p",
@@ -959,6 +961,203 @@ batching.fancy_primitive_batchers[eig_p] = _batch_at_front(eig_p)
 
 
 # ----------------------------------------------------------------------------------------------
+# schur, hessenberg, tridiagonal (CPU only, as in JAX; no derivatives)
+
+def _lapack(routine: str, dtype: np.dtype) -> Callable[..., Any]:
+  """scipy's wrapper of LAPACK `routine` for `dtype`, imported when a test first needs it
+  (scipy is a test dependency, through jax, not a dependency of stablejax)."""
+  lapack_module = importlib.import_module("scipy.linalg.lapack")
+  return getattr(lapack_module, {"f": "s", "d": "d", "F": "c", "D": "z"}[np.dtype(dtype).char]
+                 + routine)
+
+
+def _per_batch(fn: Callable[[np.ndarray], list], x: np.ndarray, avals: list) -> list[np.ndarray]:
+  """Apply `fn` (one matrix -> a list of arrays) to each matrix of a batch."""
+  outs = [np.zeros(a.shape, a.dtype) for a in avals]
+  for index in np.ndindex(*x.shape[:-2]):
+    for out, value in zip(outs, fn(x[index])):
+      out[index] = value
+  return outs
+
+
+def _check_square(name: str, message: str, x: ShapedArray) -> None:
+  check_dtype(name, float_dtypes, x)
+  _check_matrices(name, x)
+  if x.shape[-1] != x.shape[-2]:
+    raise ValueError(f"{message} Got shape {x.shape}.")
+
+
+def schur(x: Any, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable: Callable[..., Any] | None = None) -> tuple[Any, ...]:
+  """(T, Z): the Schur form T (quasi-)upper triangular and the unitary Schur vectors Z of each
+  square matrix, x = Z T Z^H (LAPACK's gees; only T without `compute_schur_vectors`)."""
+  return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
+                            sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable))
+
+
+def _schur_abstract_eval(x: ShapedArray, *, compute_schur_vectors, **_) -> list[ShapedArray]:
+  _check_square("schur", "The input to schur must be a square matrix.", x)
+  return [ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_reference(x: np.ndarray, *, compute_schur_vectors, **_) -> list[np.ndarray]:
+  def one(m):
+    t, z = importlib.import_module("scipy.linalg").schur(m)
+    return [t, z]
+  return _per_batch(one, x, [x, x])[:2 if compute_schur_vectors else 1]
+
+
+schur_p = standard_primitive("schur", _schur_abstract_eval, multiple_results=True)
+def_reference(schur_p, _schur_reference)
+ad.primitive_jvps[schur_p] = _not_differentiable("schur")
+batching.fancy_primitive_batchers[schur_p] = _batch_at_front(schur_p)
+
+
+def hessenberg(a: Any) -> tuple[Any, Any]:
+  """(a, taus): LAPACK's gehrd of each square matrix, the upper Hessenberg form in the upper
+  triangle and first subdiagonal of `a`, the reflectors below with their scales `taus`."""
+  out, taus = hessenberg_p.bind(a)
+  return out, taus
+
+
+def _hessenberg_abstract_eval(a: ShapedArray) -> list[ShapedArray]:
+  _check_square("hessenberg", "Argument to Hessenberg reduction must have shape [..., n, n],", a)
+  return [ShapedArray(a.shape, a.dtype), ShapedArray((*a.shape[:-2], a.shape[-1] - 1), a.dtype)]
+
+
+def _hessenberg_reference(a: np.ndarray) -> list[np.ndarray]:
+  def one(m):
+    out, tau, _ = _lapack("gehrd", m.dtype)(m)
+    return [out, tau[:len(m) - 1]]
+  return _per_batch(one, a, _hessenberg_abstract_eval(core.get_aval(a)))
+
+
+hessenberg_p = standard_primitive("hessenberg", _hessenberg_abstract_eval, multiple_results=True)
+def_reference(hessenberg_p, _hessenberg_reference)
+ad.primitive_jvps[hessenberg_p] = _not_differentiable("hessenberg")
+batching.fancy_primitive_batchers[hessenberg_p] = _batch_at_front(hessenberg_p)
+
+
+def tridiagonal(a: Any, *, lower: bool = True) -> tuple[Any, Any, Any, Any]:
+  """(a, d, e, taus): LAPACK's sytrd/hetrd of each Hermitian matrix (its `lower` or upper
+  triangle): the diagonal d and off-diagonal e of the tridiagonal form, the reflectors in `a`
+  with their scales `taus`."""
+  out, d, e, taus = tridiagonal_p.bind(a, lower=bool(lower))
+  return out, d, e, taus
+
+
+def _tridiagonal_abstract_eval(a: ShapedArray, *, lower) -> list[ShapedArray]:
+  _check_square("tridiagonal", "The input to tridiagonal must be a square matrix.", a)
+  *batch, n, _ = a.shape
+  if n == 0:
+    raise ValueError(f"The input to tridiagonal must be a square matrix. Got shape {a.shape}.")
+  real = _real_dtype(a.dtype)
+  return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), real),
+          ShapedArray((*batch, n - 1), real), ShapedArray((*batch, n - 1), a.dtype)]
+
+
+def _tridiagonal_reference(a: np.ndarray, *, lower) -> list[np.ndarray]:
+  routine = "hetrd" if np.iscomplexobj(a) else "sytrd"
+  def one(m):
+    return _lapack(routine, m.dtype)(m, lower=int(lower))[:4]
+  return _per_batch(one, a, _tridiagonal_abstract_eval(core.get_aval(a), lower=lower))
+
+
+tridiagonal_p = standard_primitive("tridiagonal", _tridiagonal_abstract_eval,
+                                   multiple_results=True)
+def_reference(tridiagonal_p, _tridiagonal_reference)
+ad.primitive_jvps[tridiagonal_p] = _not_differentiable("tridiagonal")
+batching.fancy_primitive_batchers[tridiagonal_p] = _batch_at_front(tridiagonal_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# tridiagonal_solve
+
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool = False
+                      ) -> Any:
+  """X with A X = b for each tridiagonal A of sub-, main and super-diagonals `dl`, `d`, `du`
+  (..., m; dl[0] and du[-1] unused) and right-hand sides b (..., m, n) (LAPACK's gtsv; with
+  `perturb_singular`, near-zero pivots are perturbed instead of failing)."""
+  return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+def _tridiagonal_solve_abstract_eval(dl, d, du, b, **_) -> ShapedArray:
+  for x in (dl, d, du, b):
+    check_dtype("tridiagonal_solve", float_dtypes, x)
+  if len({x.dtype for x in (dl, d, du, b)}) > 1:
+    raise TypeError("tridiagonal_solve requires arguments of one dtype, got "
+                    f"{[str(x.dtype) for x in (dl, d, du, b)]}")
+  if dl.shape != d.shape or dl.shape != du.shape:
+    raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                    "shape.")
+  if b.ndim < 2 or dl.shape != b.shape[:-1]:
+    raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal "
+                    "the dimensions of the diagonal arguments.")
+  return ShapedArray(b.shape, b.dtype)
+
+
+def _tridiagonal_product(dl: Any, d: Any, du: Any, x: Any) -> Any:
+  """A x for the tridiagonal A of dl, d, du."""
+  aval = core.get_aval(x)
+  rows = aval.ndim - 2
+  diag = lambda v: _broadcast_vector(v, aval.shape, -2)
+  shifted_down = _pad_rows(lax.slice_in_dim(x, 0, aval.shape[-2] - 1, axis=rows), 1, 0)
+  shifted_up = _pad_rows(lax.slice_in_dim(x, 1, aval.shape[-2], axis=rows), 0, 1)
+  return lax.add(lax.mul(diag(d), x), lax.add(lax.mul(diag(dl), shifted_down),
+                                              lax.mul(diag(du), shifted_up)))
+
+
+def _pad_rows(x: Any, before: int, after: int) -> Any:
+  aval = core.get_aval(x)
+  config = [(0, 0, 0)] * (aval.ndim - 2) + [(before, after, 0), (0, 0, 0)]
+  return lax.pad(x, np.zeros((), aval.dtype), config)
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+  """x' = A^-1 (b' - A' x)."""
+  *diagonals, _ = primals
+  *diagonals_dot, b_dot = tangents
+  x = tridiagonal_solve_p.bind(*primals, perturb_singular=perturb_singular)
+  rhs = b_dot
+  if any(type(t) is not ad.Zero for t in diagonals_dot):
+    a_dot_x = _tridiagonal_product(*map(ad.instantiate_zeros, diagonals_dot), x)
+    rhs = ad.add_tangents(b_dot, lax.neg(a_dot_x))
+  if type(rhs) is ad.Zero:
+    return x, ad.Zero.from_primal_value(x)
+  return x, tridiagonal_solve_p.bind(*diagonals, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+  """Linear in b: A^T has sub-diagonal du shifted down and super-diagonal dl shifted up."""
+  if any(ad.is_undefined_primal(x) for x in (dl, d, du)):
+    raise ValueError("tridiagonal_solve is linear only in its right-hand side")
+  last = core.get_aval(dl).ndim - 1
+  m = core.get_aval(dl).shape[-1]
+  zero = lambda v: lax.full_like(lax.slice_in_dim(v, 0, min(m, 1), axis=last), 0)
+  dl_t = lax.concatenate([zero(du), lax.slice_in_dim(du, 0, max(m - 1, 0), axis=last)], last)
+  du_t = lax.concatenate([lax.slice_in_dim(dl, min(m, 1), m, axis=last), zero(dl)], last)
+  return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct,
+                                                     perturb_singular=perturb_singular)]
+
+
+def _tridiagonal_solve_reference(dl, d, du, b, *, perturb_singular) -> np.ndarray:
+  def one(l, m, u, rhs):
+    a = np.diag(m) + np.diag(l[1:], -1) + np.diag(u[:-1], 1)
+    return np.linalg.solve(a, rhs)
+  out = np.zeros(b.shape, b.dtype)
+  for index in np.ndindex(*b.shape[:-2]):
+    out[index] = one(dl[index], d[index], du[index], b[index])
+  return out
+
+
+tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _tridiagonal_solve_abstract_eval)
+def_reference(tridiagonal_solve_p, _tridiagonal_solve_reference)
+ad.primitive_jvps[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+ad.primitive_transposes[tridiagonal_solve_p] = ad.zero_ct_aware(_tridiagonal_solve_transpose)
+batching.fancy_primitive_batchers[tridiagonal_solve_p] = _batch_at_front(tridiagonal_solve_p)
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _cholesky_flops(avals_in, avals_out, **_) -> float:
@@ -999,6 +1198,15 @@ def _eig_flops(avals_in, avals_out, **_) -> float:
   return b * 25 * n ** 3
 
 
+def _hessenberg_flops(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 10 * n ** 3 / 3
+
+
+def _tridiagonal_solve_flops(avals_in, avals_out, **_) -> float:
+  return 8 * avals_in[3].size
+
+
 def _svd_flops(avals_in, avals_out, *, compute_uv, **_) -> float:
   b, m, n, k = _matrices(avals_in[0])
   return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
@@ -1008,6 +1216,7 @@ flops.flops_rules.update({
     cholesky_p: _cholesky_flops, triangular_solve_p: _triangular_solve_flops, lu_p: _lu_flops,
     lu_pivots_to_permutation_p: flops.free, geqrf_p: _householder_flops,
     householder_product_p: _householder_flops, qr_p: _qr_flops, eigh_p: _eigh_flops,
-    eig_p: _eig_flops,
+    eig_p: _eig_flops, schur_p: _eig_flops, hessenberg_p: _hessenberg_flops,
+    tridiagonal_p: _hessenberg_flops, tridiagonal_solve_p: _tridiagonal_solve_flops,
     svd_p: _svd_flops,
 })
