@@ -223,3 +223,64 @@ def test_jit_of_the_decompositions(rng):
   _same(sj.jit(sl.lu_factor)(a), jsl.lu_factor(a))
   _same(sj.jit(sl.expm)(a), jsl.expm(a), rtol=1e-5)
   _same(sj.jit(sl.eigh)(a), jsl.eigh(a), rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# Special matrices
+
+_V = np.arange(1.0, 5.0, dtype=np.float32)
+_W = np.array([7.0, 8.0, 9.0], np.float32)
+_BATCH = np.random.default_rng(0).normal(size=(2, 4)).astype(np.float32)
+_INT = np.arange(1, 5, dtype=np.int32)
+_SPECIAL = {
+    "toeplitz": (_V,), "toeplitz_r": (_V, _W), "toeplitz_complex": ((_V + 1j * _V),),
+    "toeplitz_batch": (_BATCH, _W), "toeplitz_empty": (np.zeros(0, np.float32), _W),
+    "hankel": (_V,), "hankel_r": (_V, _W), "hankel_batch": (_BATCH, _W),
+    "circulant": (_V,), "circulant_batch": (_BATCH,), "circulant_int": (_INT,),
+    "companion": (_V,), "companion_batch": (_BATCH,), "companion_int": (_INT,),
+    "fiedler": (_V,), "fiedler_batch": (_BATCH,),
+    "fiedler_companion": (np.arange(1.0, 8.0, dtype=np.float32),),
+    "fiedler_companion_even": (np.arange(1.0, 7.0, dtype=np.float32),),
+    "fiedler_companion_batch": (_BATCH,), "fiedler_companion_2": (_V[:2],),
+    "leslie": (_V, _W), "leslie_batch": (_BATCH, _W), "hilbert": (4,), "invhilbert": (4,),
+    "pascal": (5,), "pascal_lower": (5, "lower"), "pascal_upper": (5, "upper"),
+    "invpascal": (5,), "invpascal_lower": (5, "lower"), "invpascal_upper": (5, "upper"),
+    "helmert": (5,), "helmert_full": (5, True), "hadamard": (8,), "hadamard_float": (4, np.float32),
+    "dft": (5,), "dft_sqrtn": (5, "sqrtn"), "dft_n": (5, "n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SPECIAL))
+def test_special_matrices_match_jax(case):
+  name = next(n for n in sorted(sl._special_matrices.__all__, key=len, reverse=True)
+              if case.startswith(n))
+  args = _SPECIAL[case]
+  out, expected = getattr(sl, name)(*args), getattr(jsl, name)(*args)
+  _same(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("n", [1, 3, 4, 6])
+def test_convolution_matrix_matches_jax_and_numpy(mode, n):
+  for a in (_V, _BATCH, _W[:1], _INT):
+    _same(sl.convolution_matrix(a, n, mode), jsl.convolution_matrix(a, n, mode))
+  v = np.arange(1.0, n + 1, dtype=np.float32)
+  np.testing.assert_allclose(sl.convolution_matrix(_V, n, mode) @ v, np.convolve(_V, v, mode),
+                             rtol=1e-6)
+
+
+def test_special_matrices_errors_as_jax():
+  for fn, args in [("convolution_matrix", (_V, 0)), ("convolution_matrix", (_V, 2, "x")),
+                   ("hadamard", (6,)), ("helmert", (0,)), ("dft", (5, "x")),
+                   ("leslie", (_V, _V)), ("companion", (_V[:1],)), ("hankel", (3.0,)),
+                   ("fiedler_companion", (_V[:0],))]:
+    with pytest.raises(ValueError) as ours:
+      getattr(sl, fn)(*args)
+    with pytest.raises(ValueError) as theirs:
+      getattr(jsl, fn)(*args)
+    assert str(ours.value) == str(theirs.value)
+  with pytest.raises(ValueError, match="complex floating-point"):
+    sl.dft(3, dtype=np.float32)
+  with pytest.raises(ValueError, match="Expected kind"):
+    sl.pascal(3, "x")
+  _same(sj.jit(sl.circulant)(_V), jsl.circulant(_V))
