@@ -16,12 +16,15 @@ from stablejax.jit import jit
 from stablejax.lax import linalg as lax_linalg
 from stablejax.numpy import linalg as jnp_linalg
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, promote_dtypes_inexact
+from stablejax.scipy import linalg_matrix_functions as _matrix_functions
 from stablejax.scipy import linalg_special_matrices as _special_matrices
+from stablejax.scipy.linalg_matrix_functions import *  # noqa: F401,F403
 from stablejax.scipy.linalg_special_matrices import *  # noqa: F401,F403
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
            "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
-           "solve_triangular", "svd", *_special_matrices.__all__]
+           "solve_triangular", "svd", *_matrix_functions.__all__,
+           *_special_matrices.__all__]
 
 # scipy's `trans` argument: (transpose_a, conjugate_a)
 _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),

@@ -284,3 +284,73 @@ def test_special_matrices_errors_as_jax():
   with pytest.raises(ValueError, match="Expected kind"):
     sl.pascal(3, "x")
   _same(sj.jit(sl.circulant)(_V), jsl.circulant(_V))
+
+
+# ----------------------------------------------------------------------------------------------
+# Schur-based routines: schur, hessenberg, rsf2csf, sqrtm, funm, solve_sylvester, qr_multiply
+
+def _pair(rng):
+  a = rng.normal(size=(4, 4)).astype(np.float32)
+  return a, (a @ a.T + np.eye(4)).astype(np.float32)
+
+
+def test_schur_hessenberg_rsf2csf_match_jax(rng):
+  a, _ = _pair(rng)
+  batch = rng.normal(size=(2, 4, 4)).astype(np.float32)
+  for fn in [lambda m: m.schur(a), lambda m: m.schur(a, "complex"),
+             lambda m: m.hessenberg(a), lambda m: m.hessenberg(batch, calc_q=True),
+             lambda m: m.rsf2csf(*m.schur(a)),
+             lambda m: m.rsf2csf(*np.asarray(jax.vmap(jsl.schur)(batch)))]:
+    for out, want in zip(jax.tree.leaves(fn(sl)), jax.tree.leaves(fn(jsl))):
+      _same(out, want, rtol=1e-4, atol=1e-4)
+  h, q = sl.hessenberg(batch, calc_q=True)
+  test_util.check_close(q @ h @ np.conj(np.swapaxes(q, -1, -2)), batch, rtol=1e-4, atol=1e-4)
+  t, z = sl.rsf2csf(*sl.schur(a))
+  test_util.check_close(np.tril(t, -1), np.zeros((4, 4)), atol=1e-6)
+  with pytest.raises(ValueError, match="'real' or 'complex'"):
+    sl.schur(a, "x")
+
+
+def test_sqrtm_funm_match_jax_and_scipy(rng):
+  a, spd = _pair(rng)
+  _same(sl.sqrtm(spd), jsl.sqrtm(spd), rtol=1e-4, atol=1e-4)
+  root = sl.sqrtm(a)
+  test_util.check_close(root @ root, a.astype(root.dtype), rtol=1e-3, atol=1e-3)
+  _same(root, jsl.sqrtm(a), rtol=1e-3, atol=1e-3)
+  _same(sl.funm(a, sj.numpy.exp), jsl.funm(a, jax.numpy.exp), rtol=1e-3, atol=1e-3)
+  test_util.check_close(sl.funm(a, sj.numpy.exp), scipy.linalg.expm(a), rtol=1e-3, atol=1e-3)
+  for out, want in zip(sl.funm(spd, sj.numpy.sin, disp=False),
+                       jsl.funm(spd, jax.numpy.sin, disp=False)):
+    _same(out, want, rtol=1e-3, atol=1e-3)
+  with pytest.raises(NotImplementedError, match="Blocked"):
+    sl.sqrtm(a, 2)
+
+
+@pytest.mark.parametrize("method", ["schur", "eigen"])
+def test_solve_sylvester_matches_jax(method, rng):
+  a, b = rng.normal(size=(4, 4)).astype(np.float32), rng.normal(size=(3, 3)).astype(np.float32)
+  c = rng.normal(size=(4, 3)).astype(np.float32)
+  x = sl.solve_sylvester(a, b, c, method=method)
+  _same(x, jsl.solve_sylvester(a, b, c, method=method), rtol=1e-3, atol=1e-3)
+  test_util.check_close(a @ x + x @ b, c, rtol=1e-3, atol=1e-3)
+  eye = np.eye(2, dtype=np.float32)
+  assert np.isnan(sl.solve_sylvester(eye, -eye, np.ones((2, 2), np.float32),
+                                     method=method)).all()
+  with pytest.raises(ValueError, match="Incompatible shapes"):
+    sl.solve_sylvester(a, a, c, method=method)
+
+
+@pytest.mark.parametrize("mode", ["left", "right"])
+@pytest.mark.parametrize("conjugate", [False, True])
+@pytest.mark.parametrize("shape,dtype", [((5, 3), np.float32), ((3, 5), np.float32),
+                                         ((4, 4), np.complex64)])
+def test_qr_multiply_matches_jax(mode, conjugate, shape, dtype, rng):
+  a = test_util.rand(rng, shape, dtype)
+  k = min(shape)
+  c = rng.normal(size=(k, 2) if mode == "left" else (2, shape[0])).astype(np.float32)
+  for arg in (c, c[:, 0] if mode == "left" else c[0]):
+    for out, want in zip(sl.qr_multiply(a, arg, mode, conjugate=conjugate),
+                         jsl.qr_multiply(a, arg, mode, conjugate=conjugate)):
+      _same(out, want, rtol=1e-4, atol=1e-4)
+  with pytest.raises(ValueError, match="not compatible"):
+    sl.qr_multiply(a, np.ones((k + 1, 2), np.float32), "left")
