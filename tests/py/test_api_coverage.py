@@ -29,7 +29,7 @@ MODULES = {
     "tree_util": (1.0, 0.95),
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
-    "scipy.linalg": (0.97, None),
+    "scipy.linalg": (1.0, None),
 }
 
 

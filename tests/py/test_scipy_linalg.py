@@ -354,3 +354,26 @@ def test_qr_multiply_matches_jax(mode, conjugate, shape, dtype, rng):
       _same(out, want, rtol=1e-4, atol=1e-4)
   with pytest.raises(ValueError, match="not compatible"):
     sl.qr_multiply(a, np.ones((k + 1, 2), np.float32), "left")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_tridiagonal_matches_jax(dtype, rng):
+  d = rng.normal(size=6).astype(dtype)
+  e = test_util.rand(rng, (5,), dtype)
+  _same(sl.eigh_tridiagonal(d, e, eigvals_only=True),
+        jsl.eigh_tridiagonal(d, e, eigvals_only=True), rtol=1e-4, atol=1e-5)
+  _same(sl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3)),
+        jsl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3)),
+        rtol=1e-4, atol=1e-5)
+  w, v = sl.eigh_tridiagonal(d, e)
+  jw, jv = jsl.eigh_tridiagonal(d, e)
+  _same(w, jw, rtol=1e-4, atol=1e-5)
+  _same(np.abs(v), np.abs(jv), rtol=1e-3, atol=1e-3)  # eigenvectors up to a phase
+  dense = np.diag(d) + np.diag(e, 1) + np.diag(np.conj(e), -1)
+  test_util.check_close(dense @ v, v * w.astype(v.dtype), rtol=1e-4, atol=1e-4)
+  with pytest.raises(NotImplementedError, match="select='v'"):
+    sl.eigh_tridiagonal(d, e, select="v", select_range=(0.0, 1.0))
+  with pytest.raises(ValueError, match="select_range must be specified"):
+    sl.eigh_tridiagonal(d, e, select="i")
+  with pytest.raises(TypeError, match="Only float32 and float64"):
+    sl.eigh_tridiagonal(np.ones(3, np.int32), np.ones(2, np.int32))
