@@ -294,6 +294,22 @@ register_lowering(linalg.tridiagonal_solve_p, _tridiagonal_solve_cpu, platform="
 
 
 # ----------------------------------------------------------------------------------------------
+# ormqr (LAPACK's ormqr/unmqr on the CPU, as JAX) and symmetric_product (lax ops)
+
+def _ormqr_cpu(ctx: LoweringRuleContext, a: ir.Value, taus: ir.Value, c: ir.Value, *, left,
+               transpose) -> list[ir.Value]:
+  aval = ctx.avals_in[0]
+  prefix = "un" if np.issubdtype(aval.dtype, np.complexfloating) else "or"
+  return _lapack_call(_lapack_target(f"{prefix}mqr_ffi", aval.dtype), [a, taus, c],
+                      ctx.avals_in, ctx.avals_out, {2: 0}, left=bool(left),
+                      transpose=bool(transpose))
+
+
+register_lowering(linalg.ormqr_p, _ormqr_cpu, platform="cpu")
+register_lowering(linalg.symmetric_product_p, lower_fun(linalg.symmetric_product_impl))
+
+
+# ----------------------------------------------------------------------------------------------
 # svd
 
 def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int

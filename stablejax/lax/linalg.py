@@ -22,7 +22,8 @@ from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes
 __all__ = [
     "cholesky", "cholesky_p", "eig", "eig_p", "EigImplementation", "eigh", "eigh_p",
     "EighImplementation", "geqrf_p", "hessenberg", "hessenberg_p", "schur", "schur_p",
-    "tridiagonal", "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p",
+    "tridiagonal", "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p", "ormqr", "ormqr_p",
+    "symmetric_product", "symmetric_product_p",
     "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
     "triangular_solve_p",
@@ -1158,6 +1159,90 @@ batching.fancy_primitive_batchers[tridiagonal_solve_p] = _batch_at_front(tridiag
 
 
 # ----------------------------------------------------------------------------------------------
+# ormqr, symmetric_product
+
+def ormqr(a: Any, taus: Any, c: Any, *, left: bool = True, transpose: bool = False) -> Any:
+  """Q c (`left`) or c Q, Q (Q^H with `transpose`) the product of the Householder reflectors
+  below the diagonal of `a` with scales `taus` (LAPACK's ormqr/unmqr), without forming Q."""
+  return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+def _ormqr_abstract_eval(a: ShapedArray, taus: ShapedArray, c: ShapedArray, *, left, transpose
+                         ) -> ShapedArray:
+  for x in (a, taus, c):
+    check_dtype("ormqr", float_dtypes, x)
+  if len({a.dtype, taus.dtype, c.dtype}) > 1:
+    raise TypeError(f"ormqr requires operands of one dtype, got {a.dtype}, {taus.dtype} and "
+                    f"{c.dtype}")
+  _check_matrices("ormqr", a, c)
+  m = a.shape[-2]
+  if left and c.shape[-2] != m:
+    raise ValueError("ormqr with left=True expects c to have the same number of rows as the "
+                     f"Householder matrix a. Got a shape {a.shape} and c shape {c.shape}.")
+  if not left and c.shape[-1] != m:
+    raise ValueError("ormqr with left=False expects c to have the same number of columns as "
+                     f"the Householder matrix a has rows. Got a shape {a.shape} and c shape "
+                     f"{c.shape}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_reference(a: np.ndarray, taus: np.ndarray, c: np.ndarray, *, left, transpose
+                     ) -> np.ndarray:
+  out = np.zeros(c.shape, c.dtype)
+  for index in np.ndindex(*c.shape[:-2]):
+    m, n = a.shape[-2:]
+    square = np.concatenate([a[index], np.zeros((m, max(m - n, 0)), a.dtype)], axis=1)[:, :m]
+    q = _householder_product_one(square, taus[index])
+    q = np.conj(q.T) if transpose else q
+    out[index] = q @ c[index] if left else c[index] @ q
+  return out
+
+
+ormqr_p = standard_primitive("ormqr", _ormqr_abstract_eval)
+def_reference(ormqr_p, _ormqr_reference)
+ad.primitive_jvps[ormqr_p] = _not_differentiable("ormqr")
+batching.fancy_primitive_batchers[ormqr_p] = _batch_at_front(ormqr_p)
+
+
+def symmetric_product(a_matrix: Any, c_matrix: Any, *, alpha: float = 1., beta: float = 0.,
+                      symmetrize_output: bool = False) -> Any:
+  """alpha A A^T + beta C, C symmetric; with `symmetrize_output` the result's lower triangle
+  mirrored into its upper one."""
+  result = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
+  if symmetrize_output:
+    ndim = core.get_aval(result).ndim
+    strict = _triangle(result, lower=True, k=-1)
+    result = lax.add(_triangle(result, lower=True),
+                     lax.transpose(strict, (*range(ndim - 2), ndim - 1, ndim - 2)))
+  return result
+
+
+def _symmetric_product_abstract_eval(a: ShapedArray, c: ShapedArray, **_) -> ShapedArray:
+  for x in (a, c):
+    check_dtype("symmetric_product", float_dtypes, x)
+  _check_matrices("symmetric_product", a, c)
+  if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+    raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                     f"square matrix of shape (n, n). Got shapes {a.shape} and {c.shape}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def symmetric_product_impl(a: Any, c: Any, *, alpha: float, beta: float) -> Any:
+  """alpha A A^T + beta C in lax ops (JAX's lowering everywhere but on CUDA)."""
+  ndim = core.get_aval(a).ndim
+  product = _matmul(a, lax.transpose(a, (*range(ndim - 2), ndim - 1, ndim - 2)))
+  dtype = core.get_aval(c).dtype
+  return lax.add(lax.mul(np.array(alpha, dtype), product), lax.mul(np.array(beta, dtype), c))
+
+
+symmetric_product_p = standard_primitive("symmetric_product", _symmetric_product_abstract_eval)
+def_reference(symmetric_product_p, lambda a, c, *, alpha, beta:
+              (alpha * a @ np.swapaxes(a, -1, -2) + beta * c).astype(c.dtype))
+ad.primitive_jvps[symmetric_product_p] = _not_differentiable("symmetric_product")
+batching.fancy_primitive_batchers[symmetric_product_p] = _batch_at_front(symmetric_product_p)
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _cholesky_flops(avals_in, avals_out, **_) -> float:
@@ -1207,6 +1292,15 @@ def _tridiagonal_solve_flops(avals_in, avals_out, **_) -> float:
   return 8 * avals_in[3].size
 
 
+def _ormqr_flops(avals_in, avals_out, **_) -> float:
+  return 4 * avals_in[2].size * avals_in[1].shape[-1]
+
+
+def _symmetric_product_flops(avals_in, avals_out, **_) -> float:
+  b, m, n, _ = _matrices(avals_in[0])
+  return b * 2 * m * m * n
+
+
 def _svd_flops(avals_in, avals_out, *, compute_uv, **_) -> float:
   b, m, n, k = _matrices(avals_in[0])
   return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
@@ -1218,5 +1312,6 @@ flops.flops_rules.update({
     householder_product_p: _householder_flops, qr_p: _qr_flops, eigh_p: _eigh_flops,
     eig_p: _eig_flops, schur_p: _eig_flops, hessenberg_p: _hessenberg_flops,
     tridiagonal_p: _hessenberg_flops, tridiagonal_solve_p: _tridiagonal_solve_flops,
+    ormqr_p: _ormqr_flops, symmetric_product_p: _symmetric_product_flops,
     svd_p: _svd_flops,
 })

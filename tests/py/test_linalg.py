@@ -494,3 +494,31 @@ def test_tridiagonal_solve_derivatives(rng):
                                                np.ones((3, 1), np.float32))).all()
   with pytest.raises(TypeError, match="same shape"):
     lax.linalg.tridiagonal_solve(np.zeros(3), np.zeros(2), np.zeros(3), np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)])
+@pytest.mark.parametrize("left,transpose", [(True, False), (True, True), (False, False),
+                                            (False, True)])
+def test_ormqr_matches_jax(dtype, shape, left, transpose, rng):
+  a, taus = lax.linalg.geqrf(_general(rng, shape, dtype))
+  a, taus = np.asarray(a), np.asarray(taus)
+  m = shape[-2]
+  c = _general(rng, (*shape[:-2], *((m, 2) if left else (2, m))), dtype)
+  kw = dict(left=left, transpose=transpose)
+  _same(lax.linalg.ormqr(a, taus, c, **kw), jax.lax.linalg.ormqr(a, taus, c, **kw), rtol=1e-4,
+        atol=1e-5)
+  with pytest.raises(ValueError, match="same number of"):
+    lax.linalg.ormqr(a, taus, np.swapaxes(c, -1, -2)[..., :1, :1], **kw)
+
+
+@pytest.mark.parametrize("symmetrize_output", [False, True])
+def test_symmetric_product_matches_jax(symmetrize_output, rng):
+  a, c = rng.normal(size=(2, 3, 4)).astype(np.float32), _spd(rng, (2, 3, 3))
+  kw = dict(alpha=2.0, beta=0.5, symmetrize_output=symmetrize_output)
+  _same(lax.linalg.symmetric_product(a, c, **kw), jax.lax.linalg.symmetric_product(a, c, **kw),
+        rtol=1e-5, atol=1e-5)
+  _same(sj.jit(lambda a, c: lax.linalg.symmetric_product(a, c, **kw))(a, c),
+        jax.lax.linalg.symmetric_product(a, c, **kw), rtol=1e-5, atol=1e-5)
+  with pytest.raises(ValueError, match="symmetric_update expects"):
+    lax.linalg.symmetric_product(a, a)
