@@ -307,6 +307,7 @@ def _ormqr_cpu(ctx: LoweringRuleContext, a: ir.Value, taus: ir.Value, c: ir.Valu
 
 register_lowering(linalg.ormqr_p, _ormqr_cpu, platform="cpu")
 register_lowering(linalg.symmetric_product_p, lower_fun(linalg.symmetric_product_impl))
+register_lowering(linalg.cholesky_update_p, lower_fun(linalg.cholesky_update_impl))
 
 
 # ----------------------------------------------------------------------------------------------

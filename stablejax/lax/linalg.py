@@ -17,13 +17,15 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.dot import Precision, batch_matmul
-from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, float_dtypes, real_float_dtypes,
+                                        standard_primitive)
 
 __all__ = [
-    "cholesky", "cholesky_p", "eig", "eig_p", "EigImplementation", "eigh", "eigh_p",
-    "EighImplementation", "geqrf_p", "hessenberg", "hessenberg_p", "schur", "schur_p",
-    "tridiagonal", "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p", "ormqr", "ormqr_p",
-    "symmetric_product", "symmetric_product_p",
+    "cholesky", "cholesky_p", "cholesky_update", "cholesky_update_p", "eig", "eig_p",
+    "EigImplementation", "eigh", "eigh_p", "EighImplementation", "geqrf_p", "hessenberg",
+    "hessenberg_p", "ormqr", "ormqr_p", "schur", "schur_p", "symmetric_product",
+    "symmetric_product_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
+    "tridiagonal_solve_p",
     "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
     "triangular_solve_p",
@@ -1243,6 +1245,80 @@ batching.fancy_primitive_batchers[symmetric_product_p] = _batch_at_front(symmetr
 
 
 # ----------------------------------------------------------------------------------------------
+# cholesky_update
+
+def cholesky_update(r_matrix: Any, w_vector: Any) -> Any:
+  """The upper Cholesky factor of R^T R + w w^T, from the factor R (rank-one update by Givens
+  rotations, one row of R per step); for one matrix, not batched (as JAX)."""
+  return cholesky_update_p.bind(r_matrix, w_vector)
+
+
+def _cholesky_update_abstract_eval(r: ShapedArray, w: ShapedArray) -> ShapedArray:
+  for x in (r, w):
+    check_dtype("cholesky_update", real_float_dtypes, x)
+  if r.ndim != 2 or w.ndim != 1:
+    raise TypeError("cholesky_update takes a matrix and a vector (no batch dimensions), got "
+                    f"shapes {r.shape} and {w.shape}")
+  if r.shape[0] != r.shape[1] or w.shape[0] != r.shape[1]:
+    raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a "
+                     f"vector of the same size as input. Got shapes {r.shape} and {w.shape} "
+                     "instead")
+  return ShapedArray(r.shape, r.dtype)
+
+
+def _givens(x: Any, y: Any) -> tuple[Any, Any]:
+  """(c, s) of the rotation taking (x, y) to (r, 0) (BLAS's rotg, with (1, 0) for y = 0)."""
+  scale = lax.max(lax.abs(x), lax.abs(y))
+  zero = lax.eq(y, lax.full_like(y, 0))
+  safe = lax.select(zero, lax.full_like(scale, 1), scale)
+  x, y = lax.div(x, safe), lax.div(y, safe)
+  inverse_norm = lax.rsqrt(lax.add(lax.mul(x, x), lax.mul(y, y)))
+  one, nothing = lax.full_like(x, 1), lax.full_like(x, 0)
+  return (lax.select(zero, one, lax.mul(x, inverse_norm)),
+          lax.select(zero, nothing, lax.neg(lax.mul(y, inverse_norm))))
+
+
+def cholesky_update_impl(r: Any, w: Any) -> Any:
+  """The rotations in lax ops: step k rotates row k of R against the remaining w."""
+  n = core.get_aval(w).shape[0]
+  for k in range(n):
+    row = lax.squeeze(lax.slice_in_dim(r, k, k + 1, axis=0), (0,))
+    c, s = _givens(lax.index_in_dim(row, k, keepdims=False), lax.index_in_dim(w, k,
+                                                                              keepdims=False))
+    c, s = (lax.broadcast_in_dim(v, (n,), ()) for v in (c, s))
+    row, w = lax.sub(lax.mul(c, row), lax.mul(s, w)), lax.add(lax.mul(c, w), lax.mul(s, row))
+    r = lax.dynamic_update_slice(r, lax.expand_dims(row, (0,)), (np.int32(k), np.int32(0)))
+  return r
+
+
+def _cholesky_update_reference(r: np.ndarray, w: np.ndarray) -> np.ndarray:
+  r, w = np.array(r), np.array(w)
+  for k in range(len(w)):
+    x, y = r[k, k], w[k]
+    if y == 0:
+      c, s = 1.0, 0.0
+    else:
+      scale = max(abs(x), abs(y))
+      norm = np.hypot(x / scale, y / scale)
+      c, s = x / scale / norm, -y / scale / norm
+    r[k], w = c * r[k] - s * w, c * w + s * r[k]
+  return r
+
+
+def _cholesky_update_batch(axis_data, args, dims):
+  """One update per example, in a loop (JAX has no batching rule: the primitive takes one
+  matrix)."""
+  r, w = (batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims))
+  return lax.map(lambda rw: cholesky_update_p.bind(*rw), (r, w)), 0
+
+
+cholesky_update_p = standard_primitive("cholesky_update", _cholesky_update_abstract_eval)
+def_reference(cholesky_update_p, _cholesky_update_reference)
+ad.primitive_jvps[cholesky_update_p] = _not_differentiable("cholesky_update")
+batching.fancy_primitive_batchers[cholesky_update_p] = _cholesky_update_batch
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _cholesky_flops(avals_in, avals_out, **_) -> float:
@@ -1313,5 +1389,6 @@ flops.flops_rules.update({
     eig_p: _eig_flops, schur_p: _eig_flops, hessenberg_p: _hessenberg_flops,
     tridiagonal_p: _hessenberg_flops, tridiagonal_solve_p: _tridiagonal_solve_flops,
     ormqr_p: _ormqr_flops, symmetric_product_p: _symmetric_product_flops,
+    cholesky_update_p: _triangular_solve_flops,
     svd_p: _svd_flops,
 })

@@ -522,3 +522,20 @@ def test_symmetric_product_matches_jax(symmetrize_output, rng):
         jax.lax.linalg.symmetric_product(a, c, **kw), rtol=1e-5, atol=1e-5)
   with pytest.raises(ValueError, match="symmetric_update expects"):
     lax.linalg.symmetric_product(a, a)
+
+
+def test_cholesky_update_matches_jax(rng):
+  a = _spd(rng, (4, 4)).astype(np.float64)
+  r = np.linalg.cholesky(a).T.astype(np.float32)
+  w = rng.normal(size=4).astype(np.float32)
+  out = lax.linalg.cholesky_update(r, w)
+  _same(out, jax.lax.linalg.cholesky_update(r, w), rtol=1e-5, atol=1e-5)
+  check_close(np.asarray(out).T @ np.asarray(out), a + np.outer(w, w), rtol=1e-4, atol=1e-4)
+  _same(sj.jit(lax.linalg.cholesky_update)(r, w), jax.lax.linalg.cholesky_update(r, w),
+        rtol=1e-5, atol=1e-5)
+  # batched in a loop (JAX has no batching rule for it)
+  ws = np.stack([w, 2 * w])
+  _same(sj.vmap(lax.linalg.cholesky_update, (None, 0))(r, ws),
+        np.stack([jax.lax.linalg.cholesky_update(r, x) for x in ws]), rtol=1e-5, atol=1e-5)
+  with pytest.raises(ValueError, match="same size"):
+    lax.linalg.cholesky_update(r, w[:3])
