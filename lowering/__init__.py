@@ -26,6 +26,7 @@ from stablejax.lowering.rules import windowed_reductions  # noqa: E402,F401
 from stablejax.lowering.rules import convolution  # noqa: E402,F401
 from stablejax.lowering.rules.control_flow import cond, scan, while_loop  # noqa: E402,F401
 from stablejax.lowering.rules.control_flow import platform_dependent  # noqa: E402,F401
+from stablejax.lowering.rules.control_flow import solves  # noqa: E402,F401
 from stablejax.lowering.rules import custom_derivatives  # noqa: E402,F401
 from stablejax.lowering.rules import custom_batching  # noqa: E402,F401
 from stablejax.lowering.rules import callback  # noqa: E402,F401

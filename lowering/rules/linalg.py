@@ -206,6 +206,111 @@ register_lowering(linalg.eigh_p, functools.partial(_eigh_lowering, platform="cud
 
 
 # ----------------------------------------------------------------------------------------------
+# eig
+
+def _eig_cpu(ctx: LoweringRuleContext, x: ir.Value, *, compute_left_eigenvectors,
+             compute_right_eigenvectors, enable_eigvec_derivs, implementation
+             ) -> list[ir.Value]:
+  """LAPACK's geev, as JAX calls it: real matrices give the eigenvalues' real and imaginary
+  parts apart; NaNs where geev fails."""
+  if implementation not in (None, linalg.EigImplementation.LAPACK):
+    raise ValueError("Only the lapack implementation is supported on CPU.")
+  aval, = ctx.avals_in
+  batch = aval.shape[:-2]
+  real = not np.issubdtype(aval.dtype, np.complexfloating)
+  w_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+  v_aval = core.ShapedArray(aval.shape, ctx.avals_out[0].dtype)
+  avals_out = [w_aval] * (2 if real else 1) + [v_aval, v_aval, core.ShapedArray(batch, np.int32)]
+  mode = lambda compute: np.uint8(ord("V" if compute else "N"))
+  *w, vl, vr, info = _lapack_call(_lapack_target("geev_ffi", aval.dtype), [x], [aval], avals_out,
+                                  {}, compute_left=mode(compute_left_eigenvectors),
+                                  compute_right=mode(compute_right_eigenvectors))
+  w = hlo.complex(*w) if real else w[0]
+  wanted = [w] + [vl] * compute_left_eigenvectors + [vr] * compute_right_eigenvectors
+  return _nan_unless_ok_all(wanted, ctx.avals_out, info)
+
+
+register_lowering(linalg.eig_p, _eig_cpu, platform="cpu")
+
+
+# ----------------------------------------------------------------------------------------------
+# schur, hessenberg, tridiagonal, tridiagonal_solve: LAPACK on the CPU, as JAX
+
+def _schur_cpu(ctx: LoweringRuleContext, x: ir.Value, *, compute_schur_vectors, sort_eig_vals,
+               select_callable) -> list[ir.Value]:
+  """gees, without sorting (as JAX)."""
+  if sort_eig_vals:
+    raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+  aval, = ctx.avals_in
+  info_aval = core.ShapedArray(aval.shape[:-2], np.int32)
+  w_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+  real = not np.issubdtype(aval.dtype, np.complexfloating)
+  avals_out = [aval, aval, *[w_aval] * (2 if real else 1), info_aval, info_aval]
+  t, z, *_, info = _lapack_call(
+      _lapack_target("gees_ffi", aval.dtype), [x], [aval], avals_out, {0: 0},
+      mode=np.uint8(ord("V" if compute_schur_vectors else "N")), sort=np.uint8(ord("N")))
+  return _nan_unless_ok_all([t, z][:len(ctx.avals_out)], ctx.avals_out, info)
+
+
+def _hessenberg_cpu(ctx: LoweringRuleContext, a: ir.Value) -> list[ir.Value]:
+  aval, = ctx.avals_in
+  n = aval.shape[-1]
+  out, taus, info = _lapack_call(
+      _lapack_target("gehrd_ffi", aval.dtype), [a], [aval],
+      [*ctx.avals_out, core.ShapedArray(aval.shape[:-2], np.int32)], {0: 0},
+      low=np.int32(1), high=np.int32(n))
+  return _nan_unless_ok_all([out, taus], ctx.avals_out, info)
+
+
+def _tridiagonal_cpu(ctx: LoweringRuleContext, a: ir.Value, *, lower) -> list[ir.Value]:
+  aval, = ctx.avals_in
+  prefix = "he" if np.issubdtype(aval.dtype, np.complexfloating) else "sy"
+  *outs, info = _lapack_call(
+      _lapack_target(f"{prefix}trd_ffi", aval.dtype), [a], [aval],
+      [*ctx.avals_out, core.ShapedArray(aval.shape[:-2], np.int32)], {0: 0},
+      uplo=_LOWER if lower else _UPPER)
+  return _nan_unless_ok_all(outs, ctx.avals_out, info)
+
+
+def _tridiagonal_solve_cpu(ctx: LoweringRuleContext, dl: ir.Value, d: ir.Value, du: ir.Value,
+                           b: ir.Value, *, perturb_singular) -> list[ir.Value]:
+  """gtsv (NaNs where a pivot is zero), or jaxlib's perturbed solver."""
+  b_aval = ctx.avals_in[-1]
+  if perturb_singular:
+    _register_lapack_targets()
+    return _lapack_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
+                        [b_aval], {})
+  *_, out, info = _lapack_call(
+      _lapack_target("gtsv_ffi", b_aval.dtype), [dl, d, du, b], ctx.avals_in,
+      [*ctx.avals_in, core.ShapedArray(b_aval.shape[:-2], np.int32)],
+      {0: 0, 1: 1, 2: 2, 3: 3})
+  return [_nan_unless_ok(out, b_aval, info)]
+
+
+register_lowering(linalg.schur_p, _schur_cpu, platform="cpu")
+register_lowering(linalg.hessenberg_p, _hessenberg_cpu, platform="cpu")
+register_lowering(linalg.tridiagonal_p, _tridiagonal_cpu, platform="cpu")
+register_lowering(linalg.tridiagonal_solve_p, _tridiagonal_solve_cpu, platform="cpu")
+
+
+# ----------------------------------------------------------------------------------------------
+# ormqr (LAPACK's ormqr/unmqr on the CPU, as JAX) and symmetric_product (lax ops)
+
+def _ormqr_cpu(ctx: LoweringRuleContext, a: ir.Value, taus: ir.Value, c: ir.Value, *, left,
+               transpose) -> list[ir.Value]:
+  aval = ctx.avals_in[0]
+  prefix = "un" if np.issubdtype(aval.dtype, np.complexfloating) else "or"
+  return _lapack_call(_lapack_target(f"{prefix}mqr_ffi", aval.dtype), [a, taus, c],
+                      ctx.avals_in, ctx.avals_out, {2: 0}, left=bool(left),
+                      transpose=bool(transpose))
+
+
+register_lowering(linalg.ormqr_p, _ormqr_cpu, platform="cpu")
+register_lowering(linalg.symmetric_product_p, lower_fun(linalg.symmetric_product_impl))
+register_lowering(linalg.cholesky_update_p, lower_fun(linalg.cholesky_update_impl))
+
+
+# ----------------------------------------------------------------------------------------------
 # svd
 
 def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int

@@ -495,24 +495,31 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
-                    ct_avals: Sequence[core.ShapedArray] | None = None) -> ClosedJaxpr:
+                    ct_avals: Sequence[core.ShapedArray] | None = None,
+                    zero_cts: Sequence[bool] | None = None) -> ClosedJaxpr:
   """A jaxpr taking `(*nonlinear_args, *output_cotangents)` to the (instantiated) cotangents
   of the linear arguments; the cotangents are of `ct_avals` (default: `closed`'s outputs', but
-  as in JAX those of the actual cotangents decide the weak types of the results)."""
+  as in JAX those of the actual cotangents decide the weak types of the results). The outputs
+  flagged in `zero_cts` have symbolic zero cotangents: the jaxpr takes none for them (as JAX's
+  pjit transpose prunes them, so that no 0 * inf of an unused output's rule makes a NaN)."""
+  zero_cts = tuple(zero_cts or (False,) * len(closed.out_avals))
   return _transpose_jaxpr_cached(closed, tuple(linear),
-                                 tuple(closed.out_avals if ct_avals is None else ct_avals))
+                                 tuple(closed.out_avals if ct_avals is None else ct_avals),
+                                 zero_cts)
 
 
 @weak_cache(maxsize=64)
-def _transpose_jaxpr_cached(closed, linear, ct_avals):
+def _transpose_jaxpr_cached(closed, linear, ct_avals, zero_cts):
   n_nonlinear = linear.count(False)
 
   def f(*args):
-    nonlinear, cts = iter(args[:n_nonlinear]), args[n_nonlinear:]
+    nonlinear, given = iter(args[:n_nonlinear]), iter(args[n_nonlinear:])
     primals = [UndefinedPrimal(a) if lin else next(nonlinear)
                for a, lin in zip(closed.in_avals, linear)]
+    cts = [Zero(a) if zero else next(given) for a, zero in zip(closed.out_avals, zero_cts)]
     cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts)
     return [instantiate_zeros(ct) for ct, lin in zip(cts_in, linear) if lin]
 
   nonlinear_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
-  return pe.trace_to_closed_jaxpr(f, nonlinear_avals + list(ct_avals))
+  given_avals = [a for a, zero in zip(ct_avals, zero_cts) if not zero]
+  return pe.trace_to_closed_jaxpr(f, nonlinear_avals + given_avals)

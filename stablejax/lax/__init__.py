@@ -21,6 +21,7 @@ from stablejax.lax.control_flow.scan import *  # noqa: F401,F403
 from stablejax.lax.control_flow.cond import *  # noqa: F401,F403
 from stablejax.lax.control_flow.while_loop import *  # noqa: F401,F403
 from stablejax.lax.control_flow.platform_dependent import *  # noqa: F401,F403
+from stablejax.lax.control_flow.solves import *  # noqa: F401,F403
 from stablejax.lax.call import *  # noqa: F401,F403
 from stablejax.lax.composite import *  # noqa: F401,F403
 from stablejax.lax.custom_derivatives import *  # noqa: F401,F403

@@ -25,6 +25,7 @@ jit_p.def_abstract_eval(_jit_abstract_eval)
 
 class _JitRules(CallRules):
   """A transformed call is named for its transformation (`jvp(f)`, `vmap(f)`, `transpose(f)`)."""
+  prune_zero_cotangents = True
 
   def update(self, params: dict, change: Change) -> dict:
     if change.transform in ("jvp", "vmap", "transpose"):

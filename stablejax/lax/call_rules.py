@@ -78,6 +78,9 @@ class CallRules:
   batch_uniformly: bool = False
   # Keep every operand under DCE (a call whose user rules may read operands its jaxpr does not).
   dce_keeps_inputs: bool = False
+  # Transpose without the symbolic zero cotangents, as JAX's pjit (a body that closes over
+  # none of the call's context may drop them).
+  prune_zero_cotangents: bool = False
 
   def __init__(self, primitive: core.Primitive):
     self.primitive = primitive
@@ -158,12 +161,14 @@ class CallRules:
     """Call the transposed body on the non-linear operands and the output cotangents."""
     jaxpr = params[self.jaxpr_param]
     linear = [ad.is_undefined_primal(x) for x in args]
+    zero_cts = [self.prune_zero_cotangents and type(ct) is ad.Zero for ct in cts]
     cts = [ad.instantiate_zeros(ct) for ct in cts]
     with self.scope(params):
-      ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear, self.ct_avals(params, cts))
+      ct_jaxpr = ad.transpose_jaxpr(jaxpr, linear, self.ct_avals(params, cts), zero_cts)
     ct_jaxpr = self.wrap_transposed(ct_jaxpr, params, linear)
-    change = Change("transpose", ct_jaxpr,
-                    _ins([not lin for lin in linear]) + _outs([True] * len(cts)), _ins(linear))
+    cts = [ct for ct, zero in zip(cts, zero_cts) if not zero]
+    change = Change("transpose", ct_jaxpr, _ins([not lin for lin in linear]) +
+                    _outs([not zero for zero in zero_cts]), _ins(linear))
     outs = iter(self.bind([*[x for x, lin in zip(args, linear) if not lin], *cts], params,
                           change))
     return [next(outs) if lin else None for lin in linear]

@@ -136,6 +136,20 @@ class _CustomJvpCallRules(_CustomCallRules):
 
 
 register_call_rules(_CustomJvpCallRules(custom_jvp_call_p), "batching", "stage_whole", "dce")
+
+
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr: ClosedJaxpr, **_):
+  """A custom_jvp function applied to tangents (linear in them, as a custom root's tangent
+  solve) transposes as its body: as JAX, the custom rule is no longer needed there."""
+  linear = [ad.is_undefined_primal(x) for x in args]
+  cts = [ad.instantiate_zeros(ct) for ct in cts]
+  ct_jaxpr = ad.transpose_jaxpr(call_jaxpr, linear, [core.get_aval(ct) for ct in cts])
+  outs = iter(eval_jaxpr(ct_jaxpr.jaxpr, ct_jaxpr.consts,
+                         *[x for x, lin in zip(args, linear) if not lin], *cts))
+  return [next(outs) if lin else None for lin in linear]
+
+
+ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 param_printers[custom_jvp_call_p] = _print_custom_call(jvp="jvp_jaxpr_fun")
 
 

@@ -7,7 +7,9 @@ operand of a primitive."""
 from __future__ import annotations
 
 import enum
-from typing import Any
+import importlib
+import warnings
+from typing import Any, Callable
 
 import numpy as np
 
@@ -15,10 +17,15 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.dot import Precision, batch_matmul
-from stablejax.lax.primitive_kit import check_dtype, def_reference, float_dtypes, standard_primitive
+from stablejax.lax.primitive_kit import (check_dtype, def_reference, float_dtypes, real_float_dtypes,
+                                        standard_primitive)
 
 __all__ = [
-    "cholesky", "cholesky_p", "eigh", "eigh_p", "EighImplementation", "geqrf_p",
+    "cholesky", "cholesky_p", "cholesky_update", "cholesky_update_p", "eig", "eig_p",
+    "EigImplementation", "eigh", "eigh_p", "EighImplementation", "geqrf_p", "hessenberg",
+    "hessenberg_p", "ormqr", "ormqr_p", "schur", "schur_p", "symmetric_product",
+    "symmetric_product_p", "tridiagonal", "tridiagonal_p", "tridiagonal_solve",
+    "tridiagonal_solve_p",
     "householder_product", "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "SvdAlgorithm", "triangular_solve",
     "triangular_solve_p",
@@ -839,6 +846,479 @@ ad.primitive_jvps[qr_p] = _qr_jvp
 batching.fancy_primitive_batchers[qr_p] = _batch_at_front(qr_p)
 
 # ----------------------------------------------------------------------------------------------
+# eig
+
+class EigImplementation(enum.Enum):
+  """Implementation for nonsymmetric eigendecomposition."""
+  CUSOLVER = "cusolver"
+  MAGMA = "magma"
+  LAPACK = "lapack"
+
+
+def eig(x: Any, *, compute_left_eigenvectors: bool = True,
+        compute_right_eigenvectors: bool = True, enable_eigvec_derivs: bool = False,
+        implementation: EigImplementation | None = None, use_magma: bool | None = None
+        ) -> list[Any]:
+  """[w, vl, vr]: the complex eigenvalues of each square matrix, and (as asked) its left and
+  right eigenvectors, each of unit 2-norm with its largest component real (LAPACK's geev).
+  Eigenvector derivatives need `enable_eigvec_derivs` (valid for distinct eigenvalues only)."""
+  if use_magma is not None:
+    warnings.warn("use_magma is deprecated, please use implementation=EigImplementation.MAGMA "
+                  "instead.", DeprecationWarning, stacklevel=2)
+    implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
+  return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                    compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                    enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                    implementation=implementation)
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+  return np.result_type(dtype, np.complex64)
+
+
+def _eig_abstract_eval(x: ShapedArray, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       **_) -> list[ShapedArray]:
+  check_dtype("eig", float_dtypes, x)
+  _check_matrices("eig", x)
+  if x.shape[-1] != x.shape[-2]:
+    raise ValueError(f"The input to eig must be a square matrix. Got shape {x.shape}.")
+  dtype = _complex_dtype(x.dtype)
+  count = compute_left_eigenvectors + compute_right_eigenvectors
+  return [ShapedArray(x.shape[:-1], dtype)] + [ShapedArray(x.shape, dtype)] * count
+
+
+def _lu_solve(a: Any, b: Any) -> Any:
+  """a^-1 b for batches of square matrices, by LU with partial pivoting."""
+  lu_, _, permutation = lu(a)
+  b = _matmul(_permutation_matrix(permutation, core.get_aval(b).dtype), b)
+  y = triangular_solve(lu_, b, left_side=True, lower=True, unit_diagonal=True)
+  return triangular_solve(lu_, y, left_side=True, lower=False)
+
+
+def _eigenvector_jvp(w: Any, v: Any, t: Any) -> tuple[Any, Any]:
+  """(w', v') by nondegenerate perturbation theory, v' under geev's normalization (unit norm,
+  largest-magnitude component real), as JAX."""
+  aval = core.get_aval(v)
+  eye = _eye(aval.shape, aval.dtype)
+  gaps = lax.sub(_broadcast_vector(w, aval.shape, -1), _broadcast_vector(w, aval.shape, -2))
+  inverse_gaps = lax.sub(lax.div(lax.full_like(eye, 1), lax.add(eye, gaps)), eye)
+  p = _matmul(_lu_solve(v, t), v)
+  u = _matmul(v, lax.mul(inverse_gaps, p))
+  rows = aval.ndim - 2
+  k = lax.argmax(lax.abs(v), rows, np.int32)
+  mask = lax.convert_element_type(
+      lax.eq(lax.broadcasted_iota(np.int32, aval.shape, rows),
+             lax.broadcast_in_dim(k, aval.shape, (*range(rows), rows + 1))), aval.dtype)
+  column_sum = lambda y: lax.reduce_sum(y, (rows,))
+  c = lax.complex(lax.neg(lax.real(column_sum(lax.mul(lax.conj(v), u)))),
+                  lax.neg(lax.div(lax.imag(column_sum(lax.mul(mask, u))),
+                                  lax.real(column_sum(lax.mul(mask, v))))))
+  return _diagonal(p), lax.add(u, lax.mul(v, _broadcast_vector(c, aval.shape, -1)))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+  """w' = diag(V^-1 A' V); the eigenvectors' derivatives only with `enable_eigvec_derivs`."""
+  (a,), (t,) = primals, tangents
+  if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
+    raise NotImplementedError(
+        "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+        "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+        "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. "
+        "See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+  outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
+                    compute_right_eigenvectors=True, enable_eigvec_derivs=enable_eigvec_derivs,
+                    implementation=implementation)
+  w, vr = outs[0], outs[-1]
+  t = lax.convert_element_type(ad.instantiate_zeros(t), core.get_aval(vr).dtype)
+  if not (compute_left_eigenvectors or compute_right_eigenvectors):
+    return [w], [_diagonal(_matmul(_lu_solve(vr, t), vr))]
+  dw, dvr = _eigenvector_jvp(w, vr, t)
+  primal_out, tangent_out = [w], [dw]
+  if compute_left_eigenvectors:
+    primal_out.append(outs[1])
+    tangent_out.append(_eigenvector_jvp(lax.conj(w), outs[1], _adjoint(t))[1])
+  if compute_right_eigenvectors:
+    primal_out.append(vr)
+    tangent_out.append(dvr)
+  return primal_out, tangent_out
+
+
+def _eig_reference(x: np.ndarray, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                   **_) -> list[np.ndarray]:
+  """numpy's eigenvalues and right eigenvectors (left ones: those of x^H, conjugated)."""
+  dtype = _complex_dtype(x.dtype)
+  w, vr = np.linalg.eig(x)
+  outs = [w.astype(dtype)]
+  if compute_left_eigenvectors:
+    outs.append(np.conj(np.linalg.eig(np.conj(np.swapaxes(x, -1, -2)))[1]).astype(dtype))
+  if compute_right_eigenvectors:
+    outs.append(vr.astype(dtype))
+  return outs
+
+
+eig_p = standard_primitive("eig", _eig_abstract_eval, multiple_results=True)
+def_reference(eig_p, _eig_reference)
+ad.primitive_jvps[eig_p] = _eig_jvp
+batching.fancy_primitive_batchers[eig_p] = _batch_at_front(eig_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# schur, hessenberg, tridiagonal (CPU only, as in JAX; no derivatives)
+
+def _lapack(routine: str, dtype: np.dtype) -> Callable[..., Any]:
+  """scipy's wrapper of LAPACK `routine` for `dtype`, imported when a test first needs it
+  (scipy is a test dependency, through jax, not a dependency of stablejax)."""
+  lapack_module = importlib.import_module("scipy.linalg.lapack")
+  return getattr(lapack_module, {"f": "s", "d": "d", "F": "c", "D": "z"}[np.dtype(dtype).char]
+                 + routine)
+
+
+def _per_batch(fn: Callable[[np.ndarray], list], x: np.ndarray, avals: list) -> list[np.ndarray]:
+  """Apply `fn` (one matrix -> a list of arrays) to each matrix of a batch."""
+  outs = [np.zeros(a.shape, a.dtype) for a in avals]
+  for index in np.ndindex(*x.shape[:-2]):
+    for out, value in zip(outs, fn(x[index])):
+      out[index] = value
+  return outs
+
+
+def _check_square(name: str, message: str, x: ShapedArray) -> None:
+  check_dtype(name, float_dtypes, x)
+  _check_matrices(name, x)
+  if x.shape[-1] != x.shape[-2]:
+    raise ValueError(f"{message} Got shape {x.shape}.")
+
+
+def schur(x: Any, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable: Callable[..., Any] | None = None) -> tuple[Any, ...]:
+  """(T, Z): the Schur form T (quasi-)upper triangular and the unitary Schur vectors Z of each
+  square matrix, x = Z T Z^H (LAPACK's gees; only T without `compute_schur_vectors`)."""
+  return tuple(schur_p.bind(x, compute_schur_vectors=bool(compute_schur_vectors),
+                            sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable))
+
+
+def _schur_abstract_eval(x: ShapedArray, *, compute_schur_vectors, **_) -> list[ShapedArray]:
+  _check_square("schur", "The input to schur must be a square matrix.", x)
+  return [ShapedArray(x.shape, x.dtype)] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_reference(x: np.ndarray, *, compute_schur_vectors, **_) -> list[np.ndarray]:
+  def one(m):
+    t, z = importlib.import_module("scipy.linalg").schur(m)
+    return [t, z]
+  return _per_batch(one, x, [x, x])[:2 if compute_schur_vectors else 1]
+
+
+schur_p = standard_primitive("schur", _schur_abstract_eval, multiple_results=True)
+def_reference(schur_p, _schur_reference)
+ad.primitive_jvps[schur_p] = _not_differentiable("schur")
+batching.fancy_primitive_batchers[schur_p] = _batch_at_front(schur_p)
+
+
+def hessenberg(a: Any) -> tuple[Any, Any]:
+  """(a, taus): LAPACK's gehrd of each square matrix, the upper Hessenberg form in the upper
+  triangle and first subdiagonal of `a`, the reflectors below with their scales `taus`."""
+  out, taus = hessenberg_p.bind(a)
+  return out, taus
+
+
+def _hessenberg_abstract_eval(a: ShapedArray) -> list[ShapedArray]:
+  _check_square("hessenberg", "Argument to Hessenberg reduction must have shape [..., n, n],", a)
+  return [ShapedArray(a.shape, a.dtype), ShapedArray((*a.shape[:-2], a.shape[-1] - 1), a.dtype)]
+
+
+def _hessenberg_reference(a: np.ndarray) -> list[np.ndarray]:
+  def one(m):
+    out, tau, _ = _lapack("gehrd", m.dtype)(m)
+    return [out, tau[:len(m) - 1]]
+  return _per_batch(one, a, _hessenberg_abstract_eval(core.get_aval(a)))
+
+
+hessenberg_p = standard_primitive("hessenberg", _hessenberg_abstract_eval, multiple_results=True)
+def_reference(hessenberg_p, _hessenberg_reference)
+ad.primitive_jvps[hessenberg_p] = _not_differentiable("hessenberg")
+batching.fancy_primitive_batchers[hessenberg_p] = _batch_at_front(hessenberg_p)
+
+
+def tridiagonal(a: Any, *, lower: bool = True) -> tuple[Any, Any, Any, Any]:
+  """(a, d, e, taus): LAPACK's sytrd/hetrd of each Hermitian matrix (its `lower` or upper
+  triangle): the diagonal d and off-diagonal e of the tridiagonal form, the reflectors in `a`
+  with their scales `taus`."""
+  out, d, e, taus = tridiagonal_p.bind(a, lower=bool(lower))
+  return out, d, e, taus
+
+
+def _tridiagonal_abstract_eval(a: ShapedArray, *, lower) -> list[ShapedArray]:
+  _check_square("tridiagonal", "The input to tridiagonal must be a square matrix.", a)
+  *batch, n, _ = a.shape
+  if n == 0:
+    raise ValueError(f"The input to tridiagonal must be a square matrix. Got shape {a.shape}.")
+  real = _real_dtype(a.dtype)
+  return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, n), real),
+          ShapedArray((*batch, n - 1), real), ShapedArray((*batch, n - 1), a.dtype)]
+
+
+def _tridiagonal_reference(a: np.ndarray, *, lower) -> list[np.ndarray]:
+  routine = "hetrd" if np.iscomplexobj(a) else "sytrd"
+  def one(m):
+    return _lapack(routine, m.dtype)(m, lower=int(lower))[:4]
+  return _per_batch(one, a, _tridiagonal_abstract_eval(core.get_aval(a), lower=lower))
+
+
+tridiagonal_p = standard_primitive("tridiagonal", _tridiagonal_abstract_eval,
+                                   multiple_results=True)
+def_reference(tridiagonal_p, _tridiagonal_reference)
+ad.primitive_jvps[tridiagonal_p] = _not_differentiable("tridiagonal")
+batching.fancy_primitive_batchers[tridiagonal_p] = _batch_at_front(tridiagonal_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# tridiagonal_solve
+
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool = False
+                      ) -> Any:
+  """X with A X = b for each tridiagonal A of sub-, main and super-diagonals `dl`, `d`, `du`
+  (..., m; dl[0] and du[-1] unused) and right-hand sides b (..., m, n) (LAPACK's gtsv; with
+  `perturb_singular`, near-zero pivots are perturbed instead of failing)."""
+  return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+def _tridiagonal_solve_abstract_eval(dl, d, du, b, **_) -> ShapedArray:
+  for x in (dl, d, du, b):
+    check_dtype("tridiagonal_solve", float_dtypes, x)
+  if len({x.dtype for x in (dl, d, du, b)}) > 1:
+    raise TypeError("tridiagonal_solve requires arguments of one dtype, got "
+                    f"{[str(x.dtype) for x in (dl, d, du, b)]}")
+  if dl.shape != d.shape or dl.shape != du.shape:
+    raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                    "shape.")
+  if b.ndim < 2 or dl.shape != b.shape[:-1]:
+    raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal "
+                    "the dimensions of the diagonal arguments.")
+  return ShapedArray(b.shape, b.dtype)
+
+
+def _tridiagonal_product(dl: Any, d: Any, du: Any, x: Any) -> Any:
+  """A x for the tridiagonal A of dl, d, du."""
+  aval = core.get_aval(x)
+  rows = aval.ndim - 2
+  diag = lambda v: _broadcast_vector(v, aval.shape, -2)
+  shifted_down = _pad_rows(lax.slice_in_dim(x, 0, aval.shape[-2] - 1, axis=rows), 1, 0)
+  shifted_up = _pad_rows(lax.slice_in_dim(x, 1, aval.shape[-2], axis=rows), 0, 1)
+  return lax.add(lax.mul(diag(d), x), lax.add(lax.mul(diag(dl), shifted_down),
+                                              lax.mul(diag(du), shifted_up)))
+
+
+def _pad_rows(x: Any, before: int, after: int) -> Any:
+  aval = core.get_aval(x)
+  config = [(0, 0, 0)] * (aval.ndim - 2) + [(before, after, 0), (0, 0, 0)]
+  return lax.pad(x, np.zeros((), aval.dtype), config)
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+  """x' = A^-1 (b' - A' x)."""
+  *diagonals, _ = primals
+  *diagonals_dot, b_dot = tangents
+  x = tridiagonal_solve_p.bind(*primals, perturb_singular=perturb_singular)
+  rhs = b_dot
+  if any(type(t) is not ad.Zero for t in diagonals_dot):
+    a_dot_x = _tridiagonal_product(*map(ad.instantiate_zeros, diagonals_dot), x)
+    rhs = ad.add_tangents(b_dot, lax.neg(a_dot_x))
+  if type(rhs) is ad.Zero:
+    return x, ad.Zero.from_primal_value(x)
+  return x, tridiagonal_solve_p.bind(*diagonals, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+  """Linear in b: A^T has sub-diagonal du shifted down and super-diagonal dl shifted up."""
+  if any(ad.is_undefined_primal(x) for x in (dl, d, du)):
+    raise ValueError("tridiagonal_solve is linear only in its right-hand side")
+  last = core.get_aval(dl).ndim - 1
+  m = core.get_aval(dl).shape[-1]
+  zero = lambda v: lax.full_like(lax.slice_in_dim(v, 0, min(m, 1), axis=last), 0)
+  dl_t = lax.concatenate([zero(du), lax.slice_in_dim(du, 0, max(m - 1, 0), axis=last)], last)
+  du_t = lax.concatenate([lax.slice_in_dim(dl, min(m, 1), m, axis=last), zero(dl)], last)
+  return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct,
+                                                     perturb_singular=perturb_singular)]
+
+
+def _tridiagonal_solve_reference(dl, d, du, b, *, perturb_singular) -> np.ndarray:
+  def one(l, m, u, rhs):
+    a = np.diag(m) + np.diag(l[1:], -1) + np.diag(u[:-1], 1)
+    return np.linalg.solve(a, rhs)
+  out = np.zeros(b.shape, b.dtype)
+  for index in np.ndindex(*b.shape[:-2]):
+    out[index] = one(dl[index], d[index], du[index], b[index])
+  return out
+
+
+tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _tridiagonal_solve_abstract_eval)
+def_reference(tridiagonal_solve_p, _tridiagonal_solve_reference)
+ad.primitive_jvps[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+ad.primitive_transposes[tridiagonal_solve_p] = ad.zero_ct_aware(_tridiagonal_solve_transpose)
+batching.fancy_primitive_batchers[tridiagonal_solve_p] = _batch_at_front(tridiagonal_solve_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# ormqr, symmetric_product
+
+def ormqr(a: Any, taus: Any, c: Any, *, left: bool = True, transpose: bool = False) -> Any:
+  """Q c (`left`) or c Q, Q (Q^H with `transpose`) the product of the Householder reflectors
+  below the diagonal of `a` with scales `taus` (LAPACK's ormqr/unmqr), without forming Q."""
+  return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+def _ormqr_abstract_eval(a: ShapedArray, taus: ShapedArray, c: ShapedArray, *, left, transpose
+                         ) -> ShapedArray:
+  for x in (a, taus, c):
+    check_dtype("ormqr", float_dtypes, x)
+  if len({a.dtype, taus.dtype, c.dtype}) > 1:
+    raise TypeError(f"ormqr requires operands of one dtype, got {a.dtype}, {taus.dtype} and "
+                    f"{c.dtype}")
+  _check_matrices("ormqr", a, c)
+  m = a.shape[-2]
+  if left and c.shape[-2] != m:
+    raise ValueError("ormqr with left=True expects c to have the same number of rows as the "
+                     f"Householder matrix a. Got a shape {a.shape} and c shape {c.shape}.")
+  if not left and c.shape[-1] != m:
+    raise ValueError("ormqr with left=False expects c to have the same number of columns as "
+                     f"the Householder matrix a has rows. Got a shape {a.shape} and c shape "
+                     f"{c.shape}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_reference(a: np.ndarray, taus: np.ndarray, c: np.ndarray, *, left, transpose
+                     ) -> np.ndarray:
+  out = np.zeros(c.shape, c.dtype)
+  for index in np.ndindex(*c.shape[:-2]):
+    m, n = a.shape[-2:]
+    square = np.concatenate([a[index], np.zeros((m, max(m - n, 0)), a.dtype)], axis=1)[:, :m]
+    q = _householder_product_one(square, taus[index])
+    q = np.conj(q.T) if transpose else q
+    out[index] = q @ c[index] if left else c[index] @ q
+  return out
+
+
+ormqr_p = standard_primitive("ormqr", _ormqr_abstract_eval)
+def_reference(ormqr_p, _ormqr_reference)
+ad.primitive_jvps[ormqr_p] = _not_differentiable("ormqr")
+batching.fancy_primitive_batchers[ormqr_p] = _batch_at_front(ormqr_p)
+
+
+def symmetric_product(a_matrix: Any, c_matrix: Any, *, alpha: float = 1., beta: float = 0.,
+                      symmetrize_output: bool = False) -> Any:
+  """alpha A A^T + beta C, C symmetric; with `symmetrize_output` the result's lower triangle
+  mirrored into its upper one."""
+  result = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
+  if symmetrize_output:
+    ndim = core.get_aval(result).ndim
+    strict = _triangle(result, lower=True, k=-1)
+    result = lax.add(_triangle(result, lower=True),
+                     lax.transpose(strict, (*range(ndim - 2), ndim - 1, ndim - 2)))
+  return result
+
+
+def _symmetric_product_abstract_eval(a: ShapedArray, c: ShapedArray, **_) -> ShapedArray:
+  for x in (a, c):
+    check_dtype("symmetric_product", float_dtypes, x)
+  _check_matrices("symmetric_product", a, c)
+  if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+    raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                     f"square matrix of shape (n, n). Got shapes {a.shape} and {c.shape}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def symmetric_product_impl(a: Any, c: Any, *, alpha: float, beta: float) -> Any:
+  """alpha A A^T + beta C in lax ops (JAX's lowering everywhere but on CUDA)."""
+  ndim = core.get_aval(a).ndim
+  product = _matmul(a, lax.transpose(a, (*range(ndim - 2), ndim - 1, ndim - 2)))
+  dtype = core.get_aval(c).dtype
+  return lax.add(lax.mul(np.array(alpha, dtype), product), lax.mul(np.array(beta, dtype), c))
+
+
+symmetric_product_p = standard_primitive("symmetric_product", _symmetric_product_abstract_eval)
+def_reference(symmetric_product_p, lambda a, c, *, alpha, beta:
+              (alpha * a @ np.swapaxes(a, -1, -2) + beta * c).astype(c.dtype))
+ad.primitive_jvps[symmetric_product_p] = _not_differentiable("symmetric_product")
+batching.fancy_primitive_batchers[symmetric_product_p] = _batch_at_front(symmetric_product_p)
+
+
+# ----------------------------------------------------------------------------------------------
+# cholesky_update
+
+def cholesky_update(r_matrix: Any, w_vector: Any) -> Any:
+  """The upper Cholesky factor of R^T R + w w^T, from the factor R (rank-one update by Givens
+  rotations, one row of R per step); for one matrix, not batched (as JAX)."""
+  return cholesky_update_p.bind(r_matrix, w_vector)
+
+
+def _cholesky_update_abstract_eval(r: ShapedArray, w: ShapedArray) -> ShapedArray:
+  for x in (r, w):
+    check_dtype("cholesky_update", real_float_dtypes, x)
+  if r.ndim != 2 or w.ndim != 1:
+    raise TypeError("cholesky_update takes a matrix and a vector (no batch dimensions), got "
+                    f"shapes {r.shape} and {w.shape}")
+  if r.shape[0] != r.shape[1] or w.shape[0] != r.shape[1]:
+    raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a "
+                     f"vector of the same size as input. Got shapes {r.shape} and {w.shape} "
+                     "instead")
+  return ShapedArray(r.shape, r.dtype)
+
+
+def _givens(x: Any, y: Any) -> tuple[Any, Any]:
+  """(c, s) of the rotation taking (x, y) to (r, 0) (BLAS's rotg, with (1, 0) for y = 0)."""
+  scale = lax.max(lax.abs(x), lax.abs(y))
+  zero = lax.eq(y, lax.full_like(y, 0))
+  safe = lax.select(zero, lax.full_like(scale, 1), scale)
+  x, y = lax.div(x, safe), lax.div(y, safe)
+  inverse_norm = lax.rsqrt(lax.add(lax.mul(x, x), lax.mul(y, y)))
+  one, nothing = lax.full_like(x, 1), lax.full_like(x, 0)
+  return (lax.select(zero, one, lax.mul(x, inverse_norm)),
+          lax.select(zero, nothing, lax.neg(lax.mul(y, inverse_norm))))
+
+
+def cholesky_update_impl(r: Any, w: Any) -> Any:
+  """The rotations in lax ops: step k rotates row k of R against the remaining w."""
+  n = core.get_aval(w).shape[0]
+  for k in range(n):
+    row = lax.squeeze(lax.slice_in_dim(r, k, k + 1, axis=0), (0,))
+    c, s = _givens(lax.index_in_dim(row, k, keepdims=False), lax.index_in_dim(w, k,
+                                                                              keepdims=False))
+    c, s = (lax.broadcast_in_dim(v, (n,), ()) for v in (c, s))
+    row, w = lax.sub(lax.mul(c, row), lax.mul(s, w)), lax.add(lax.mul(c, w), lax.mul(s, row))
+    r = lax.dynamic_update_slice(r, lax.expand_dims(row, (0,)), (np.int32(k), np.int32(0)))
+  return r
+
+
+def _cholesky_update_reference(r: np.ndarray, w: np.ndarray) -> np.ndarray:
+  r, w = np.array(r), np.array(w)
+  for k in range(len(w)):
+    x, y = r[k, k], w[k]
+    if y == 0:
+      c, s = 1.0, 0.0
+    else:
+      scale = max(abs(x), abs(y))
+      norm = np.hypot(x / scale, y / scale)
+      c, s = x / scale / norm, -y / scale / norm
+    r[k], w = c * r[k] - s * w, c * w + s * r[k]
+  return r
+
+
+def _cholesky_update_batch(axis_data, args, dims):
+  """One update per example, in a loop (JAX has no batching rule: the primitive takes one
+  matrix)."""
+  r, w = (batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims))
+  return lax.map(lambda rw: cholesky_update_p.bind(*rw), (r, w)), 0
+
+
+cholesky_update_p = standard_primitive("cholesky_update", _cholesky_update_abstract_eval)
+def_reference(cholesky_update_p, _cholesky_update_reference)
+ad.primitive_jvps[cholesky_update_p] = _not_differentiable("cholesky_update")
+batching.fancy_primitive_batchers[cholesky_update_p] = _cholesky_update_batch
+
+
+# ----------------------------------------------------------------------------------------------
 # FLOPS (conventions: stablejax.flops)
 
 def _cholesky_flops(avals_in, avals_out, **_) -> float:
@@ -874,6 +1354,29 @@ def _eigh_flops(avals_in, avals_out, **_) -> float:
   return b * 9 * n ** 3
 
 
+def _eig_flops(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 25 * n ** 3
+
+
+def _hessenberg_flops(avals_in, avals_out, **_) -> float:
+  b, _, n, _ = _matrices(avals_in[0])
+  return b * 10 * n ** 3 / 3
+
+
+def _tridiagonal_solve_flops(avals_in, avals_out, **_) -> float:
+  return 8 * avals_in[3].size
+
+
+def _ormqr_flops(avals_in, avals_out, **_) -> float:
+  return 4 * avals_in[2].size * avals_in[1].shape[-1]
+
+
+def _symmetric_product_flops(avals_in, avals_out, **_) -> float:
+  b, m, n, _ = _matrices(avals_in[0])
+  return b * 2 * m * m * n
+
+
 def _svd_flops(avals_in, avals_out, *, compute_uv, **_) -> float:
   b, m, n, k = _matrices(avals_in[0])
   return b * (4 * m * n * k + (8 * k ** 3 if compute_uv else -4 * k ** 3 / 3))
@@ -883,5 +1386,9 @@ flops.flops_rules.update({
     cholesky_p: _cholesky_flops, triangular_solve_p: _triangular_solve_flops, lu_p: _lu_flops,
     lu_pivots_to_permutation_p: flops.free, geqrf_p: _householder_flops,
     householder_product_p: _householder_flops, qr_p: _qr_flops, eigh_p: _eigh_flops,
+    eig_p: _eig_flops, schur_p: _eig_flops, hessenberg_p: _hessenberg_flops,
+    tridiagonal_p: _hessenberg_flops, tridiagonal_solve_p: _tridiagonal_solve_flops,
+    ormqr_p: _ormqr_flops, symmetric_product_p: _symmetric_product_flops,
+    cholesky_update_p: _triangular_solve_flops,
     svd_p: _svd_flops,
 })

@@ -24,6 +24,11 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
            "vector_norm"]
 
 
+class EigResult(NamedTuple):
+  eigenvalues: Any
+  eigenvectors: Any
+
+
 class EighResult(NamedTuple):
   eigenvalues: Any
   eigenvectors: Any
@@ -174,6 +179,8 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
   """det(a) and adj(a) b, i.e. det(a) a^-1 b, defined for singular `a` too: from the LU
   factorization, the last pivot u_nn stands in as 1 / (u_11 ... u_n-1,n-1) so a matrix of rank
   n - 1 gives the rank-one adjugate, and matrices of lower rank (whose solve overflows) give 0."""
+  if jnp.shape(a)[-1] == 0:  # JAX raises an IndexError here; the empty determinant is 1
+    return jnp.ones(jnp.shape(a)[:-2], a.dtype), b
   if jnp.shape(a)[-1] == 1:
     return a[..., 0, 0], b
   lu, pivots, permutation = lax_linalg.lu(a)
@@ -276,7 +283,7 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
                      "and 'qr'.")
   if method == "qr":
     return SlogdetResult(*_slogdet("qr", a))
-  return SlogdetResult(*_slogdet("small" if jnp.shape(a)[-1] <= 2 else "lu", a))
+  return SlogdetResult(*_slogdet("small" if jnp.shape(a)[-1] in (1, 2) else "lu", a))
 
 
 @jit(static_argnames=("n",))
@@ -332,18 +339,19 @@ def eigvalsh(a: Any, UPLO: str | None = "L", *,  # noqa: N803
   return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
-def _no_eig(name: str) -> Callable[..., Any]:
-  def fn(a: Any) -> Any:
-    raise NotImplementedError(f"jnp.linalg.{name}: the nonsymmetric eigendecomposition (LAPACK "
-                              "geev) is not implemented in stablejax yet; for Hermitian "
-                              "matrices use jnp.linalg.eigh / eigvalsh")
-  fn.__name__ = fn.__qualname__ = name
-  fn.__doc__ = f"Not implemented: jnp.linalg.{name} needs a nonsymmetric eigendecomposition."
-  return fn
+@jit
+def eig(a: Any) -> EigResult:
+  """(eigenvalues, right eigenvectors) of each square matrix, complex (LAPACK's geev)."""
+  (a,) = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.eig", a))
+  w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+  return EigResult(w, v)
 
 
-eig = _no_eig("eig")
-eigvals = _no_eig("eigvals")
+@jit
+def eigvals(a: Any) -> Any:
+  """The complex eigenvalues of each square matrix."""
+  (a,) = promote_dtypes_inexact(*ensure_arraylike("jnp.linalg.eigvals", a))
+  return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def _hermitian_svd(a: Any, compute_uv: bool, subset_by_index: Any) -> Any:

@@ -16,10 +16,15 @@ from stablejax.jit import jit
 from stablejax.lax import linalg as lax_linalg
 from stablejax.numpy import linalg as jnp_linalg
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, promote_dtypes_inexact
+from stablejax.scipy import linalg_matrix_functions as _matrix_functions
+from stablejax.scipy import linalg_special_matrices as _special_matrices
+from stablejax.scipy.linalg_matrix_functions import *  # noqa: F401,F403
+from stablejax.scipy.linalg_special_matrices import *  # noqa: F401,F403
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
-           "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
-           "solve_triangular", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal",
+           "expm", "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+           "solve_triangular", "svd", *_matrix_functions.__all__,
+           *_special_matrices.__all__]
 
 # scipy's `trans` argument: (transpose_a, conjugate_a)
 _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
@@ -205,6 +210,49 @@ def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False,
     raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
   (a,) = ensure_arraylike("jax.scipy.linalg.eigh", a)
   return _eigh(a, bool(lower), bool(eigvals_only))
+
+
+def eigh_tridiagonal(d: Any, e: Any, *, eigvals_only: bool = False, select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key: Any = None) -> Any:
+  """The ascending eigenvalues w (and with `eigvals_only=False` the eigenvectors, the columns of
+  v) of the Hermitian tridiagonal matrix of diagonal `d` and superdiagonal `e`; all of them
+  (`select="a"`) or those of indices select_range[0]..select_range[1] (`"i"`). Unlike JAX (a
+  bisection, inverse iteration from `key`), the decomposition is a dense `eigh`: eigenvectors
+  agree with JAX's up to a phase, and `tol` and `key` are not needed."""
+  del tol, key
+  alpha, beta = jnp.asarray(d), jnp.asarray(e)
+  if alpha.dtype != beta.dtype:
+    raise TypeError("diagonal and off-diagonal values must have same dtype, got "
+                    f"{alpha.dtype} and {beta.dtype}")
+  if alpha.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
+    raise TypeError("Only float32 and float64 inputs are supported as inputs to "
+                    f"jax.scipy.linalg.eigh_tridiagonal, got {alpha.dtype} and {beta.dtype}")
+  n = alpha.shape[0]
+  if n <= 1:
+    return jnp.real(alpha) if eigvals_only else (jnp.real(alpha), jnp.eye(n, dtype=alpha.dtype))
+  if select == "a":
+    first, last = 0, n - 1
+  elif select == "i":
+    if select_range is None:
+      raise ValueError("for select='i', select_range must be specified.")
+    if select_range[0] > select_range[1]:
+      raise ValueError("Got empty index range in select_range.")
+    first, last = (int(i) for i in select_range)
+  elif select == "v":
+    raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+  else:
+    raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+  return _eigh_tridiagonal(alpha, beta, bool(eigvals_only), first, last)
+
+
+@jit(static_argnames=("eigvals_only", "first", "last"))
+def _eigh_tridiagonal(alpha: Any, beta: Any, eigvals_only: bool, first: int, last: int) -> Any:
+  matrix = (jnp.diag(jnp.real(alpha).astype(alpha.dtype)) + jnp.diag(beta, 1)
+            + jnp.diag(jnp.conj(beta), -1))
+  v, w = lax_linalg.eigh(matrix, symmetrize_input=False)
+  w = w[first:last + 1]
+  return w if eigvals_only else (w, v[:, first:last + 1])
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,

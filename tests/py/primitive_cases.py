@@ -89,6 +89,8 @@ def _values(rng: np.random.Generator, shape, dtype: np.dtype, domain: str) -> np
       # well-conditioned matrices (the last two axes): positive definite; a dominant diagonal
       "spd": lambda: _gram(rng.standard_normal(shape)) + shape[-1] * np.eye(shape[-1]),
       "dominant": lambda: rng.standard_normal(shape) + 3 * shape[-1] * np.eye(shape[-1]),
+      # the main diagonal of a tridiagonal matrix whose off-diagonals are "unit": dominant
+      "tridiagonal_main": lambda: rng.uniform(2.0, 4.0, shape) * rng.choice([-1, 1], shape),
       # (for finite differences) at least 0.1 apart and 0.05 from 0: away from ties of max,
       # min and sorts, and from the kinks of abs and sign
       "apart": lambda: _apart(rng, shape),
@@ -545,6 +547,32 @@ CASES = [
     Case("eigh_eigenvalues", lax.linalg.eigh_p,
          lambda x: lax.linalg.eigh(lax.add(x, lax.transpose(x, (0, 2, 1))))[1],
          [A((2, 3, 3), "spd")], [F32]),
+    # (the sum of the squared eigenvalues, tr(x^2): free of geev's order of the eigenvalues;
+    # first order only: the eigenvalues' JVP reads the eigenvectors, as JAX's)
+    Case("eig_eigenvalues", lax.linalg.eig_p,
+         lambda x: lax.real(lax.reduce_sum(lax.integer_pow(lax.linalg.eig(
+             x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0], 2), (1,))),
+         [A((2, 3, 3))], [F32, C64], grad=Grad(orders=(1,))),
+    # (schur, hessenberg, tridiagonal: LAPACK outputs JAX does not differentiate; scipy's
+    # references call the same LAPACK routines jaxlib calls)
+    Case("schur", lax.linalg.schur_p, lambda x: lax.linalg.schur(x)[0], [A((2, 3, 3), "spd")],
+         [F32, C64], grad=None),
+    Case("hessenberg", lax.linalg.hessenberg_p, lambda x: lax.linalg.hessenberg(x)[0],
+         [A((2, 4, 4))], [F32, C64], grad=None),
+    Case("tridiagonal", lax.linalg.tridiagonal_p, lambda x: lax.linalg.tridiagonal(x)[1],
+         [A((2, 4, 4), "spd")], [F32], grad=None),
+    Case("tridiagonal_solve", lax.linalg.tridiagonal_solve_p, lax.linalg.tridiagonal_solve,
+         [A((2, 4), "unit"), A((2, 4), "tridiagonal_main"), A((2, 4), "unit"), A((2, 4, 3))],
+         [F32]),
+    Case("ormqr", lax.linalg.ormqr_p,
+         lambda a, taus, c: lax.linalg.ormqr(a, taus, c, transpose=True),
+         [A((2, 4, 3)), A((2, 3), "small"), A((2, 4, 2))], [F32], grad=None),
+    Case("symmetric_product", lax.linalg.symmetric_product_p,
+         lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2.0, beta=0.5),
+         [A((2, 3, 4)), A((2, 3, 3))], [F32], grad=None),
+    Case("cholesky_update", lax.linalg.cholesky_update_p,
+         lambda r, w: lax.linalg.cholesky_update(lax.transpose(lax.linalg.cholesky(r), (1, 0)), w),
+         [A((4, 4), "spd"), A((4,))], [F32], grad=None),
     Case("svd_singular_values", lax.linalg.svd_p,
          lambda x: lax.linalg.svd(x, compute_uv=False), [A((2, 4, 3))], [F32, C64]),
     Case("fft", lax.fft_p, lambda x: lax.fft(x, "FFT", (4,)), [A((2, 4))], [C64]),

@@ -40,7 +40,7 @@ MODULES = {
     "tree_util": (1.0, 0.95),
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
-    "scipy.linalg": (0.42, None),
+    "scipy.linalg": (1.0, None),
 }
 
 

@@ -416,3 +416,126 @@ def test_random_multivariate_normal_vmap_over_keys_and_errors(rng):
     sj.random.multivariate_normal(keys[0], mean, np.eye(3, dtype=np.float32))
   with pytest.raises(ValueError, match="mean.ndim"):
     sj.random.multivariate_normal(keys[0], np.float32(0), cov)
+
+
+# ----------------------------------------------------------------------------------------------
+# lax.linalg.schur, hessenberg, tridiagonal, tridiagonal_solve (LAPACK on the CPU, as JAX)
+
+def _general(rng, shape, dtype):
+  x = rng.normal(size=shape)
+  if np.dtype(dtype).kind == "c":
+    x = x + 1j * rng.normal(size=shape)
+  return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_schur_hessenberg_tridiagonal_match_jax(dtype, rng):
+  x = _general(rng, (2, 4, 4), dtype)
+  h = (x + np.conj(np.swapaxes(x, -1, -2))).astype(dtype)
+  for fn, arg in [(lambda m: m.schur(x), x),
+                  (lambda m: m.schur(x, compute_schur_vectors=False), x),
+                  (lambda m: m.hessenberg(x), x), (lambda m: m.tridiagonal(h), h),
+                  (lambda m: m.tridiagonal(h, lower=False), h)]:
+    ours, theirs = fn(lax.linalg), fn(jax.lax.linalg)
+    assert len(ours) == len(theirs)
+    for out, want in zip(ours, theirs):
+      _same(out, want, rtol=1e-4, atol=1e-5)
+  t, z = lax.linalg.schur(x)
+  check_close(z @ t @ np.conj(np.swapaxes(z, -1, -2)), x, rtol=1e-4, atol=1e-4)
+  for out, want in zip(sj.vmap(lax.linalg.schur)(x), jax.vmap(jax.lax.linalg.schur)(x)):
+    _same(out, want, rtol=1e-4, atol=1e-5)
+  text = sj.jit(lax.linalg.hessenberg).lower(x).as_text()
+  assert f"lapack_{'s' if dtype == np.float32 else 'c'}gehrd_ffi" in text
+
+
+def test_schur_hessenberg_tridiagonal_errors_as_jax():
+  with pytest.raises(ValueError, match="must be a square matrix"):
+    lax.linalg.schur(np.zeros((2, 3), np.float32))
+  with pytest.raises(NotImplementedError, match="sort feature"):
+    lax.linalg.schur(np.eye(2, dtype=np.float32), sort_eig_vals=True)
+  with pytest.raises(ValueError, match="must be a square matrix"):
+    lax.linalg.tridiagonal(np.zeros((0, 0), np.float32))
+  with pytest.raises(NotImplementedError, match="schur"):
+    sj.grad(lambda x: lax.linalg.schur(x)[0].sum())(np.eye(2, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("perturb_singular", [False, True])
+def test_tridiagonal_solve_matches_jax(dtype, perturb_singular, rng):
+  dl, du = (_general(rng, (2, 5), dtype) for _ in range(2))
+  d = (_general(rng, (2, 5), dtype) + 4).astype(dtype)
+  b = _general(rng, (2, 5, 3), dtype)
+  kw = dict(perturb_singular=perturb_singular)
+  expected = jax.lax.linalg.tridiagonal_solve(dl, d, du, b, **kw)
+  _same(lax.linalg.tridiagonal_solve(dl, d, du, b, **kw), expected, rtol=1e-4, atol=1e-5)
+  dense = np.array([np.diag(d[i]) + np.diag(dl[i, 1:], -1) + np.diag(du[i, :-1], 1)
+                    for i in range(2)])
+  check_close(lax.linalg.tridiagonal_solve(dl, d, du, b), np.linalg.solve(dense, b), rtol=1e-4,
+              atol=1e-5)
+  in_axes = (None, None, None, 2)
+  bs = np.stack([b[0], 2 * b[0]], axis=2)
+  _same(sj.vmap(lax.linalg.tridiagonal_solve, in_axes, 2)(dl[0], d[0], du[0], bs),
+        jax.vmap(jax.lax.linalg.tridiagonal_solve, in_axes, 2)(dl[0], d[0], du[0], bs),
+        rtol=1e-4, atol=1e-5)
+
+
+def test_tridiagonal_solve_derivatives(rng):
+  dl, du = (rng.normal(size=(2, 5)).astype(np.float32) for _ in range(2))
+  d = (rng.normal(size=(2, 5)) + 4).astype(np.float32)
+  b = rng.normal(size=(2, 5, 3)).astype(np.float32)
+  loss = lambda m: lambda *a: (m.tridiagonal_solve(*a) * np.arange(3.0)).sum()
+  for out, want in zip(sj.grad(loss(lax.linalg), (0, 1, 2, 3))(dl, d, du, b),
+                       jax.grad(loss(jax.lax.linalg), (0, 1, 2, 3))(dl, d, du, b)):
+    _same(out, want, rtol=1e-4, atol=1e-5)
+  test_util.check_grads(lax.linalg.tridiagonal_solve, (dl, d, du, b), order=1, eps=1e-2,
+                        rtol=2e-2, atol=2e-2)
+  singular = np.zeros((3,), np.float32)
+  assert np.isnan(lax.linalg.tridiagonal_solve(singular, singular, singular,
+                                               np.ones((3, 1), np.float32))).all()
+  with pytest.raises(TypeError, match="same shape"):
+    lax.linalg.tridiagonal_solve(np.zeros(3), np.zeros(2), np.zeros(3), np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4)])
+@pytest.mark.parametrize("left,transpose", [(True, False), (True, True), (False, False),
+                                            (False, True)])
+def test_ormqr_matches_jax(dtype, shape, left, transpose, rng):
+  a, taus = lax.linalg.geqrf(_general(rng, shape, dtype))
+  a, taus = np.asarray(a), np.asarray(taus)
+  m = shape[-2]
+  c = _general(rng, (*shape[:-2], *((m, 2) if left else (2, m))), dtype)
+  kw = dict(left=left, transpose=transpose)
+  _same(lax.linalg.ormqr(a, taus, c, **kw), jax.lax.linalg.ormqr(a, taus, c, **kw), rtol=1e-4,
+        atol=1e-5)
+  with pytest.raises(ValueError, match="same number of"):
+    lax.linalg.ormqr(a, taus, np.swapaxes(c, -1, -2)[..., :1, :1], **kw)
+
+
+@pytest.mark.parametrize("symmetrize_output", [False, True])
+def test_symmetric_product_matches_jax(symmetrize_output, rng):
+  a, c = rng.normal(size=(2, 3, 4)).astype(np.float32), _spd(rng, (2, 3, 3))
+  kw = dict(alpha=2.0, beta=0.5, symmetrize_output=symmetrize_output)
+  _same(lax.linalg.symmetric_product(a, c, **kw), jax.lax.linalg.symmetric_product(a, c, **kw),
+        rtol=1e-5, atol=1e-5)
+  _same(sj.jit(lambda a, c: lax.linalg.symmetric_product(a, c, **kw))(a, c),
+        jax.lax.linalg.symmetric_product(a, c, **kw), rtol=1e-5, atol=1e-5)
+  with pytest.raises(ValueError, match="symmetric_update expects"):
+    lax.linalg.symmetric_product(a, a)
+
+
+def test_cholesky_update_matches_jax(rng):
+  a = _spd(rng, (4, 4)).astype(np.float64)
+  r = np.linalg.cholesky(a).T.astype(np.float32)
+  w = rng.normal(size=4).astype(np.float32)
+  out = lax.linalg.cholesky_update(r, w)
+  _same(out, jax.lax.linalg.cholesky_update(r, w), rtol=1e-5, atol=1e-5)
+  check_close(np.asarray(out).T @ np.asarray(out), a + np.outer(w, w), rtol=1e-4, atol=1e-4)
+  _same(sj.jit(lax.linalg.cholesky_update)(r, w), jax.lax.linalg.cholesky_update(r, w),
+        rtol=1e-5, atol=1e-5)
+  # batched in a loop (JAX has no batching rule for it)
+  ws = np.stack([w, 2 * w])
+  _same(sj.vmap(lax.linalg.cholesky_update, (None, 0))(r, ws),
+        np.stack([jax.lax.linalg.cholesky_update(r, x) for x in ws]), rtol=1e-5, atol=1e-5)
+  with pytest.raises(ValueError, match="same size"):
+    lax.linalg.cholesky_update(r, w[:3])

@@ -93,6 +93,32 @@ def test_eigh_eigenvalue_grad_matches_jax(rng):
   check_close(sj.grad(loss(sj))(x), jax.grad(loss(jax))(x), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_eigenvalue_grad_at_degenerate_eigenvalues_as_jax(dtype):
+  """At repeated eigenvalues the eigenvector derivative is NaN (JAX's too), but the eigenvalues'
+  gradient stays finite: the eigenvectors' zero cotangent is not multiplied through."""
+  def eigenvalues(lib):
+    return lambda a: (lib.numpy.linalg.eigh(a)[0] * np.arange(3.0)).sum().real
+  for x in (np.eye(3, dtype=dtype), np.diag(np.array([1, 1, 2], dtype))):
+    expected = jax.grad(eigenvalues(jax))(x)
+    assert np.isfinite(expected).all()
+    check_close(sj.grad(eigenvalues(sj))(x), expected, rtol=1e-5, atol=1e-6)
+    check_close(sj.jit(sj.grad(eigenvalues(sj)))(x), expected, rtol=1e-5, atol=1e-6)
+  vectors = lambda lib: lambda a: (abs(lib.numpy.linalg.eigh(a)[1]) ** 2).sum()
+  x = np.eye(2, dtype=dtype)
+  np.testing.assert_array_equal(np.isnan(sj.grad(vectors(sj))(x)),
+                                np.isnan(jax.grad(vectors(jax))(x)))
+
+
+def test_grad_of_a_jitted_call_skips_its_unused_outputs():
+  """As JAX's pjit transpose: an output with a zero cotangent adds nothing, even where its
+  derivative is infinite (no 0 * inf = NaN)."""
+  def f(lib):
+    g = lib.jit(lambda x: (x * 2.0, x * np.float32(np.inf)))
+    return lambda x: g(x)[0]
+  assert float(sj.grad(f(sj))(np.float32(1.0))) == float(jax.grad(f(jax))(np.float32(1.0))) == 2
+
+
 def _vector_weights(v):
   """A sign- and phase-invariant function of eigenvectors / singular vectors."""
   return (np.abs(v) ** 2 * np.arange(v.size).reshape(v.shape)).sum()
@@ -369,3 +395,70 @@ def test_cpu_lowering_names_the_lapack_routines(rng):
   with test_util.x64():
     assert "@lapack_dsyevd_ffi" in sj.jit(lax.linalg.eigh).lower(x.real.astype(np.float64)
                                                                   ).as_text()
+
+
+# ----------------------------------------------------------------------------------------------
+# eig (LAPACK's geev on the CPU)
+
+def _general(rng, shape, dtype):
+  x = rng.normal(size=shape)
+  if np.dtype(dtype).kind == "c":
+    x = x + 1j * rng.normal(size=shape)
+  return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("left,right", [(True, True), (False, True), (True, False),
+                                        (False, False)])
+def test_eig_matches_jax(dtype, left, right, rng):
+  x = _general(rng, (2, 4, 4), dtype)
+  kw = dict(compute_left_eigenvectors=left, compute_right_eigenvectors=right)
+  outs, expected = lax.linalg.eig(x, **kw), jax.lax.linalg.eig(x, **kw)
+  assert len(outs) == len(expected) == 1 + left + right
+  for out, want in zip(outs, expected):
+    assert out.dtype == want.dtype == np.result_type(dtype, np.complex64)
+    check_close(out, want, rtol=1e-4, atol=1e-5)
+  w, *_, vr = lax.linalg.eig(x)
+  check_close(x.astype(w.dtype) @ vr, vr * w[:, None, :], rtol=1e-4, atol=1e-4)
+  for out, want in zip(sj.vmap(lambda a: lax.linalg.eig(a, **kw))(x), expected):
+    check_close(out, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eig_derivatives_match_jax(dtype, rng):
+  x = _general(rng, (2, 4, 4), dtype)
+  def values(lib):
+    return lambda a: abs(lib.lax.linalg.eig(a, compute_left_eigenvectors=False,
+                                            compute_right_eigenvectors=False)[0]).sum()
+  def vectors(lib, which):
+    return lambda a: (abs(lib.lax.linalg.eig(a, enable_eigvec_derivs=True)[which])
+                      * np.arange(4.0)).sum()
+  check_close(sj.grad(values(sj))(x), jax.grad(values(jax))(x), rtol=1e-3, atol=1e-4)
+  for which in (1, 2):
+    check_close(sj.grad(vectors(sj, which))(x), jax.grad(vectors(jax, which))(x), rtol=1e-3,
+                atol=1e-4)
+  with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+    sj.grad(lambda a: abs(lax.linalg.eig(a)[0]).sum())(x)
+
+
+def test_eig_derivatives_finite_differences(x64, rng):
+  x = _general(rng, (3, 3), np.float64)
+  test_util.check_grads(lambda a: abs(lax.linalg.eig(a, compute_left_eigenvectors=False,
+                                                     compute_right_eigenvectors=False)[0]),
+                        (x,), order=1)
+
+
+def test_jnp_eig_eigvals_match_jax(rng):
+  x = _general(rng, (3, 3), np.float32)
+  for out, want in zip(sj.numpy.linalg.eig(x), jax.numpy.linalg.eig(x)):
+    check_close(out, want, rtol=1e-4, atol=1e-5)
+  check_close(sj.numpy.linalg.eigvals(np.eye(3, dtype=np.int32)),
+              jax.numpy.linalg.eigvals(np.eye(3, dtype=np.int32)))
+  assert sj.numpy.linalg.eigvals(np.eye(3, dtype=np.int32)).dtype == np.complex64
+  nan = np.full((2, 2), np.nan, np.float32)
+  assert np.isnan(sj.jit(lax.linalg.eig)(nan)[0]).all()
+  assert sj.numpy.linalg.eigvals(np.zeros((0, 0), np.float32)).shape == (0,)
+  with pytest.raises(ValueError, match="must be a square matrix"):
+    lax.linalg.eig(np.zeros((2, 3), np.float32))
+  text = sj.jit(lax.linalg.eig).lower(x).as_text()
+  assert "lapack_sgeev_ffi" in text and "compute_left = 86 : ui8" in text

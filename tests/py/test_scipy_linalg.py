@@ -223,3 +223,157 @@ def test_jit_of_the_decompositions(rng):
   _same(sj.jit(sl.lu_factor)(a), jsl.lu_factor(a))
   _same(sj.jit(sl.expm)(a), jsl.expm(a), rtol=1e-5)
   _same(sj.jit(sl.eigh)(a), jsl.eigh(a), rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# Special matrices
+
+_V = np.arange(1.0, 5.0, dtype=np.float32)
+_W = np.array([7.0, 8.0, 9.0], np.float32)
+_BATCH = np.random.default_rng(0).normal(size=(2, 4)).astype(np.float32)
+_INT = np.arange(1, 5, dtype=np.int32)
+_SPECIAL = {
+    "toeplitz": (_V,), "toeplitz_r": (_V, _W), "toeplitz_complex": ((_V + 1j * _V),),
+    "toeplitz_batch": (_BATCH, _W), "toeplitz_empty": (np.zeros(0, np.float32), _W),
+    "hankel": (_V,), "hankel_r": (_V, _W), "hankel_batch": (_BATCH, _W),
+    "circulant": (_V,), "circulant_batch": (_BATCH,), "circulant_int": (_INT,),
+    "companion": (_V,), "companion_batch": (_BATCH,), "companion_int": (_INT,),
+    "fiedler": (_V,), "fiedler_batch": (_BATCH,),
+    "fiedler_companion": (np.arange(1.0, 8.0, dtype=np.float32),),
+    "fiedler_companion_even": (np.arange(1.0, 7.0, dtype=np.float32),),
+    "fiedler_companion_batch": (_BATCH,), "fiedler_companion_2": (_V[:2],),
+    "leslie": (_V, _W), "leslie_batch": (_BATCH, _W), "hilbert": (4,), "invhilbert": (4,),
+    "pascal": (5,), "pascal_lower": (5, "lower"), "pascal_upper": (5, "upper"),
+    "invpascal": (5,), "invpascal_lower": (5, "lower"), "invpascal_upper": (5, "upper"),
+    "helmert": (5,), "helmert_full": (5, True), "hadamard": (8,), "hadamard_float": (4, np.float32),
+    "dft": (5,), "dft_sqrtn": (5, "sqrtn"), "dft_n": (5, "n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SPECIAL))
+def test_special_matrices_match_jax(case):
+  name = next(n for n in sorted(sl._special_matrices.__all__, key=len, reverse=True)
+              if case.startswith(n))
+  args = _SPECIAL[case]
+  out, expected = getattr(sl, name)(*args), getattr(jsl, name)(*args)
+  _same(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("n", [1, 3, 4, 6])
+def test_convolution_matrix_matches_jax_and_numpy(mode, n):
+  for a in (_V, _BATCH, _W[:1], _INT):
+    _same(sl.convolution_matrix(a, n, mode), jsl.convolution_matrix(a, n, mode))
+  v = np.arange(1.0, n + 1, dtype=np.float32)
+  np.testing.assert_allclose(sl.convolution_matrix(_V, n, mode) @ v, np.convolve(_V, v, mode),
+                             rtol=1e-6)
+
+
+def test_special_matrices_errors_as_jax():
+  for fn, args in [("convolution_matrix", (_V, 0)), ("convolution_matrix", (_V, 2, "x")),
+                   ("hadamard", (6,)), ("helmert", (0,)), ("dft", (5, "x")),
+                   ("leslie", (_V, _V)), ("companion", (_V[:1],)), ("hankel", (3.0,)),
+                   ("fiedler_companion", (_V[:0],))]:
+    with pytest.raises(ValueError) as ours:
+      getattr(sl, fn)(*args)
+    with pytest.raises(ValueError) as theirs:
+      getattr(jsl, fn)(*args)
+    assert str(ours.value) == str(theirs.value)
+  with pytest.raises(ValueError, match="complex floating-point"):
+    sl.dft(3, dtype=np.float32)
+  with pytest.raises(ValueError, match="Expected kind"):
+    sl.pascal(3, "x")
+  _same(sj.jit(sl.circulant)(_V), jsl.circulant(_V))
+
+
+# ----------------------------------------------------------------------------------------------
+# Schur-based routines: schur, hessenberg, rsf2csf, sqrtm, funm, solve_sylvester, qr_multiply
+
+def _pair(rng):
+  a = rng.normal(size=(4, 4)).astype(np.float32)
+  return a, (a @ a.T + np.eye(4)).astype(np.float32)
+
+
+def test_schur_hessenberg_rsf2csf_match_jax(rng):
+  a, _ = _pair(rng)
+  batch = rng.normal(size=(2, 4, 4)).astype(np.float32)
+  for fn in [lambda m: m.schur(a), lambda m: m.schur(a, "complex"),
+             lambda m: m.hessenberg(a), lambda m: m.hessenberg(batch, calc_q=True),
+             lambda m: m.rsf2csf(*m.schur(a)),
+             lambda m: m.rsf2csf(*np.asarray(jax.vmap(jsl.schur)(batch)))]:
+    for out, want in zip(jax.tree.leaves(fn(sl)), jax.tree.leaves(fn(jsl))):
+      _same(out, want, rtol=1e-4, atol=1e-4)
+  h, q = sl.hessenberg(batch, calc_q=True)
+  test_util.check_close(q @ h @ np.conj(np.swapaxes(q, -1, -2)), batch, rtol=1e-4, atol=1e-4)
+  t, z = sl.rsf2csf(*sl.schur(a))
+  test_util.check_close(np.tril(t, -1), np.zeros((4, 4)), atol=1e-6)
+  with pytest.raises(ValueError, match="'real' or 'complex'"):
+    sl.schur(a, "x")
+
+
+def test_sqrtm_funm_match_jax_and_scipy(rng):
+  a, spd = _pair(rng)
+  _same(sl.sqrtm(spd), jsl.sqrtm(spd), rtol=1e-4, atol=1e-4)
+  root = sl.sqrtm(a)
+  test_util.check_close(root @ root, a.astype(root.dtype), rtol=1e-3, atol=1e-3)
+  _same(root, jsl.sqrtm(a), rtol=1e-3, atol=1e-3)
+  _same(sl.funm(a, sj.numpy.exp), jsl.funm(a, jax.numpy.exp), rtol=1e-3, atol=1e-3)
+  test_util.check_close(sl.funm(a, sj.numpy.exp), scipy.linalg.expm(a), rtol=1e-3, atol=1e-3)
+  for out, want in zip(sl.funm(spd, sj.numpy.sin, disp=False),
+                       jsl.funm(spd, jax.numpy.sin, disp=False)):
+    _same(out, want, rtol=1e-3, atol=1e-3)
+  with pytest.raises(NotImplementedError, match="Blocked"):
+    sl.sqrtm(a, 2)
+
+
+@pytest.mark.parametrize("method", ["schur", "eigen"])
+def test_solve_sylvester_matches_jax(method, rng):
+  a, b = rng.normal(size=(4, 4)).astype(np.float32), rng.normal(size=(3, 3)).astype(np.float32)
+  c = rng.normal(size=(4, 3)).astype(np.float32)
+  x = sl.solve_sylvester(a, b, c, method=method)
+  _same(x, jsl.solve_sylvester(a, b, c, method=method), rtol=1e-3, atol=1e-3)
+  test_util.check_close(a @ x + x @ b, c, rtol=1e-3, atol=1e-3)
+  eye = np.eye(2, dtype=np.float32)
+  assert np.isnan(sl.solve_sylvester(eye, -eye, np.ones((2, 2), np.float32),
+                                     method=method)).all()
+  with pytest.raises(ValueError, match="Incompatible shapes"):
+    sl.solve_sylvester(a, a, c, method=method)
+
+
+@pytest.mark.parametrize("mode", ["left", "right"])
+@pytest.mark.parametrize("conjugate", [False, True])
+@pytest.mark.parametrize("shape,dtype", [((5, 3), np.float32), ((3, 5), np.float32),
+                                         ((4, 4), np.complex64)])
+def test_qr_multiply_matches_jax(mode, conjugate, shape, dtype, rng):
+  a = test_util.rand(rng, shape, dtype)
+  k = min(shape)
+  c = rng.normal(size=(k, 2) if mode == "left" else (2, shape[0])).astype(np.float32)
+  for arg in (c, c[:, 0] if mode == "left" else c[0]):
+    for out, want in zip(sl.qr_multiply(a, arg, mode, conjugate=conjugate),
+                         jsl.qr_multiply(a, arg, mode, conjugate=conjugate)):
+      _same(out, want, rtol=1e-4, atol=1e-4)
+  with pytest.raises(ValueError, match="not compatible"):
+    sl.qr_multiply(a, np.ones((k + 1, 2), np.float32), "left")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eigh_tridiagonal_matches_jax(dtype, rng):
+  d = rng.normal(size=6).astype(dtype)
+  e = test_util.rand(rng, (5,), dtype)
+  _same(sl.eigh_tridiagonal(d, e, eigvals_only=True),
+        jsl.eigh_tridiagonal(d, e, eigvals_only=True), rtol=1e-4, atol=1e-5)
+  _same(sl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3)),
+        jsl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3)),
+        rtol=1e-4, atol=1e-5)
+  w, v = sl.eigh_tridiagonal(d, e)
+  jw, jv = jsl.eigh_tridiagonal(d, e)
+  _same(w, jw, rtol=1e-4, atol=1e-5)
+  _same(np.abs(v), np.abs(jv), rtol=1e-3, atol=1e-3)  # eigenvectors up to a phase
+  dense = np.diag(d) + np.diag(e, 1) + np.diag(np.conj(e), -1)
+  test_util.check_close(dense @ v, v * w.astype(v.dtype), rtol=1e-4, atol=1e-4)
+  with pytest.raises(NotImplementedError, match="select='v'"):
+    sl.eigh_tridiagonal(d, e, select="v", select_range=(0.0, 1.0))
+  with pytest.raises(ValueError, match="select_range must be specified"):
+    sl.eigh_tridiagonal(d, e, select="i")
+  with pytest.raises(TypeError, match="Only float32 and float64"):
+    sl.eigh_tridiagonal(np.ones(3, np.int32), np.ones(2, np.int32))
