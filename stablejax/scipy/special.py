@@ -8,6 +8,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax import numpy as jnp
 from stablejax.custom_derivatives import custom_jvp
+from stablejax.nn import functions as nn_functions
 from stablejax.numpy._promotion import (concrete_int, dtype, ensure_arraylike,
                                          promote_args_inexact, scalar_like)
 
@@ -76,24 +77,59 @@ def multigammaln(a: Any, d: int) -> Any:
 
 
 def xlogy(x: Any, y: Any) -> Any:
-  """x * log(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlogy", x, y)
-  zero = lax.eq(x, scalar_like(x, 0))
-  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log(y)))
+  """x * log(y), 0 where x == 0 (nan still where y is nan)."""
+  return _xlogy(*promote_args_inexact("xlogy", x, y))
+
+
+def _zero_unless_x(x: Any, y: Any, value: Any) -> Any:
+  """`value`, replaced by 0 where x == 0 and y is not nan (as scipy's xlogy and xlog1py)."""
+  keep = lax.ne(x, scalar_like(x, 0)) | jnp.isnan(y)
+  return jnp.where(keep, value, scalar_like(x, 0))
+
+
+@custom_jvp
+def _xlogy(x: Any, y: Any) -> Any:
+  return _zero_unless_x(x, y, lax.mul(x, lax.log(y)))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+  """d/dx = log(y) and d/dy = x / y, also at x == 0 where the value is pinned to 0."""
+  (x, y), (x_dot, y_dot) = primals, tangents
+  return _xlogy(x, y), lax.add(lax.mul(x_dot, lax.log(y)), lax.mul(y_dot, lax.div(x, y)))
 
 
 def xlog1py(x: Any, y: Any) -> Any:
-  """x * log1p(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlog1py", x, y)
-  zero = lax.eq(x, scalar_like(x, 0))
-  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log1p(y)))
+  """x * log1p(y), 0 where x == 0 (nan still where y is nan)."""
+  return _xlog1py(*promote_args_inexact("xlog1py", x, y))
+
+
+@custom_jvp
+def _xlog1py(x: Any, y: Any) -> Any:
+  return _zero_unless_x(x, y, lax.mul(x, lax.log1p(y)))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
+  """d/dx = log1p(y) and d/dy = x / (1 + y), also at x == 0."""
+  (x, y), (x_dot, y_dot) = primals, tangents
+  slope_y = lax.div(x, lax.add(scalar_like(y, 1), y))
+  return _xlog1py(x, y), lax.add(lax.mul(x_dot, lax.log1p(y)), lax.mul(y_dot, slope_y))
+
+
+@custom_jvp
+def _xlogx(x: Any) -> Any:
+  return _xlogy(x, x)
+
+
+# d(x log x)/dx = log x + 1: inf at 0 (the chain rule through xlogy's would give nan).
+_xlogx.defjvps(lambda g, ans, x: lax.mul(g, lax.add(lax.log(x), scalar_like(x, 1))))
 
 
 def entr(x: Any) -> Any:
   """-x log x for x > 0, 0 at 0, -inf for x < 0."""
-  (x,) = promote_args_inexact("entr", x)
-  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf),
-                   lax.neg(xlogy(x, x)))
+  (x,) = _real_only("entr", x)
+  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def logit(x: Any) -> Any:
@@ -159,43 +195,17 @@ def _log_ndtr_lower(x: Any, series_order: int) -> Any:
   return lax.add(log_scale, lax.log(total))
 
 
-def logsumexp(a: Any, axis: Axis = None, b: Any = None, keepdims: bool = False,
-              return_sign: bool = False, where: Any = None) -> Any:
-  """log(sum(b * exp(a))) over `axis`, stable; with `return_sign` also the sign of the sum."""
-  if b is not None:
-    a, b = promote_args_inexact("logsumexp", a, b)
-    a = jnp.where(lax.ne(b, scalar_like(b, 0)), a, scalar_like(a, -np.inf))
-  else:
-    (a,) = promote_args_inexact("logsumexp", a)
-  amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-np.inf)
-  amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, scalar_like(amax, 0)))
-  exp_a = lax.exp(lax.sub(a, amax))
-  if b is not None:
-    exp_a = lax.mul(exp_a, b)
-  total = jnp.sum(exp_a, axis=axis, keepdims=keepdims, where=where)
-  sign = lax.sign(total)
-  if not keepdims:
-    amax = jnp.squeeze(amax, axis=axis)
-  out = lax.add(lax.log(lax.abs(total)), amax)
-  if return_sign:
-    return out, sign
-  if b is not None:
-    out = jnp.where(lax.lt(sign, scalar_like(sign, 0)), scalar_like(out, np.nan), out)
-  return out
+logsumexp = nn_functions.logsumexp
 
 
-def softmax(x: Any, axis: Axis = None) -> Any:
-  """exp(x) / sum(exp(x)) over `axis`."""
-  (x,) = promote_args_inexact("softmax", x)
-  unnormalized = lax.exp(lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))))
-  return lax.div(unnormalized, jnp.sum(unnormalized, axis=axis, keepdims=True))
+def softmax(x: Any, /, *, axis: Axis = None) -> Any:
+  """exp(x) / sum(exp(x)) over `axis` (all axes by default)."""
+  return nn_functions.softmax(x, axis=axis)
 
 
-def log_softmax(x: Any, axis: Axis = None) -> Any:
-  """x - logsumexp(x) over `axis`."""
-  (x,) = promote_args_inexact("log_softmax", x)
-  shifted = lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True)))
-  return lax.sub(shifted, lax.log(jnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+def log_softmax(x: Any, /, *, axis: Axis = None) -> Any:
+  """x - logsumexp(x) over `axis` (all axes by default)."""
+  return nn_functions.log_softmax(x, axis=axis)
 
 
 def _real_only(name: str, *args: Any) -> list:
@@ -293,7 +303,7 @@ def rel_entr(p: Any, q: Any) -> Any:
   both_positive = lax.gt(p, zero) & lax.gt(q, zero)
   p_zero = lax.eq(p, zero) & lax.ge(q, zero)
   safe_p, safe_q = jnp.where(both_positive, p, one), jnp.where(both_positive, q, one)
-  value = lax.sub(xlogy(safe_p, safe_p), xlogy(safe_p, safe_q))
+  value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
   return jnp.where(both_positive, value, jnp.where(p_zero, zero, scalar_like(p, np.inf)))
 
 

@@ -1,0 +1,113 @@
+"""Issue 40's findings in scipy.special, scipy.stats, nn, random and tree_util.Partial, each
+against JAX 0.10.2 (values, dtypes, errors) and gradients against JAX and finite differences."""
+import jax
+import jax.numpy as jjnp
+import jax.scipy.special as jspecial
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as jnp
+import stablejax.scipy.special as special
+
+
+def _same(out, expected, rtol=2e-6, atol=1e-7):
+  """Same dtypes and shapes as JAX's, values to float32 rounding (nan where JAX has nan)."""
+  outs, exps = jax.tree_util.tree_leaves(out), jax.tree_util.tree_leaves(expected)
+  assert len(outs) == len(exps)
+  for o, e in zip(outs, exps):
+    o, e = np.asarray(o), np.asarray(e)
+    assert o.dtype == e.dtype and o.shape == e.shape, (o.dtype, e.dtype, o.shape, e.shape)
+    np.testing.assert_allclose(o, e, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# Step 1: silently wrong values and nan gradients.
+
+XY_POINTS = [(0., np.nan), (0., 3.), (0., 0.), (0., -1.), (2., 0.), (np.nan, 1.), (1., np.nan),
+             (1.5, 0.5), (-2., 4.)]
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr", "kl_div"])
+@pytest.mark.parametrize("x,y", XY_POINTS)
+def test_two_argument_values_and_gradients_match_jax(name, x, y):
+  ours, theirs = getattr(special, name), getattr(jspecial, name)
+  _same(ours(x, y), theirs(x, y))
+  for argnum in (0, 1):
+    _same(sj.grad(ours, argnum)(x, y), jax.grad(theirs, argnum)(x, y))
+
+
+def test_xlogy_reported_cases():
+  assert np.isnan(special.xlogy(0., np.nan)) and np.isnan(special.xlog1py(0., np.nan))
+  np.testing.assert_allclose(sj.grad(special.xlogy)(0., 3.), np.log(3.), rtol=1e-6)
+  np.testing.assert_allclose(sj.grad(special.xlog1py)(0., 3.), np.log(4.), rtol=1e-6)
+
+
+@pytest.mark.parametrize("x", [0., 1e-3, 1., -1., np.inf, np.nan])
+def test_entr_gradient_matches_jax(x):
+  _same(special.entr(x), jspecial.entr(x))
+  _same(sj.grad(special.entr)(x), jax.grad(jspecial.entr)(x))
+
+
+def test_xlogy_gradient_matches_finite_differences():
+  x, y, eps = np.float64(0.7), np.float64(2.5), 1e-6
+  with sj.enable_x64(True):
+    gx, gy = sj.grad(special.xlogy, (0, 1))(x, y)
+  np.testing.assert_allclose(gx, (x * 0 + np.log(y)), rtol=1e-7)
+  np.testing.assert_allclose(gy, ((x * np.log(y + eps)) - x * np.log(y - eps)) / (2 * eps),
+                             rtol=1e-6)
+
+
+MASK = np.arange(5) < 4
+MASKED_INPUTS = [np.array([0, 0, 0, 0, 100.], np.float32),
+                 np.array([0, 1, 0, np.inf, -np.inf], np.float32)]
+
+
+@pytest.mark.parametrize("name", ["logsumexp", "softmax", "log_softmax"])
+@pytest.mark.parametrize("x", MASKED_INPUTS)
+def test_masked_reductions_have_jax_gradients(name, x):
+  weights = np.arange(5.)
+
+  def loss(module, array_module):
+    def f(v):
+      out = getattr(module, name)(v, where=MASK)
+      return (out * array_module.where(MASK, weights, 0.)).sum()
+    return f
+
+  _same(getattr(sj.nn, name)(x, where=MASK), getattr(jax.nn, name)(x, where=MASK))
+  _same(sj.grad(loss(sj.nn, jnp))(x), jax.grad(loss(jax.nn, jjnp))(x))
+
+
+def test_scipy_logsumexp_where_gradient_is_finite():
+  x = np.array([0, 0, 0, 0, 100.], np.float32)
+  g = sj.grad(lambda v: special.logsumexp(v, where=MASK))(x)
+  np.testing.assert_allclose(g, [.25, .25, .25, .25, 0.])
+
+
+A = np.array([[1., 2., 3.], [0., -np.inf, 5.]], np.float32)
+LSE_CASES = [dict(), dict(b=np.array([1 + 1j, 2, -1j], np.complex64)),
+             dict(b=np.array([1, 0, -2.], np.float32)), dict(b=-np.ones(3, np.float32)),
+             dict(axis=1, b=np.array([1, 0, -2.], np.float32)), dict(axis=0, keepdims=True),
+             dict(where=np.array([True, False, True])),
+             dict(axis=1, where=np.array([False, False, False]))]
+
+
+@pytest.mark.parametrize("kwargs", LSE_CASES)
+@pytest.mark.parametrize("return_sign", [False, True])
+@pytest.mark.parametrize("a", [A, A.astype(np.complex64) + 1j], ids=["real", "complex"])
+def test_logsumexp_matches_jax(kwargs, return_sign, a):
+  expected = jax.nn.logsumexp(a, return_sign=return_sign, **kwargs)
+  _same(sj.nn.logsumexp(a, return_sign=return_sign, **kwargs), expected, rtol=1e-6)
+  _same(special.logsumexp(a, return_sign=return_sign, **kwargs), expected, rtol=1e-6)
+
+
+def test_logsumexp_complex_b_gradient_matches_jax():
+  b = np.array([1 + 1j, 2, -1j], np.complex64)
+  _same(sj.grad(lambda v: special.logsumexp(v, b=b).real)(A[0]),
+        jax.grad(lambda v: jspecial.logsumexp(v, b=b).real)(A[0]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_scipy_softmax_reduces_all_axes_by_default(name):
+  x = np.array([[1., 2.], [3., 5.]], np.float32)
+  _same(getattr(special, name)(x), getattr(jspecial, name)(x))
+  _same(getattr(special, name)(x, axis=1), getattr(jspecial, name)(x, axis=1))
