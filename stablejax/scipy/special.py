@@ -230,15 +230,75 @@ def gammasgn(x: Any) -> Any:
 
 
 def gamma(x: Any) -> Any:
-  """The gamma function (real arguments)."""
-  (x,) = _real_only("gamma", x)
+  """The gamma function; complex arguments by Lanczos' approximation (nan+nanj at the poles)."""
+  (x,) = promote_args_inexact("gamma", x)
+  if dtypes.kind(dtype(x)) == "c":
+    invalid, z = _complex_poles(x)
+    return jnp.where(invalid, _complex_nan(x), lax.exp(_lanczos_loggamma(z)))
   return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
 
 
 def loggamma(x: Any) -> Any:
-  """log gamma(x) for x > 0, nan elsewhere (real arguments)."""
-  (x,) = _real_only("loggamma", x)
+  """log gamma(x) for x > 0, nan elsewhere; for complex x the principal branch (scipy's, with
+  its cut along the negative real axis)."""
+  (x,) = promote_args_inexact("loggamma", x)
+  if dtypes.kind(dtype(x)) == "c":
+    return _complex_loggamma(x)
   return jnp.where(lax.gt(x, scalar_like(x, 0)), lax.lgamma(x), scalar_like(x, np.nan))
+
+
+# Lanczos' approximation of gamma with g = 7 and 9 coefficients (the published ones).
+_LANCZOS_G = 7.
+_LANCZOS = np.array([0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+                     771.32342877765313, -176.61502916214059, 12.507343278686905,
+                     -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7])
+
+
+def _complex_nan(z: Any) -> Any:
+  return jnp.full_like(z, complex(np.nan, np.nan))
+
+
+def _complex_poles(z: Any) -> tuple[Any, Any]:
+  """(where z is nan or a pole 0, -1, -2, ..., z with those entries replaced by 1)."""
+  re = lax.real(z)
+  pole = lax.eq(lax.imag(z), jnp.zeros_like(re)) & lax.eq(re, lax.floor(re)) & lax.le(
+      re, jnp.zeros_like(re))
+  invalid = pole | jnp.isnan(z)
+  return invalid, jnp.where(invalid, jnp.ones_like(z), z)
+
+
+def _lanczos_loggamma(z: Any) -> Any:
+  """A log gamma(z) for complex z: Lanczos' approximation, with the reflection
+  gamma(z) gamma(1 - z) = pi / sin(pi z) where Re z < 1/2."""
+  reflect = lax.lt(lax.real(z), jnp.full_like(lax.real(z), 0.5))
+  w = jnp.where(reflect, 1 - z, z) - 1
+  coeffs = jnp.asarray(_LANCZOS, dtype(z))
+  shifts = jnp.arange(1, len(_LANCZOS), dtype=dtype(z))
+  series = coeffs[0] + jnp.sum(coeffs[1:] / (jnp.expand_dims(w, -1) + shifts), axis=-1)
+  t = w + (_LANCZOS_G + 0.5)
+  direct = 0.5 * np.log(2 * np.pi) + (w + 0.5) * jnp.log(t) - t + jnp.log(series)
+  # The reflection's operand is kept away from its poles where it is not selected, so that the
+  # discarded branch contributes no nan to gradients.
+  z_reflect = jnp.where(reflect, z, jnp.full_like(z, 0.5))
+  reflected = np.log(np.pi) - jnp.log(jnp.sin(np.pi * z_reflect)) - direct
+  return jnp.where(reflect, reflected, direct)
+
+
+def _complex_loggamma(z: Any) -> Any:
+  """scipy's principal branch of log gamma for complex z: z shifted to Re z >= 1/2 by
+  log gamma(z) = log gamma(z + n) - sum_{k < n} log(z + k)."""
+  invalid, z = _complex_poles(z)
+  n = jnp.maximum(jnp.ceil(0.5 - lax.real(z)), 0)
+
+  def body(state: tuple) -> tuple:
+    k, total = state
+    more = lax.lt(k, n)
+    step = jnp.where(more, jnp.log(jnp.where(more, z + k, jnp.ones_like(z))), 0)
+    return k + 1, total + step
+
+  _, shift = lax.while_loop(lambda state: jnp.any(lax.lt(state[0], n)), body,
+                            (jnp.zeros((), dtype(n)), jnp.zeros_like(z)))
+  return jnp.where(invalid, _complex_nan(z), _lanczos_loggamma(z + n) - shift)
 
 
 def beta(a: Any, b: Any) -> Any:
@@ -372,8 +432,10 @@ _erfcx.defjvps(lambda g, ans, x: lax.mul(g, lax.sub(lax.mul(lax.mul(scalar_like(
 
 
 def erfcx(x: Any) -> Any:
-  """The scaled complementary error function exp(x^2) erfc(x) (real arguments)."""
-  (x,) = _real_only("erfcx", x)
+  """The scaled complementary error function exp(x^2) erfc(x); w(ix) for complex x."""
+  (x,) = promote_args_inexact("erfcx", x)
+  if dtypes.kind(dtype(x)) == "c":
+    return _wofz(lax.complex(lax.neg(lax.imag(x)), lax.real(x)))
   return _erfcx(x)
 
 

@@ -111,3 +111,85 @@ def test_scipy_softmax_reduces_all_axes_by_default(name):
   x = np.array([[1., 2.], [3., 5.]], np.float32)
   _same(getattr(special, name)(x), getattr(jspecial, name)(x))
   _same(getattr(special, name)(x, axis=1), getattr(jspecial, name)(x, axis=1))
+
+
+# Step 2: complex dtypes.
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.float32, np.float16])
+@pytest.mark.parametrize("shape", [(), (3, 4)])
+def test_normal_draws_jax_bits(dtype, shape):
+  ours = np.asarray(sj.random.normal(sj.random.PRNGKey(3), shape, dtype))
+  theirs = np.asarray(jax.random.normal(jax.random.PRNGKey(3), shape, dtype))
+  assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
+
+
+def test_complex128_normal_draws_jax_bits():
+  with sj.enable_x64(True), jax.enable_x64(True):
+    ours = np.asarray(sj.random.normal(sj.random.PRNGKey(1), (5,), np.complex128))
+    theirs = np.asarray(jax.random.normal(jax.random.PRNGKey(1), (5,), np.complex128))
+  assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+
+
+def test_complex_normal_has_unit_variance():
+  z = np.asarray(sj.random.normal(sj.random.PRNGKey(0), (20000,), np.complex64))
+  np.testing.assert_allclose([z.real.var(), z.imag.var()], [0.5, 0.5], rtol=0.05)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.bool_])
+def test_normal_refuses_non_inexact_dtypes(dtype):
+  with pytest.raises(ValueError, match="float or complex"):
+    sj.random.normal(sj.random.PRNGKey(0), (2,), dtype)
+  with pytest.raises(ValueError):
+    jax.random.normal(jax.random.PRNGKey(0), (2,), dtype)
+
+
+INITIALIZERS = [("normal", ()), ("glorot_uniform", ()), ("glorot_normal", ()),
+                ("lecun_normal", ()), ("lecun_uniform", ()), ("he_uniform", ()), ("he_normal", ()),
+                ("orthogonal", ()), ("delta_orthogonal", ()), ("zeros", None),
+                ("variance_scaling", (2., "fan_avg", "normal")),
+                ("variance_scaling", (1., "fan_out", "uniform")),
+                ("variance_scaling", (1., "fan_geo_avg", "truncated_normal"))]
+
+
+@pytest.mark.parametrize("name,args", INITIALIZERS)
+def test_complex_initializers_match_jax(name, args):
+  shape = (3, 3, 4) if name == "delta_orthogonal" else (3, 4)
+
+  def draw(initializers, random):
+    init = getattr(initializers, name)
+    init = init if args is None else init(*args)
+    return init(random.PRNGKey(0), shape, np.complex64)
+
+  _same(draw(sj.nn.initializers, sj.random), draw(jax.nn.initializers, jax.random),
+        rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["uniform", "truncated_normal"])
+def test_real_only_initializers_refuse_complex_like_jax(name):
+  with pytest.raises(ValueError, match="float dtype"):
+    getattr(sj.nn.initializers, name)()(sj.random.PRNGKey(0), (2,), np.complex64)
+  with pytest.raises(ValueError, match="float dtype"):
+    getattr(jax.nn.initializers, name)()(jax.random.PRNGKey(0), (2,), np.complex64)
+
+
+COMPLEX_Z = np.array([0.5 + 0.5j, 1, -0.5, -1, 0, -3.3 + 2j, 10 + 20j, -20.5 - 0.1j,
+                      1e-3 - 1e-3j, 3.7, -2.5 + 1e-4j, np.nan, complex(np.inf, 0),
+                      complex(-np.inf, 0), complex(0, np.inf), -150.3 + 3j], np.complex64)
+
+
+@pytest.mark.parametrize("name", ["gamma", "loggamma", "erfcx"])
+def test_complex_gamma_loggamma_erfcx_match_jax(name):
+  ours, theirs = getattr(special, name), getattr(jspecial, name)
+  expected = theirs(COMPLEX_Z)
+  _same(ours(COMPLEX_Z), expected, rtol=2e-5, atol=1e-6)
+  _same(sj.jit(ours)(COMPLEX_Z), expected, rtol=2e-5, atol=1e-6)
+  z, t = np.complex64(2 + 1j), np.complex64(1 - 0.5j)
+  _same(sj.jvp(ours, (z,), (t,)), jax.jvp(theirs, (z,), (t,)), rtol=2e-5)
+
+
+def test_complex_gamma_derivative_matches_finite_differences():
+  z, eps = np.complex128(1.3 + 0.7j), 1e-6
+  with sj.enable_x64(True):
+    _, slope = sj.jvp(special.gamma, (z,), (np.complex128(1),))
+    numeric = (special.gamma(z + eps) - special.gamma(z - eps)) / (2 * eps)
+  np.testing.assert_allclose(slope, numeric, rtol=1e-6)
