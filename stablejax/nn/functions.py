@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -317,8 +318,10 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
   if isinstance(num_classes, core.Tracer):
     raise core.ConcretizationTypeError(
         "one_hot: num_classes must be concrete, got a traced value")
-  (x,) = ensure_arraylike("one_hot", x)
   x = jnp.asarray(x)
+  if dtypes.kind(dtype_of(x)) not in "iu":
+    warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={dtype_of(x)}",
+                  DeprecationWarning, stacklevel=2)
   dtype = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
   out_axis = canonicalize_axis(axis, len(shape(x)) + 1)
   classes_shape = [1] * len(shape(x))

@@ -193,3 +193,62 @@ def test_complex_gamma_derivative_matches_finite_differences():
     _, slope = sj.jvp(special.gamma, (z,), (np.complex128(1),))
     numeric = (special.gamma(z + eps) - special.gamma(z - eps)) / (2 * eps)
   np.testing.assert_allclose(slope, numeric, rtol=1e-6)
+
+
+# Step 3: zeta's derivative in x, one_hot of a list, nested Partials.
+
+ZETA_POINTS = [(3., 1.), (2., 3.), (4.5, 0.5), (1.5, 10.), (10., 2.)]
+
+
+@pytest.mark.parametrize("x,q", ZETA_POINTS)
+def test_zeta_gradients_match_jax(x, q):
+  _same(sj.grad(special.zeta, (0, 1))(x, q), jax.grad(jspecial.zeta, (0, 1))(x, q), rtol=1e-5)
+  _same(sj.jvp(special.zeta, (x, q), (1., 0.5)), jax.jvp(jspecial.zeta, (x, q), (1., 0.5)),
+        rtol=1e-5)
+
+
+def test_zeta_reported_gradient_and_finite_differences():
+  np.testing.assert_allclose(sj.grad(special.zeta)(3., 1.), -0.19812626, rtol=1e-6)
+  eps = 1e-6
+  with sj.enable_x64(True):
+    slope = sj.grad(special.zeta)(3., 1.)
+    numeric = (special.zeta(3. + eps, 1.) - special.zeta(3. - eps, 1.)) / (2 * eps)
+  np.testing.assert_allclose(slope, numeric, rtol=1e-7)
+
+
+def test_zeta_gradient_batches():
+  x, q = np.array([3., 4.], np.float32), np.array([1., 2.], np.float32)
+  _same(sj.vmap(sj.grad(special.zeta))(x, q), jax.vmap(jax.grad(jspecial.zeta))(x, q), rtol=1e-5)
+
+
+@pytest.mark.parametrize("x", [[1, 0, 2], (1, 0), 2, [[0, 3], [1, 1]]])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_one_hot_of_python_sequences(x, axis):
+  _same(sj.nn.one_hot(x, 3, axis=axis), jax.nn.one_hot(x, 3, axis=axis))
+
+
+def test_one_hot_of_floats_warns_like_jax():
+  x = np.array([1.7, 0.], np.float32)
+  with pytest.warns(DeprecationWarning, match="integer-typed"):
+    ours = sj.nn.one_hot(x, 3)
+  with pytest.warns(DeprecationWarning, match="integer-typed"):
+    theirs = jax.nn.one_hot(x, 3)
+  _same(ours, theirs)
+
+
+def _abc(a, b, c, d=0):
+  return (a, b, c, d)
+
+
+@pytest.mark.parametrize("build", [
+    lambda P: P(P(_abc, 1), 2), lambda P: P(P(_abc, 1, d=5), 2), lambda P: P(P(P(_abc, 1), 2), 3)],
+    ids=["two", "keywords", "three"])
+def test_nested_partials_are_not_merged(build):
+  ours, theirs = build(sj.tree_util.Partial), build(jax.tree_util.Partial)
+  assert ours.args == theirs.args and ours.keywords == theirs.keywords
+  assert sj.tree_util.tree_leaves(ours) == jax.tree_util.tree_leaves(theirs)
+  rest = (3,) * (3 - len(theirs.args) - len(theirs.func.args))
+  assert ours(*rest) == theirs(*rest)
+  scaled = sj.tree_util.tree_map(lambda v: v * 10, ours)
+  assert scaled(*rest) == jax.tree_util.tree_map(lambda v: v * 10, theirs)(*rest)
+  _same(sj.jit(lambda p: p(*rest))(ours), jax.jit(lambda p: p(*rest))(theirs))
