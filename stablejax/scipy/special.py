@@ -1,6 +1,7 @@
 """jax.scipy.special over stablejax.lax and stablejax.numpy."""
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any, Sequence
@@ -210,30 +211,51 @@ def ndtri(p: Any) -> Any:
 
 
 def log_ndtr(x: Any, series_order: int = 3) -> Any:
-  """log of the standard normal CDF, accurate in both tails."""
-  if not isinstance(series_order, int) or not 0 <= series_order <= 30:
-    raise ValueError(f"series_order must be an int in [0, 30], got {series_order!r}")
-  (x,) = _float_operand("log_ndtr", x)
+  """log of the standard normal CDF, accurate in both tails (float32 and float64)."""
+  if not isinstance(series_order, int):
+    raise TypeError("series_order must be a Python integer.")
+  if not 0 <= series_order <= 30:
+    raise ValueError(f"series_order must be in [0, 30], got {series_order}")
+  x = jnp.asarray(x)
+  if dtype(x) not in (np.float32, np.float64):
+    raise TypeError(f"x.dtype={dtype(x)} is not supported.")
+  return _log_ndtr(x, series_order)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr(x: Any, series_order: int) -> Any:
+  """-ndtr(-x) above the upper bound, the asymptotic series below the lower one, log ndtr
+  between. Clamped by lax.max / lax.min, which keep a nan x nan in every branch and the
+  unselected branches finite."""
   lower, upper = (-20., 8.) if dtype(x) == np.float64 else (-10., 5.)
-  x_upper = jnp.where(lax.gt(x, scalar_like(x, upper)), x, scalar_like(x, upper))
-  upper_branch = lax.neg(ndtr(lax.neg(x_upper)))
-  x_lower = jnp.where(lax.lt(x, scalar_like(x, lower)), x, scalar_like(x, lower))
-  mid = lax.log(ndtr(jnp.where(lax.lt(x, scalar_like(x, lower)), scalar_like(x, lower), x)))
-  return jnp.where(lax.gt(x, scalar_like(x, upper)), lax.log1p(upper_branch),
-                   jnp.where(lax.gt(x, scalar_like(x, lower)), mid,
-                             _log_ndtr_lower(x_lower, series_order)))
+  above = lax.gt(x, scalar_like(x, upper))
+  ndtr_value = ndtr(jnp.where(above, lax.neg(x), lax.max(x, scalar_like(x, lower))))
+  return jnp.where(above, lax.neg(ndtr_value),
+                   jnp.where(lax.gt(x, scalar_like(x, lower)), lax.log(ndtr_value),
+                             _log_ndtr_lower(lax.min(x, scalar_like(x, lower)), series_order)))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order: int, primals: tuple, tangents: tuple) -> tuple:
+  """d/dx log ndtr(x) = exp(log phi(x) - log ndtr(x)), phi the normal density."""
+  (x,), (t,) = primals, tangents
+  ans = _log_ndtr(x, series_order)
+  log_density = lax.sub(lax.mul(scalar_like(x, -0.5), lax.square(x)),
+                        scalar_like(x, 0.5 * np.log(2 * np.pi)))
+  return ans, lax.mul(t, lax.exp(lax.sub(log_density, ans)))
 
 
 def _log_ndtr_lower(x: Any, series_order: int) -> Any:
   """The asymptotic series of log ndtr for very negative x."""
   x2 = lax.mul(x, x)
-  log_scale = lax.sub(lax.mul(scalar_like(x, -0.5), x2),
-                      lax.log(lax.mul(lax.neg(x), scalar_like(x, np.sqrt(2 * np.pi)))))
-  total, term, inv_x2 = scalar_like(x, 1), scalar_like(x, 1), lax.div(scalar_like(x, 1), x2)
+  log_scale = lax.sub(lax.sub(lax.mul(scalar_like(x, -0.5), x2), lax.log(lax.neg(x))),
+                      scalar_like(x, 0.5 * np.log(2 * np.pi)))
+  even, odd, x_2n = jnp.zeros_like(x), jnp.zeros_like(x), x2
   for n in range(1, series_order + 1):
-    term = lax.mul(lax.neg(term), lax.mul(scalar_like(x, 2 * n - 1), inv_x2))
-    total = lax.add(total, term)
-  return lax.add(log_scale, lax.log(total))
+    term = lax.div(scalar_like(x, np.prod(np.arange(2 * n - 1, 1, -2))), x_2n)
+    even, odd = (even, lax.add(odd, term)) if n % 2 else (lax.add(even, term), odd)
+    x_2n = lax.mul(x_2n, x2)
+  return lax.add(log_scale, lax.log(lax.sub(lax.add(scalar_like(x, 1), even), odd)))
 
 
 logsumexp = nn_functions.logsumexp

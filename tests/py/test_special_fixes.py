@@ -252,3 +252,114 @@ def test_nested_partials_are_not_merged(build):
   scaled = sj.tree_util.tree_map(lambda v: v * 10, ours)
   assert scaled(*rest) == jax.tree_util.tree_map(lambda v: v * 10, theirs)(*rest)
   _same(sj.jit(lambda p: p(*rest))(ours), jax.jit(lambda p: p(*rest))(theirs))
+
+
+# Step 4: jax.scipy.stats' gaussian_kde, mode, rankdata and truncnorm.
+
+TRUNCNORM_X = np.array([-3, -1.5, -0.5, 0, 0.3, 1, 2.5, 4, np.nan], np.float32)
+
+
+@pytest.mark.parametrize("name", ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"])
+@pytest.mark.parametrize("a,b,loc,scale", [(-1, 2, 0, 1), (0.5, 3, 0.2, 1.5), (-4, -1, 0, 1),
+                                           (2, 1, 0, 1), (-np.inf, 1, 0, 1), (1, np.inf, 0, 2)])
+def test_truncnorm_matches_jax(name, a, b, loc, scale):
+  ours = getattr(sj.scipy.stats.truncnorm, name)(TRUNCNORM_X, a, b, loc, scale)
+  _same(ours, getattr(jax.scipy.stats.truncnorm, name)(TRUNCNORM_X, a, b, loc, scale), rtol=1e-5,
+        atol=1e-6)
+
+
+def test_truncnorm_gradient_matches_jax():
+  def loss(stats):
+    return lambda v: stats.truncnorm.logcdf(v, -1., 2.).sum() + stats.truncnorm.logpdf(
+        v, -1., 2.).sum()
+  x = TRUNCNORM_X[2:7]
+  _same(sj.grad(loss(sj.scipy.stats))(x), jax.grad(loss(jax.scipy.stats))(x), rtol=1e-5)
+
+
+def test_log_ndtr_matches_jax_bits_and_errors():
+  x = np.array([np.nan, -np.inf, np.inf, -30, -12, -10, -5, 0, 3, 5, 6, 10], np.float32)
+  for order in (0, 3, 7):
+    _same(special.log_ndtr(x, order), jspecial.log_ndtr(x, order), rtol=0, atol=0)
+  grad_of = lambda s, m: m.grad(lambda v: s.log_ndtr(v).sum())(x)  # noqa: E731
+  _same(grad_of(special, sj), grad_of(jspecial, jax), rtol=1e-6)
+  for args, error in [((np.float16(1),), TypeError), ((1., 2.5), TypeError), ((1., 31), ValueError)]:
+    with pytest.raises(error):
+      special.log_ndtr(*args)
+    with pytest.raises(error):
+      jspecial.log_ndtr(*args)
+
+
+MODE_DATA = [np.array([[1, 2, 2, 3], [3, 3, 1, 1], [0, 5, 5, 5]], np.float32),
+             np.array([[4, 1, 1], [2, 2, 7]], np.int32)]
+
+
+@pytest.mark.parametrize("data", MODE_DATA, ids=["float", "int"])
+@pytest.mark.parametrize("kwargs", [dict(), dict(axis=1), dict(axis=None),
+                                    dict(axis=None, keepdims=True), dict(axis=-1, keepdims=True)])
+def test_mode_matches_jax(data, kwargs):
+  ours, theirs = sj.scipy.stats.mode(data, **kwargs), jax.scipy.stats.mode(data, **kwargs)
+  assert type(ours).__name__ == "ModeResult"
+  _same(tuple(ours), tuple(theirs))
+
+
+@pytest.mark.parametrize("data", MODE_DATA + [np.array([1., np.nan, 2., 2.], np.float32)],
+                         ids=["float", "int", "nan"])
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_rankdata_matches_jax(data, method, axis):
+  _same(sj.scipy.stats.rankdata(data, method, axis=axis),
+        jax.scipy.stats.rankdata(data, method, axis=axis))
+
+
+def test_rankdata_and_mode_errors_match_jax():
+  data = MODE_DATA[0]
+  for call, error in [(lambda s: s.mode(data, nan_policy="omit"), NotImplementedError),
+                      (lambda s: s.mode(data, nan_policy="x"), ValueError),
+                      (lambda s: s.rankdata(data, "foo"), ValueError),
+                      (lambda s: s.rankdata(data, nan_policy="raise"), NotImplementedError),
+                      (lambda s: s.rankdata([1, 2]), TypeError)]:
+    with pytest.raises(error):
+      call(sj.scipy.stats)
+    with pytest.raises(error):
+      call(jax.scipy.stats)
+
+
+_RNG = np.random.RandomState(0)
+KDE_1D, KDE_2D = _RNG.randn(30).astype(np.float32), _RNG.randn(2, 40).astype(np.float32)
+KDE_WEIGHTS = _RNG.rand(40).astype(np.float32)
+KDE_CASES = [(KDE_1D, {}), (KDE_2D, {}), (KDE_2D, dict(weights=KDE_WEIGHTS)),
+             (KDE_1D, dict(bw_method="silverman")), (KDE_1D, dict(bw_method=0.3)),
+             (KDE_2D, dict(bw_method=lambda kde: 0.5))]
+
+
+@pytest.mark.parametrize("data,kwargs", KDE_CASES)
+def test_gaussian_kde_matches_jax(data, kwargs):
+  ours, theirs = sj.scipy.stats.gaussian_kde(data, **kwargs), jax.scipy.stats.gaussian_kde(
+      data, **kwargs)
+  _same(sj.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs), rtol=1e-5)
+  points = np.linspace(-3, 3, 7, dtype=np.float32) if data.ndim == 1 else KDE_2D[:, :5] + 0.1
+  for method in ("evaluate", "pdf", "logpdf", "__call__"):
+    _same(getattr(ours, method)(points), getattr(theirs, method)(points), rtol=2e-5)
+  _same(sj.jit(lambda kde, p: kde.logpdf(p))(ours, points), theirs.logpdf(points), rtol=2e-5)
+  mean, cov = np.zeros(ours.d, np.float32), np.eye(ours.d, dtype=np.float32)
+  _same(ours.integrate_gaussian(mean, cov), theirs.integrate_gaussian(mean, cov), rtol=2e-5)
+  half = data[..., :20]
+  _same(ours.integrate_kde(sj.scipy.stats.gaussian_kde(half)),
+        theirs.integrate_kde(jax.scipy.stats.gaussian_kde(half)), rtol=2e-5)
+  if ours.d == 1:
+    _same(ours.integrate_box_1d(-1., 0.5), theirs.integrate_box_1d(-1., 0.5), rtol=2e-5)
+  _same(ours.resample(sj.random.PRNGKey(0), (4,)), theirs.resample(jax.random.PRNGKey(0), (4,)),
+        rtol=1e-4, atol=1e-5)
+
+
+def test_gaussian_kde_errors_match_jax():
+  for args, error in [((np.float32([1.]),), ValueError), ((np.complex64([1, 2]),), NotImplementedError),
+                      ((KDE_1D, "nope"), ValueError)]:
+    with pytest.raises(error):
+      sj.scipy.stats.gaussian_kde(*args)
+    with pytest.raises(error):
+      jax.scipy.stats.gaussian_kde(*args)
+  with pytest.raises(ValueError, match="dimension"):
+    sj.scipy.stats.gaussian_kde(KDE_2D)(np.zeros((3, 2), np.float32))
+  with pytest.raises(NotImplementedError):
+    sj.scipy.stats.gaussian_kde(KDE_1D).integrate_box(0., 1.)
