@@ -175,9 +175,16 @@ def entr(x: Any) -> Any:
 
 
 def logit(x: Any) -> Any:
-  """log(x / (1 - x))."""
-  (x,) = promote_args_inexact("logit", x)
+  """log(x / (1 - x)); its derivative 1 / (x (1 - x)), inf at 0 and 1 as JAX's."""
+  return _logit(*promote_args_inexact("logit", x))
+
+
+@custom_jvp
+def _logit(x: Any) -> Any:
   return lax.log(lax.div(x, lax.sub(scalar_like(x, 1), x)))
+
+
+_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(scalar_like(x, 1), x))))
 
 
 def _float_operand(name: str, x: Any) -> list:

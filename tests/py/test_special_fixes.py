@@ -363,3 +363,23 @@ def test_gaussian_kde_errors_match_jax():
     sj.scipy.stats.gaussian_kde(KDE_2D)(np.zeros((3, 2), np.float32))
   with pytest.raises(NotImplementedError):
     sj.scipy.stats.gaussian_kde(KDE_1D).integrate_box(0., 1.)
+
+
+# Step 5: a sweep of scipy.special at edge points against JAX.
+
+EDGE_POINTS = np.array([0., -0., 1., -1., 0.5, -2.5, 3., 10., -10., 1e-3, np.inf, -np.inf, np.nan],
+                       np.float32)
+SWEPT = ["erf", "erfc", "erfinv", "gammaln", "digamma", "i0e", "i1e", "expit", "logit", "entr",
+         "ndtr", "ndtri", "log_ndtr", "gamma", "loggamma", "gammasgn", "factorial", "i0", "i1",
+         "erfcx", "dawsn", "spence", "exp1", "expi", "sici", "fresnel"]
+
+
+@pytest.mark.parametrize("name", SWEPT)
+def test_unary_special_functions_match_jax_at_edge_points(name):
+  _same(getattr(special, name)(EDGE_POINTS), getattr(jspecial, name)(EDGE_POINTS), rtol=1e-4,
+        atol=1e-6)
+
+
+@pytest.mark.parametrize("x", [0., 1., 0.25])
+def test_logit_derivative_matches_jax(x):
+  _same(sj.grad(special.logit)(x), jax.grad(jspecial.logit)(x))
