@@ -233,6 +233,13 @@ def _float_dtype(name: str, dtype: DTypeLike | None) -> np.dtype:
   return dtype
 
 
+def _inexact_dtype(name: str, dtype: DTypeLike | None) -> np.dtype:
+  dtype = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+  if dtypes.kind(dtype) not in "fc":
+    raise ValueError(f"dtype argument to `{name}` must be a float or complex dtype, got {dtype}")
+  return dtype
+
+
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
   if param_shapes and np.broadcast_shapes(shape, *param_shapes) != shape:
     raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
@@ -252,13 +259,23 @@ def uniform(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None,
   return _uniform(key, minval, maxval, _canonical_shape("uniform", shape), dtype)
 
 
-_normal = jit(lax_random.normal, static_argnums=(1, 2))
+@jit(static_argnums=(1, 2))
+def _normal(key: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
+  """Real normals; complex ones are (re + i im) / sqrt(2), re and im real normals drawn under
+  the two halves of split(key), as JAX's (so the bits match)."""
+  if dtypes.kind(dtype) != "c":
+    return lax_random.normal(key, shape, dtype)
+  real_dtype = np.finfo(dtype).dtype
+  keys = lax_random.split(key, (2,))
+  re, im = (lax_random.normal(keys[i], shape, real_dtype) for i in range(2))
+  return lax.div(lax.complex(re, im), np.array(np.sqrt(2), dtype))
 
 
 def normal(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
-  """Standard normal random values (real dtypes; complex is not implemented)."""
+  """Standard normal random values; complex ones have independent real and imaginary parts of
+  variance 1/2."""
   key = _check_key("normal", key)
-  dtype = _float_dtype("normal", dtype)
+  dtype = _inexact_dtype("normal", dtype)
   return _normal(key, _canonical_shape("normal", shape), dtype)
 
 
@@ -860,7 +877,7 @@ def orthogonal(key: ArrayLike, n: int, shape: Shape = (), dtype: DTypeLike | Non
   factorization of a standard normal matrix with the signs of R's diagonal moved into Q."""
   key = _check_key("orthogonal", key)
   shape = _canonical_shape("orthogonal", shape)
-  dtype = _float_dtype("orthogonal", dtype)
+  dtype = _inexact_dtype("orthogonal", dtype)
   n, m = operator.index(n), operator.index(n if m is None else m)
   return _orthogonal(key, n, m, shape, dtype)
 

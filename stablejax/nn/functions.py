@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -225,26 +226,32 @@ log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 def logsumexp(a: Any, axis: Axis = None, b: Any = None, keepdims: bool = False,
               return_sign: bool = False, where: Any = None) -> Any:
-  """log(sum(b * exp(a))) over `axis`, computed stably; with its sign if `return_sign`."""
+  """log(sum(b * exp(a))) over `axis`, computed stably; with its sign if `return_sign`.
+
+  For a complex sum the result is its complex log, unless `return_sign` asks for log|sum|
+  and the phase sum/|sum| separately."""
   a = _masked(a, where, 0)
   if b is None:
     (a,) = promote_args_inexact("logsumexp", a)
   else:
     a, b = promote_args_inexact("logsumexp", a, b)
     a = jnp.where(jnp.not_equal(b, 0), a, -np.inf)
-  amax = _max(a, axis, where)
+  amax = _max(jnp.real(a), axis, where)
   amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
   exp_a = jnp.exp(a - amax)
   if b is not None:
     exp_a = exp_a * b
   sumexp = _sum(exp_a, axis, where)
   sign = jnp.sign(sumexp)
-  out = jnp.log(jnp.abs(sumexp)) + amax
+  complex_out = dtypes.kind(dtype_of(sumexp)) == "c"
+  if return_sign or not complex_out:
+    sumexp = jnp.abs(sumexp)
+  out = jnp.log(sumexp) + jnp.asarray(amax, dtype_of(sumexp))
   if not keepdims:
     out, sign = (jnp.squeeze(v, _axes(a, axis)) for v in (out, sign))
   if return_sign:
     return out, sign
-  if b is not None:
+  if b is not None and not complex_out:
     out = jnp.where(jnp.less(sign, 0), np.nan, out)
   return out
 
@@ -311,8 +318,10 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
   if isinstance(num_classes, core.Tracer):
     raise core.ConcretizationTypeError(
         "one_hot: num_classes must be concrete, got a traced value")
-  (x,) = ensure_arraylike("one_hot", x)
   x = jnp.asarray(x)
+  if dtypes.kind(dtype_of(x)) not in "iu":
+    warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={dtype_of(x)}",
+                  DeprecationWarning, stacklevel=2)
   dtype = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
   out_axis = canonicalize_axis(axis, len(shape(x)) + 1)
   classes_shape = [1] * len(shape(x))

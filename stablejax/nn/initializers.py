@@ -99,20 +99,51 @@ _FAN_DENOMINATORS = {
     "fan_geo_avg": lambda fan_in, fan_out: (fan_in * fan_out) ** 0.5,
 }
 
-# The standard deviation of a standard normal truncated to (-2, 2).
+# The standard deviations of a standard normal truncated to (-2, 2), and of a complex standard
+# normal with its modulus truncated to 2.
 _TRUNCATED_STDDEV = .87962566103423978
+_COMPLEX_TRUNCATED_STDDEV = .95311164380491208
+
+
+def _polar(key: Any, shape: tuple[int, ...], dtype: np.dtype, modulus: Callable) -> Any:
+  """modulus(u) * exp(i theta), u uniform on [0, 1) and theta on [0, 2 pi), each drawn under
+  one half of split(key), as JAX's complex initializers draw them."""
+  key_r, key_theta = random.split(key)
+  real_dtype = np.finfo(dtype).dtype
+  r = modulus(jnp.asarray(random.uniform(key_r, shape, real_dtype), dtype))
+  theta = 2 * np.pi * jnp.asarray(random.uniform(key_theta, shape, real_dtype), dtype)
+  return r * jnp.exp(1j * theta)
+
+
+def _complex_uniform(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+  """Uniform on the disk of radius sqrt(2): mean 0, variance 1."""
+  return _polar(key, shape, dtype, lambda u: jnp.sqrt(2 * u))
+
+
+def _complex_truncated_normal(key: Any, upper: float, shape: tuple[int, ...],
+                              dtype: np.dtype) -> Any:
+  """A complex standard normal with its modulus truncated to `upper` (by inverting the CDF
+  1 - exp(-r^2) of the modulus)."""
+  mass = 1 - jnp.exp(jnp.array(-(upper ** 2), dtype))
+  return _polar(key, shape, dtype, lambda u: jnp.sqrt(-jnp.log(1 - mass * u)))
 
 
 def _variance_sample(distribution: str, key: Any, shape: tuple[int, ...], dtype: np.dtype,
                      variance: Any) -> Any:
-  if dtypes.is_complex(dtype):
-    raise NotImplementedError("variance_scaling: complex dtypes are not supported")
+  """A sample of `distribution` with `variance`; complex dtypes draw truncated normals and
+  uniforms radially symmetric in the complex plane."""
+  is_complex = dtypes.is_complex(dtype)
   if distribution == "truncated_normal":
+    if is_complex:
+      stddev = jnp.sqrt(variance) / jnp.array(_COMPLEX_TRUNCATED_STDDEV, dtype)
+      return _complex_truncated_normal(key, 2, shape, dtype) * stddev
     stddev = jnp.sqrt(variance) / jnp.array(_TRUNCATED_STDDEV, dtype)
     return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
   if distribution == "normal":
     return random.normal(key, shape, dtype) * jnp.sqrt(variance)
   if distribution == "uniform":
+    if is_complex:
+      return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
     return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
   raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
 

@@ -1,13 +1,18 @@
 """jax.scipy.special over stablejax.lax and stablejax.numpy."""
 from __future__ import annotations
 
+import functools
+import math
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.api import jvp
 from stablejax import numpy as jnp
 from stablejax.custom_derivatives import custom_jvp
+from stablejax.nn import functions as nn_functions
 from stablejax.numpy._promotion import (concrete_int, dtype, ensure_arraylike,
                                          promote_args_inexact, scalar_like)
 
@@ -53,11 +58,49 @@ def polygamma(n: Any, x: Any) -> Any:
 
 
 def zeta(x: Any, q: Any = None) -> Any:
-  """The Hurwitz zeta function (only the two-argument form)."""
+  """The Hurwitz zeta function (only the two-argument form); differentiable in both arguments
+  through its Euler-Maclaurin series, as JAX's."""
   if q is None:
     raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
                               "compute the Hurwitz Zeta function.")
-  return lax.zeta(*promote_args_inexact("zeta", x, q))
+  return _zeta(*promote_args_inexact("zeta", x, q))
+
+
+def _even_bernoulli_ratios(m: int) -> np.ndarray:
+  """(2j)! / B_2j for j = 1..m, the Bernoulli numbers exact by Akiyama-Tanigawa."""
+  row, numbers = [], []
+  for n in range(2 * m + 1):
+    row.append(Fraction(1, n + 1))
+    for j in range(n, 0, -1):
+      row[j - 1] = j * (row[j - 1] - row[j])
+    numbers.append(row[0])
+  return np.array([float(math.factorial(2 * j) / numbers[2 * j]) for j in range(1, m + 1)])
+
+
+_ZETA_TAIL = _even_bernoulli_ratios(16)
+
+
+def _zeta_series(s: Any, a: Any) -> Any:
+  """zeta(s, a) by Euler-Maclaurin summation (Johansson 2015, formula (5)): N terms summed,
+  the integral of the tail and M of its Bernoulli corrections (N = M = 8 in float32, else 16)."""
+  np_dtype = dtype(a).type
+  n = np_dtype(8) if dtype(a) == np.float32 else np_dtype(16)
+  s_col, a_col = jnp.expand_dims(s, -1), jnp.expand_dims(a, -1)
+  head = jnp.sum((a_col + np.arange(n, dtype=np_dtype)) ** -s_col, -1)
+  integral = (a + n) ** (np_dtype(1) - s) / (s - np_dtype(1))
+  rising = jnp.cumprod((s_col + np.arange(2 * n, dtype=np_dtype)) / (a_col + n), -1)[..., ::2]
+  rising = jnp.clip(rising, max=dtypes.finfo(dtype(a)).max)
+  corrections = rising / _ZETA_TAIL[:int(n)].astype(np_dtype)
+  return head + integral + (a + n) ** -s * (np_dtype(0.5) + corrections.sum(-1))
+
+
+@custom_jvp
+def _zeta(x: Any, q: Any) -> Any:
+  return lax.zeta(x, q)
+
+
+# No closed form for d/dx; JAX differentiates the series (its value the primal output too).
+_zeta.defjvp(lambda primals, tangents: jvp(_zeta_series, primals, tangents))
 
 
 def betaln(a: Any, b: Any) -> Any:
@@ -76,30 +119,72 @@ def multigammaln(a: Any, d: int) -> Any:
 
 
 def xlogy(x: Any, y: Any) -> Any:
-  """x * log(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlogy", x, y)
-  zero = lax.eq(x, scalar_like(x, 0))
-  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log(y)))
+  """x * log(y), 0 where x == 0 (nan still where y is nan)."""
+  return _xlogy(*promote_args_inexact("xlogy", x, y))
+
+
+def _zero_unless_x(x: Any, y: Any, value: Any) -> Any:
+  """`value`, replaced by 0 where x == 0 and y is not nan (as scipy's xlogy and xlog1py)."""
+  keep = lax.ne(x, scalar_like(x, 0)) | jnp.isnan(y)
+  return jnp.where(keep, value, scalar_like(x, 0))
+
+
+@custom_jvp
+def _xlogy(x: Any, y: Any) -> Any:
+  return _zero_unless_x(x, y, lax.mul(x, lax.log(y)))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+  """d/dx = log(y) and d/dy = x / y, also at x == 0 where the value is pinned to 0."""
+  (x, y), (x_dot, y_dot) = primals, tangents
+  return _xlogy(x, y), lax.add(lax.mul(x_dot, lax.log(y)), lax.mul(y_dot, lax.div(x, y)))
 
 
 def xlog1py(x: Any, y: Any) -> Any:
-  """x * log1p(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlog1py", x, y)
-  zero = lax.eq(x, scalar_like(x, 0))
-  return jnp.where(zero, scalar_like(x, 0), lax.mul(x, lax.log1p(y)))
+  """x * log1p(y), 0 where x == 0 (nan still where y is nan)."""
+  return _xlog1py(*promote_args_inexact("xlog1py", x, y))
+
+
+@custom_jvp
+def _xlog1py(x: Any, y: Any) -> Any:
+  return _zero_unless_x(x, y, lax.mul(x, lax.log1p(y)))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
+  """d/dx = log1p(y) and d/dy = x / (1 + y), also at x == 0."""
+  (x, y), (x_dot, y_dot) = primals, tangents
+  slope_y = lax.div(x, lax.add(scalar_like(y, 1), y))
+  return _xlog1py(x, y), lax.add(lax.mul(x_dot, lax.log1p(y)), lax.mul(y_dot, slope_y))
+
+
+@custom_jvp
+def _xlogx(x: Any) -> Any:
+  return _xlogy(x, x)
+
+
+# d(x log x)/dx = log x + 1: inf at 0 (the chain rule through xlogy's would give nan).
+_xlogx.defjvps(lambda g, ans, x: lax.mul(g, lax.add(lax.log(x), scalar_like(x, 1))))
 
 
 def entr(x: Any) -> Any:
   """-x log x for x > 0, 0 at 0, -inf for x < 0."""
-  (x,) = promote_args_inexact("entr", x)
-  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf),
-                   lax.neg(xlogy(x, x)))
+  (x,) = _real_only("entr", x)
+  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def logit(x: Any) -> Any:
-  """log(x / (1 - x))."""
-  (x,) = promote_args_inexact("logit", x)
+  """log(x / (1 - x)); its derivative 1 / (x (1 - x)), inf at 0 and 1 as JAX's."""
+  return _logit(*promote_args_inexact("logit", x))
+
+
+@custom_jvp
+def _logit(x: Any) -> Any:
   return lax.log(lax.div(x, lax.sub(scalar_like(x, 1), x)))
+
+
+_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(scalar_like(x, 1), x))))
 
 
 def _float_operand(name: str, x: Any) -> list:
@@ -133,69 +218,64 @@ def ndtri(p: Any) -> Any:
 
 
 def log_ndtr(x: Any, series_order: int = 3) -> Any:
-  """log of the standard normal CDF, accurate in both tails."""
-  if not isinstance(series_order, int) or not 0 <= series_order <= 30:
-    raise ValueError(f"series_order must be an int in [0, 30], got {series_order!r}")
-  (x,) = _float_operand("log_ndtr", x)
+  """log of the standard normal CDF, accurate in both tails (float32 and float64)."""
+  if not isinstance(series_order, int):
+    raise TypeError("series_order must be a Python integer.")
+  if not 0 <= series_order <= 30:
+    raise ValueError(f"series_order must be in [0, 30], got {series_order}")
+  x = jnp.asarray(x)
+  if dtype(x) not in (np.float32, np.float64):
+    raise TypeError(f"x.dtype={dtype(x)} is not supported.")
+  return _log_ndtr(x, series_order)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr(x: Any, series_order: int) -> Any:
+  """-ndtr(-x) above the upper bound, the asymptotic series below the lower one, log ndtr
+  between. Clamped by lax.max / lax.min, which keep a nan x nan in every branch and the
+  unselected branches finite."""
   lower, upper = (-20., 8.) if dtype(x) == np.float64 else (-10., 5.)
-  x_upper = jnp.where(lax.gt(x, scalar_like(x, upper)), x, scalar_like(x, upper))
-  upper_branch = lax.neg(ndtr(lax.neg(x_upper)))
-  x_lower = jnp.where(lax.lt(x, scalar_like(x, lower)), x, scalar_like(x, lower))
-  mid = lax.log(ndtr(jnp.where(lax.lt(x, scalar_like(x, lower)), scalar_like(x, lower), x)))
-  return jnp.where(lax.gt(x, scalar_like(x, upper)), lax.log1p(upper_branch),
-                   jnp.where(lax.gt(x, scalar_like(x, lower)), mid,
-                             _log_ndtr_lower(x_lower, series_order)))
+  above = lax.gt(x, scalar_like(x, upper))
+  ndtr_value = ndtr(jnp.where(above, lax.neg(x), lax.max(x, scalar_like(x, lower))))
+  return jnp.where(above, lax.neg(ndtr_value),
+                   jnp.where(lax.gt(x, scalar_like(x, lower)), lax.log(ndtr_value),
+                             _log_ndtr_lower(lax.min(x, scalar_like(x, lower)), series_order)))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order: int, primals: tuple, tangents: tuple) -> tuple:
+  """d/dx log ndtr(x) = exp(log phi(x) - log ndtr(x)), phi the normal density."""
+  (x,), (t,) = primals, tangents
+  ans = _log_ndtr(x, series_order)
+  log_density = lax.sub(lax.mul(scalar_like(x, -0.5), lax.square(x)),
+                        scalar_like(x, 0.5 * np.log(2 * np.pi)))
+  return ans, lax.mul(t, lax.exp(lax.sub(log_density, ans)))
 
 
 def _log_ndtr_lower(x: Any, series_order: int) -> Any:
   """The asymptotic series of log ndtr for very negative x."""
   x2 = lax.mul(x, x)
-  log_scale = lax.sub(lax.mul(scalar_like(x, -0.5), x2),
-                      lax.log(lax.mul(lax.neg(x), scalar_like(x, np.sqrt(2 * np.pi)))))
-  total, term, inv_x2 = scalar_like(x, 1), scalar_like(x, 1), lax.div(scalar_like(x, 1), x2)
+  log_scale = lax.sub(lax.sub(lax.mul(scalar_like(x, -0.5), x2), lax.log(lax.neg(x))),
+                      scalar_like(x, 0.5 * np.log(2 * np.pi)))
+  even, odd, x_2n = jnp.zeros_like(x), jnp.zeros_like(x), x2
   for n in range(1, series_order + 1):
-    term = lax.mul(lax.neg(term), lax.mul(scalar_like(x, 2 * n - 1), inv_x2))
-    total = lax.add(total, term)
-  return lax.add(log_scale, lax.log(total))
+    term = lax.div(scalar_like(x, np.prod(np.arange(2 * n - 1, 1, -2))), x_2n)
+    even, odd = (even, lax.add(odd, term)) if n % 2 else (lax.add(even, term), odd)
+    x_2n = lax.mul(x_2n, x2)
+  return lax.add(log_scale, lax.log(lax.sub(lax.add(scalar_like(x, 1), even), odd)))
 
 
-def logsumexp(a: Any, axis: Axis = None, b: Any = None, keepdims: bool = False,
-              return_sign: bool = False, where: Any = None) -> Any:
-  """log(sum(b * exp(a))) over `axis`, stable; with `return_sign` also the sign of the sum."""
-  if b is not None:
-    a, b = promote_args_inexact("logsumexp", a, b)
-    a = jnp.where(lax.ne(b, scalar_like(b, 0)), a, scalar_like(a, -np.inf))
-  else:
-    (a,) = promote_args_inexact("logsumexp", a)
-  amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-np.inf)
-  amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, scalar_like(amax, 0)))
-  exp_a = lax.exp(lax.sub(a, amax))
-  if b is not None:
-    exp_a = lax.mul(exp_a, b)
-  total = jnp.sum(exp_a, axis=axis, keepdims=keepdims, where=where)
-  sign = lax.sign(total)
-  if not keepdims:
-    amax = jnp.squeeze(amax, axis=axis)
-  out = lax.add(lax.log(lax.abs(total)), amax)
-  if return_sign:
-    return out, sign
-  if b is not None:
-    out = jnp.where(lax.lt(sign, scalar_like(sign, 0)), scalar_like(out, np.nan), out)
-  return out
+logsumexp = nn_functions.logsumexp
 
 
-def softmax(x: Any, axis: Axis = None) -> Any:
-  """exp(x) / sum(exp(x)) over `axis`."""
-  (x,) = promote_args_inexact("softmax", x)
-  unnormalized = lax.exp(lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))))
-  return lax.div(unnormalized, jnp.sum(unnormalized, axis=axis, keepdims=True))
+def softmax(x: Any, /, *, axis: Axis = None) -> Any:
+  """exp(x) / sum(exp(x)) over `axis` (all axes by default)."""
+  return nn_functions.softmax(x, axis=axis)
 
 
-def log_softmax(x: Any, axis: Axis = None) -> Any:
-  """x - logsumexp(x) over `axis`."""
-  (x,) = promote_args_inexact("log_softmax", x)
-  shifted = lax.sub(x, lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True)))
-  return lax.sub(shifted, lax.log(jnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+def log_softmax(x: Any, /, *, axis: Axis = None) -> Any:
+  """x - logsumexp(x) over `axis` (all axes by default)."""
+  return nn_functions.log_softmax(x, axis=axis)
 
 
 def _real_only(name: str, *args: Any) -> list:
@@ -220,15 +300,75 @@ def gammasgn(x: Any) -> Any:
 
 
 def gamma(x: Any) -> Any:
-  """The gamma function (real arguments)."""
-  (x,) = _real_only("gamma", x)
+  """The gamma function; complex arguments by Lanczos' approximation (nan+nanj at the poles)."""
+  (x,) = promote_args_inexact("gamma", x)
+  if dtypes.kind(dtype(x)) == "c":
+    invalid, z = _complex_poles(x)
+    return jnp.where(invalid, _complex_nan(x), lax.exp(_lanczos_loggamma(z)))
   return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
 
 
 def loggamma(x: Any) -> Any:
-  """log gamma(x) for x > 0, nan elsewhere (real arguments)."""
-  (x,) = _real_only("loggamma", x)
+  """log gamma(x) for x > 0, nan elsewhere; for complex x the principal branch (scipy's, with
+  its cut along the negative real axis)."""
+  (x,) = promote_args_inexact("loggamma", x)
+  if dtypes.kind(dtype(x)) == "c":
+    return _complex_loggamma(x)
   return jnp.where(lax.gt(x, scalar_like(x, 0)), lax.lgamma(x), scalar_like(x, np.nan))
+
+
+# Lanczos' approximation of gamma with g = 7 and 9 coefficients (the published ones).
+_LANCZOS_G = 7.
+_LANCZOS = np.array([0.99999999999980993, 676.5203681218851, -1259.1392167224028,
+                     771.32342877765313, -176.61502916214059, 12.507343278686905,
+                     -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7])
+
+
+def _complex_nan(z: Any) -> Any:
+  return jnp.full_like(z, complex(np.nan, np.nan))
+
+
+def _complex_poles(z: Any) -> tuple[Any, Any]:
+  """(where z is nan or a pole 0, -1, -2, ..., z with those entries replaced by 1)."""
+  re = lax.real(z)
+  pole = lax.eq(lax.imag(z), jnp.zeros_like(re)) & lax.eq(re, lax.floor(re)) & lax.le(
+      re, jnp.zeros_like(re))
+  invalid = pole | jnp.isnan(z)
+  return invalid, jnp.where(invalid, jnp.ones_like(z), z)
+
+
+def _lanczos_loggamma(z: Any) -> Any:
+  """A log gamma(z) for complex z: Lanczos' approximation, with the reflection
+  gamma(z) gamma(1 - z) = pi / sin(pi z) where Re z < 1/2."""
+  reflect = lax.lt(lax.real(z), jnp.full_like(lax.real(z), 0.5))
+  w = jnp.where(reflect, 1 - z, z) - 1
+  coeffs = jnp.asarray(_LANCZOS, dtype(z))
+  shifts = jnp.arange(1, len(_LANCZOS), dtype=dtype(z))
+  series = coeffs[0] + jnp.sum(coeffs[1:] / (jnp.expand_dims(w, -1) + shifts), axis=-1)
+  t = w + (_LANCZOS_G + 0.5)
+  direct = 0.5 * np.log(2 * np.pi) + (w + 0.5) * jnp.log(t) - t + jnp.log(series)
+  # The reflection's operand is kept away from its poles where it is not selected, so that the
+  # discarded branch contributes no nan to gradients.
+  z_reflect = jnp.where(reflect, z, jnp.full_like(z, 0.5))
+  reflected = np.log(np.pi) - jnp.log(jnp.sin(np.pi * z_reflect)) - direct
+  return jnp.where(reflect, reflected, direct)
+
+
+def _complex_loggamma(z: Any) -> Any:
+  """scipy's principal branch of log gamma for complex z: z shifted to Re z >= 1/2 by
+  log gamma(z) = log gamma(z + n) - sum_{k < n} log(z + k)."""
+  invalid, z = _complex_poles(z)
+  n = jnp.maximum(jnp.ceil(0.5 - lax.real(z)), 0)
+
+  def body(state: tuple) -> tuple:
+    k, total = state
+    more = lax.lt(k, n)
+    step = jnp.where(more, jnp.log(jnp.where(more, z + k, jnp.ones_like(z))), 0)
+    return k + 1, total + step
+
+  _, shift = lax.while_loop(lambda state: jnp.any(lax.lt(state[0], n)), body,
+                            (jnp.zeros((), dtype(n)), jnp.zeros_like(z)))
+  return jnp.where(invalid, _complex_nan(z), _lanczos_loggamma(z + n) - shift)
 
 
 def beta(a: Any, b: Any) -> Any:
@@ -293,7 +433,7 @@ def rel_entr(p: Any, q: Any) -> Any:
   both_positive = lax.gt(p, zero) & lax.gt(q, zero)
   p_zero = lax.eq(p, zero) & lax.ge(q, zero)
   safe_p, safe_q = jnp.where(both_positive, p, one), jnp.where(both_positive, q, one)
-  value = lax.sub(xlogy(safe_p, safe_p), xlogy(safe_p, safe_q))
+  value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
   return jnp.where(both_positive, value, jnp.where(p_zero, zero, scalar_like(p, np.inf)))
 
 
@@ -362,8 +502,10 @@ _erfcx.defjvps(lambda g, ans, x: lax.mul(g, lax.sub(lax.mul(lax.mul(scalar_like(
 
 
 def erfcx(x: Any) -> Any:
-  """The scaled complementary error function exp(x^2) erfc(x) (real arguments)."""
-  (x,) = _real_only("erfcx", x)
+  """The scaled complementary error function exp(x^2) erfc(x); w(ix) for complex x."""
+  (x,) = promote_args_inexact("erfcx", x)
+  if dtypes.kind(dtype(x)) == "c":
+    return _wofz(lax.complex(lax.neg(lax.imag(x)), lax.real(x)))
   return _erfcx(x)
 
 
