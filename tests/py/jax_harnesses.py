@@ -74,6 +74,8 @@ EXCLUSIONS: list[Exclusion] = [
               "(lax.mul)", "NotImplementedError"),
     Exclusion("reduce_window_min", "complex64", OPEN + ": reduce_window_min of complex operands",
               "ValueError from windowed_reductions._identity (np.iinfo of a complex dtype)"),
+    Exclusion("reduce_window_max", "complex64", OPEN + ": reduce_window_max of complex operands",
+              "ValueError from windowed_reductions._identity (np.iinfo of a complex dtype)"),
     # deliberate differences, documented in the README
     Exclusion("approx_top_k", "_op_(bfloat16|float16)_", DOCUMENTED, "approx_top_k is exact and "
               "orders equal values by index; XLA's CPU fallback leaves their order unspecified, "
@@ -288,6 +290,15 @@ GROUP_FUNCTIONS: dict[str, Callable[[dict], Callable]] = {
 }
 
 
+# Tolerances wider than jtu's defaults, by group, where the two libraries round differently:
+# a complex64 convolution (sums of products near 100 cancel to 0.5: 2e-5 apart), and a
+# float16 reduce_window_add with a non-identity init (2 ulp, another summation order).
+GROUP_TOLERANCES: dict[str, dict] = {
+    "conv_general_dilated": {np.complex64: 1e-4},
+    "reduce_window_add": {np.float16: 1e-2},
+}
+
+
 def _harness_case(h: test_harnesses.Harness) -> Case:
   def static():
     if h.group_name in GROUP_FUNCTIONS:
@@ -301,7 +312,8 @@ def _harness_case(h: test_harnesses.Harness) -> Case:
       return fun(*[s if isinstance(a, test_harnesses.StaticArg) else next(it)
                    for a, s in zip(h.arg_descriptors, statics)])
     return dyn
-  return Case(h.group_name, h.name, h.dyn_fun, h.dyn_args_maker, h.dtype, None,
+  return Case(h.group_name, h.name, h.dyn_fun, h.dyn_args_maker, h.dtype,
+              GROUP_TOLERANCES.get(h.group_name),
               not h.filter("cpu"), static)
 
 
