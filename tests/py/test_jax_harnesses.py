@@ -37,6 +37,15 @@ CATALOGUE_FLOOR = 0.986
 SAMPLE_FLOOR = 0.98
 
 
+@pytest.fixture(autouse=True)
+def _release_each_groups_programs():
+  """A group compiles tens of programs on each library; drop them after it (each XLA CPU
+  executable holds memory mappings, see conftest.py)."""
+  yield
+  jh.sj.clear_caches()
+  jh.jax.clear_caches()
+
+
 def _by_group() -> dict[str, list[jh.Case]]:
   groups = collections.defaultdict(list)
   for case in jh.all_cases():
