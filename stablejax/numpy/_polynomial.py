@@ -122,9 +122,10 @@ def poly(seq_of_zeros: Any) -> Any:
   (roots,) = promote_dtypes_inexact(*ensure_arraylike("poly", seq_of_zeros))
   roots = atleast_1d(roots)
   s = shape(roots)
-  if len(s) == 2 and s[0] == s[1] and s[0]:
-    raise NotImplementedError("jnp.poly of a square matrix needs eigvals, not yet supported")
-  if len(s) != 1:
+  if len(s) == 2 and s[0] == s[1] and s[0]:  # the characteristic polynomial
+    roots = linalg.eigvals(roots)
+    s = shape(roots)
+  elif len(s) != 1:
     raise ValueError("input must be 1d or non-empty square 2d array.")
   if not s[0]:
     return ones((), dtype(roots))
