@@ -126,7 +126,7 @@ def xlogy(x: Any, y: Any) -> Any:
 def _zero_unless_x(x: Any, y: Any, value: Any) -> Any:
   """`value`, replaced by 0 where x == 0 and y is not nan (as scipy's xlogy and xlog1py)."""
   keep = lax.ne(x, scalar_like(x, 0)) | jnp.isnan(y)
-  return jnp.where(keep, value, scalar_like(x, 0))
+  return jnp.where(keep, value, lax.full_like(x, 0))
 
 
 @custom_jvp
@@ -171,7 +171,7 @@ _xlogx.defjvps(lambda g, ans, x: lax.mul(g, lax.add(lax.log(x), scalar_like(x, 1
 def entr(x: Any) -> Any:
   """-x log x for x > 0, 0 at 0, -inf for x < 0."""
   (x,) = _real_only("entr", x)
-  return jnp.where(lax.lt(x, scalar_like(x, 0)), scalar_like(x, -np.inf), lax.neg(_xlogx(x)))
+  return jnp.where(lax.lt(x, scalar_like(x, 0)), lax.full_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def logit(x: Any) -> Any:
@@ -181,10 +181,10 @@ def logit(x: Any) -> Any:
 
 @custom_jvp
 def _logit(x: Any) -> Any:
-  return lax.log(lax.div(x, lax.sub(scalar_like(x, 1), x)))
+  return lax.log(lax.div(x, lax.sub(lax.full_like(x, 1), x)))
 
 
-_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(scalar_like(x, 1), x))))
+_logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(lax.full_like(x, 1), x))))
 
 
 def _float_operand(name: str, x: Any) -> list:
@@ -314,7 +314,7 @@ def loggamma(x: Any) -> Any:
   (x,) = promote_args_inexact("loggamma", x)
   if dtypes.kind(dtype(x)) == "c":
     return _complex_loggamma(x)
-  return jnp.where(lax.gt(x, scalar_like(x, 0)), lax.lgamma(x), scalar_like(x, np.nan))
+  return jnp.where(lax.gt(x, scalar_like(x, 0)), lax.lgamma(x), lax.full_like(x, np.nan))
 
 
 # Lanczos' approximation of gamma with g = 7 and 9 coefficients (the published ones).
@@ -388,8 +388,8 @@ def factorial(n: Any, exact: bool = False) -> Any:
   if exact:
     raise NotImplementedError("factorial with exact=True")
   (n,) = promote_args_inexact("factorial", n)
-  return jnp.where(lax.lt(n, scalar_like(n, 0)), scalar_like(n, 0),
-                   lax.exp(lax.lgamma(lax.add(n, scalar_like(n, 1)))))
+  return jnp.where(lax.lt(n, scalar_like(n, 0)), lax.full_like(n, 0),
+                   lax.exp(lax.lgamma(lax.add(n, lax.full_like(n, 1)))))
 
 
 def comb(N: Any, k: Any, *, repetition: bool = False) -> Any:
@@ -398,8 +398,8 @@ def comb(N: Any, k: Any, *, repetition: bool = False) -> Any:
   if repetition:
     result = comb(lax.sub(lax.add(N, k), scalar_like(N, 1)), k)
     trivial = lax.eq(k, scalar_like(k, 0)) & lax.ge(N, scalar_like(N, 0))
-    return jnp.where(trivial, scalar_like(N, 1), result)
-  zero, one = scalar_like(N, 0), scalar_like(N, 1)
+    return jnp.where(trivial, lax.full_like(N, 1), result)
+  zero, one = lax.full_like(N, 0), lax.full_like(N, 1)
   valid = lax.le(k, N) & lax.ge(N, zero) & lax.ge(k, zero)
   n, k = jnp.where(valid, N, zero), jnp.where(valid, k, zero)
   log_comb = lax.sub(lax.sub(lax.lgamma(lax.add(n, one)), lax.lgamma(lax.add(k, one))),
@@ -410,7 +410,7 @@ def comb(N: Any, k: Any, *, repetition: bool = False) -> Any:
 def poch(z: Any, m: Any) -> Any:
   """The Pochhammer symbol gamma(z + m) / gamma(z); 1 where m == 0."""
   z, m = _real_only("poch", z, m)
-  return jnp.where(lax.eq(m, scalar_like(m, 0)), scalar_like(z, 1),
+  return jnp.where(lax.eq(m, scalar_like(m, 0)), lax.full_like(z, 1),
                    lax.div(gamma(lax.add(z, m)), gamma(z)))
 
 
@@ -429,12 +429,12 @@ def i1(x: Any) -> Any:
 def rel_entr(p: Any, q: Any) -> Any:
   """p log(p / q) for p, q > 0; 0 where p == 0 and q >= 0; inf elsewhere."""
   p, q = _real_only("rel_entr", p, q)
-  zero, one = scalar_like(p, 0), scalar_like(p, 1)
+  zero, one = lax.full_like(p, 0), lax.full_like(p, 1)  # (weakly typed like p, as JAX's)
   both_positive = lax.gt(p, zero) & lax.gt(q, zero)
   p_zero = lax.eq(p, zero) & lax.ge(q, zero)
   safe_p, safe_q = jnp.where(both_positive, p, one), jnp.where(both_positive, q, one)
   value = lax.sub(_xlogx(safe_p), _xlogy(safe_p, safe_q))
-  return jnp.where(both_positive, value, jnp.where(p_zero, zero, scalar_like(p, np.inf)))
+  return jnp.where(both_positive, value, jnp.where(p_zero, zero, lax.full_like(p, np.inf)))
 
 
 def kl_div(p: Any, q: Any) -> Any:
@@ -447,7 +447,7 @@ def _boxcox(name: str, log_fn: Any) -> Any:
   def transform(x: Any, lmbda: Any) -> Any:
     x, lmbda = promote_args_inexact(name, x, lmbda)
     is_zero = lax.eq(lmbda, scalar_like(lmbda, 0))
-    safe_lmbda = jnp.where(is_zero, scalar_like(lmbda, 1), lmbda)
+    safe_lmbda = jnp.where(is_zero, lax.full_like(lmbda, 1), lmbda)
     log_x = log_fn(x)
     power = lax.div(lax.expm1(lax.mul(safe_lmbda, log_x)), safe_lmbda)
     return jnp.where(is_zero, log_x, power)

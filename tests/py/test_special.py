@@ -2,6 +2,7 @@
 references, under jit and vmap, derivatives against JAX and finite differences, and the ops they
 lower to."""
 import jax
+import jax.scipy.special
 import jax.numpy as jjnp
 import numpy as np
 import pytest
@@ -301,3 +302,13 @@ def test_mulhi_jit_vmap_lowering_and_errors():
     lax.mulhi(np.float32(1), np.float32(2))
   assert sj.grad(lambda f: lax.convert_element_type(
       lax.mulhi(lax.convert_element_type(f, np.int32), 3), np.float32))(np.float32(2.)) == 0
+
+
+@pytest.mark.parametrize("name,args", [
+    ("xlogy", (0.5, 0.7)), ("xlog1py", (0.5, 0.7)), ("entr", (0.5,)), ("rel_entr", (0.5, 0.7)),
+    ("kl_div", (0.5, 0.7)), ("logit", (0.5,)), ("loggamma", (0.5,)), ("factorial", (0.5,)),
+    ("comb", (2.0, 0.5)), ("boxcox", (0.5, 0.7)), ("boxcox1p", (0.5, 0.7)), ("poch", (0.5, 0.7))])
+def test_python_scalars_give_weakly_typed_results_as_jax(name, args):
+  got, want = getattr(sj.scipy.special, name)(*args), getattr(jax.scipy.special, name)(*args)
+  assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+  np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
