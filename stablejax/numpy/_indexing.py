@@ -494,9 +494,12 @@ class _IndexUpdateRef:
     return self._update(values, lax.scatter_max, **kwargs)
 
   def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
-    """`x[idx] = func(x[idx])`."""
-    get_kwargs = {k: v for k, v in kwargs.items() if k != "mode"}
-    return self.set(func(self.get(**get_kwargs)), **kwargs)
+    """`x[idx] = func(x[idx])`, `func` applied once per occurrence of a repeated index (as
+    XLA's scatter and JAX)."""
+    def scatter_apply(operand: Any, indices: Any, updates: Any, dnums: Any, **kw: Any) -> Any:
+      return lax.scatter_apply(operand, indices, func, dnums,
+                               update_shape=core.get_aval(updates).shape, **kw)
+    return self._update(np.zeros((), dtype(self.array)), scatter_apply, **kwargs)
 
 
 def _warn_if_unsafe(values: Any, x: Any) -> None:

@@ -161,6 +161,21 @@ def test_at_apply_dtypes_and_weak_types():
   assert weak.at[0].set(2).dtype == np.float32
 
 
+@pytest.mark.parametrize("idx", [np.array([0, 0, 1]), (slice(None), np.array([2, 2])), 1,
+                                 (0, slice(0, 2)), np.array([[1, 1], [0, 1]])])
+def test_at_apply_applies_once_per_occurrence_of_an_index(idx):
+  # a repeated index gets func applied once per occurrence (sqrt(sqrt(x))), as JAX's scatter
+  x = np.arange(1., 7., dtype=np.float32).reshape(2, 3)
+  want = jnp.asarray(x).at[idx].apply(jnp.sqrt)
+  np.testing.assert_array_equal(np.asarray(snp.asarray(x).at[idx].apply(snp.sqrt)), want)
+  jitted = sj.jit(lambda x: x.at[idx].apply(snp.sqrt))(x)
+  np.testing.assert_array_equal(np.asarray(jitted), want)
+  dropped = snp.arange(5).at[np.array([1, 1, 7])].apply(lambda v: v * 2, mode="drop")
+  np.testing.assert_array_equal(
+      np.asarray(dropped), jnp.arange(5).at[np.array([1, 1, 7])].apply(lambda v: v * 2,
+                                                                         mode="drop"))
+
+
 @pytest.mark.slow
 def test_at_grad_vmap(rng):
   x, v = test_util.rand(rng, (5, 3)), test_util.rand(rng, (2, 3))
