@@ -35,57 +35,49 @@ class _Store:
     return self._val
 
 
-def _curried(transform: Callable) -> Callable:
-  """`transform(gen, fun, *args)` also usable as a decorator of `gen` (JAX's `@curry`)."""
-  @functools.wraps(transform)
-  def curried(gen: Callable, *rest: Any, **kwargs: Any) -> Any:
-    if rest:
-      return transform(gen, *rest, **kwargs)
-    return functools.partial(transform, gen, **kwargs)
-  return curried
+def _curry(f: Callable) -> Callable:
+  """JAX's `curry`: `_curry(f)(*args)` is `partial(f, *args)`, so `@transformation` decorates
+  a generator, `gen(fun, *static)` applies it, and `transformation(gen, fun)()` does too."""
+  return functools.partial(functools.partial, f)
 
 
-@_curried
-def transformation2(gen: Callable, fun: WrappedFun, *gen_static_args: Any) -> WrappedFun:
-  """`fun` under `gen(f, *gen_static_args, *args, **kwargs)`, where `f` calls what it wraps."""
+def _wrap(gen: Callable, fun: WrappedFun, *gen_static_args: Any) -> WrappedFun:
   return fun.wrap(lambda call: functools.partial(gen, call, *gen_static_args))
 
 
-@_curried
-def transformation_with_aux2(gen: Callable, fun: WrappedFun, *gen_static_args: Any,
-                             use_eq_store: bool = False
-                             ) -> tuple[WrappedFun, Callable[[], Any]]:
-  """`transformation2` whose `gen(f, store, *gen_static_args, *args, **kwargs)` also stores an
-  auxiliary output; the thunk returned reads it once the function has been called."""
+def _wrap_with_aux(gen: Callable, fun: WrappedFun, *gen_static_args: Any,
+                   use_eq_store: bool = False) -> tuple[WrappedFun, Callable[[], Any]]:
   del use_eq_store
   store = _Store()
-  return (fun.wrap(lambda call: functools.partial(gen, call, store, *gen_static_args)),
-          lambda: store.val)
+  return _wrap(gen, fun, store, *gen_static_args), lambda: store.val
 
 
 def _run_generator(gen: Callable, f: Callable, *args: Any, **kwargs: Any) -> Any:
-  """Run an old-style transformation: `gen` yields the arguments to call `f` with and is sent
+  """Run an old-style transformation: `gen` yields the arguments to call `f` with, is sent
   `f`'s result, and yields its own."""
   gen_inst = gen(*args, **kwargs)
   args_, kwargs_ = next(gen_inst)
   return gen_inst.send(f(*args_, **kwargs_))
 
 
-@_curried
-def transformation(gen: Callable, fun: WrappedFun, *gen_static_args: Any) -> WrappedFun:
-  """The generator form of `transformation2` (JAX's older interface)."""
-  return transformation2(functools.partial(_run_generator, gen), fun, *gen_static_args)
+def _run_generator_with_aux(gen: Callable, f: Callable, store: _Store, *args: Any,
+                            **kwargs: Any) -> Any:
+  ans, aux = _run_generator(gen, f, *args, **kwargs)
+  store.store(aux)
+  return ans
 
 
-@_curried
-def transformation_with_aux(gen: Callable, fun: WrappedFun, *gen_static_args: Any
-                            ) -> tuple[WrappedFun, Callable[[], Any]]:
-  """The generator form of `transformation_with_aux2`: `gen` yields `(result, aux)`."""
-  def gen2(f: Callable, store: _Store, *args: Any, **kwargs: Any) -> Any:
-    ans, aux = _run_generator(gen, f, *args, **kwargs)
-    store.store(aux)
-    return ans
-  return transformation_with_aux2(gen2, fun, *gen_static_args)
+# `fun` under `gen(f, *gen_static_args, *args, **kwargs)`, where `f` calls what `fun` ran.
+transformation2 = _curry(_wrap)
+# ... with `gen(f, store, *gen_static_args, *args, **kwargs)` storing an auxiliary output; gives
+# `(fun, thunk)`, the thunk reading the output once the function has been called.
+transformation_with_aux2 = _curry(_wrap_with_aux)
+# The generator forms: `gen(*gen_static_args, *args, **kwargs)` yields `(args, kwargs)` to call
+# the wrapped function with, is sent its result, and yields the result (`(result, aux)`).
+transformation = _curry(lambda gen, fun, *static: _wrap(
+    functools.partial(_run_generator, gen), fun, *static))
+transformation_with_aux = _curry(lambda gen, fun, *static: _wrap_with_aux(
+    functools.partial(_run_generator_with_aux, gen), fun, *static))
 
 
 def merge_linear_aux(aux1: Callable[[], Any], aux2: Callable[[], Any]) -> tuple[bool, Any]:
