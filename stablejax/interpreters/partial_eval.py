@@ -7,6 +7,8 @@ import numpy as np
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer, current_source_info
+from stablejax.interpreters import dce
+from stablejax.interpreters.dce import dce_rules
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects, eval_jaxpr
 from stablejax.util import gc_paused, weak_cache
 
@@ -285,3 +287,12 @@ def trace_to_jaxpr_dynamic(fun: Any, in_avals: Sequence[ShapedArray]
   output types and its constvars' values, as JAX's."""
   jaxpr, consts = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), in_avals)
   return jaxpr, jaxpr.out_avals, consts
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: bool | Sequence[bool],
+              instantiate: bool | Sequence[bool] = False) -> tuple[Jaxpr, list[bool]]:
+  """`jaxpr` computing only its `used_outputs` from the inputs they need (and those marked in
+  `instantiate`), and which inputs it takes (JAX's `pe.dce_jaxpr`; the rules: `dce_rules`)."""
+  if isinstance(used_outputs, bool):
+    used_outputs = [used_outputs] * len(jaxpr.outvars)
+  return dce.prune_jaxpr(jaxpr, used_outputs, instantiate)

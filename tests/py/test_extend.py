@@ -111,6 +111,20 @@ def test_partial_eval_computes_the_known_part_as_jax():
       [("known", 6.0), ("unknown", (2,)), ("unknown", (2,))]
 
 
+def test_dce_jaxpr_prunes_as_jax():
+  import stablejax
+  import stablejax.numpy as sjnp
+  import jax.numpy as jnp
+  from jax.interpreters import partial_eval as jax_pe
+  ours = stablejax.make_jaxpr(lambda x, y: (sjnp.sin(x), y * 2, x + 1))(1., 2.).jaxpr
+  theirs = jax.make_jaxpr(lambda x, y: (jnp.sin(x), y * 2, x + 1))(1., 2.).jaxpr
+  for used, instantiate in [([True, False, False], False), ([False, True, False], [True, False]),
+                            (False, True)]:
+    (a, used_a), (b, used_b) = (pe.dce_jaxpr(ours, used, instantiate),
+                                jax_pe.dce_jaxpr(theirs, used, instantiate))
+    assert used_a == used_b and len(a.eqns) == len(b.eqns) and len(a.outvars) == len(b.outvars)
+
+
 def test_generator_transformations_as_jax():
   def scale(k, *args):  # old-style: yield the arguments, get the result back, yield ours
     out = yield tuple(a * k for a in args), {}
