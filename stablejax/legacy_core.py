@@ -1,9 +1,10 @@
 """The names of JAX's public `jax.core` (0.10.2, deprecated ones still exported included) that
 live above `stablejax.core`: the jaxpr IR's (`Atom`, `eval_jaxpr`, `DropVar`, ...), the trace-
-state helpers of `stablejax.extend.core`, and a few aliases. (`jax.core.concrete_or_error` is
-stablejax.core's, `(value, what)`; `jax.extend.core`'s has JAX's signature.) Under `install_as_jax`, a name
+state helpers of `stablejax.extend.core`, and a few aliases. Under `install_as_jax`, a name
 `jax.core` (stablejax.core) lacks is looked up here (`jax_alias.FALLBACKS`), so `jax.core.Tracer`
-is stablejax.core's and `jax.core.eval_jaxpr` this module's; stablejax itself never imports it."""
+is stablejax.core's and `jax.core.eval_jaxpr` this module's; stablejax itself never imports it.
+(`jax.core.concrete_or_error` is stablejax.core's, `(value, what)`; `jax.extend.core`'s has
+JAX's signature.)"""
 from __future__ import annotations
 
 import abc
@@ -13,9 +14,11 @@ from stablejax import core, jaxpr
 from stablejax.compile_time_eval import ensure_compile_time_eval
 from stablejax.core import ShapedArray
 from stablejax.extend.core import (
-    DebugInfo, DropVar, Effects, JaxprTypeError, check_jaxpr, find_top_trace, gensym, get_opaque_trace_state, jaxprs_in_params, new_jaxpr_eqn, no_effects,
-    nonempty_axis_env_DO_NOT_USE, primal_dtype_to_tangent_dtype, unsafe_am_i_under_a_jit_DO_NOT_USE,
-    unsafe_am_i_under_a_vmap_DO_NOT_USE, unsafe_get_axis_names_DO_NOT_USE, valid_jaxtype)
+    DebugInfo, DropVar, Effects, JaxprTypeError, check_jaxpr, find_top_trace, gensym,
+    get_opaque_trace_state, jaxprs_in_params, new_jaxpr_eqn, no_effects,
+    nonempty_axis_env_DO_NOT_USE, primal_dtype_to_tangent_dtype,
+    unsafe_am_i_under_a_jit_DO_NOT_USE, unsafe_am_i_under_a_vmap_DO_NOT_USE,
+    unsafe_get_axis_names_DO_NOT_USE, valid_jaxtype)
 from stablejax.jaxpr import Atom
 
 __all__ = [
