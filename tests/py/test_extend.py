@@ -160,6 +160,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 from jax import lax
+import jax.extend.backend
 from jax.extend import core as jex_core
 from jax.extend.mlir.dialects import stablehlo as hlo
 from jax.interpreters import ad, batching, mlir
@@ -225,6 +226,13 @@ def twice_batch(axis_size, axis_name, trace, args, dims):
 
 batching.axis_primitive_batchers[twice_p] = twice_batch
 
+# A bilinear primitive (`ad.defbilinear`): its JVP and both transposes from two rules.
+mymul_p = jex_core.Primitive("mymul")
+mymul_p.def_impl(lambda a, b: np.multiply(a, b))
+mymul_p.def_abstract_eval(lambda a, b: jax.core.ShapedArray(a.shape, a.dtype))
+mlir.register_lowering(mymul_p, mlir.lower_fun(lambda a, b: a * b, multiple_results=False))
+ad.defbilinear(mymul_p, lambda ct, a, b: mymul_p.bind(ct, b), lambda ct, a, b: mymul_p.bind(a, ct))
+
 x = np.array([1., 2., 3.], np.float32)
 y = np.array([4., 5., 6.], np.float32)
 z = np.array([.5, .25, .125], np.float32)
@@ -240,6 +248,9 @@ out = {
     "jit_vmap": jax.jit(jax.vmap(multiply_add, in_axes=(1, None, None)))(xs, y[:2], z[:2]),
     "twice": jax.jit(jax.vmap(lambda v: twice_p.bind(v)))(xs),
     "seen": seen,
+    "bilinear": jax.grad(lambda a, b: jnp.sum(jnp.sin(mymul_p.bind(a, b))), (0, 1))(x, y),
+    "bilinear_jvp": jax.jvp(lambda a: mymul_p.bind(a, y), (x,), (z,))[1],
+    "backend": jax.extend.backend.get_backend().platform == "cpu",
 }
 text = jax.jit(multiply_add).lower(x, y, z).as_text()
 out["lowered"] = ["stablehlo.multiply" in text, "stablehlo.add" in text]
