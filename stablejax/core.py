@@ -438,6 +438,13 @@ _NOT_USER = _LIB_DIRS + (os.path.join(os.path.dirname(os.__file__), ""), "<froze
 SOURCE_FRAMES_LIMIT = 8  # the user frames kept per equation: the call-site chain's length
 
 
+def register_exclusion(path: str) -> None:
+  """Frames of files under `path` are not the user's: a library built on stablejax (JAX's
+  `source_info_util.register_exclusion`; flax registers its own folder)."""
+  global _NOT_USER
+  _NOT_USER = _NOT_USER + (os.path.join(os.path.abspath(path), ""),)
+
+
 class SourceInfo:
   """Where an equation comes from: `frames`, the user's frames that staged it, innermost first
   and at most SOURCE_FRAMES_LIMIT, as (code, last instruction) pairs (resolved to file, line

@@ -16,6 +16,10 @@ import types
 __all__ = ["install_as_jax", "is_installed", "uninstall"]
 
 COMPAT_PACKAGE = "stablejax_compat"
+# stablejax module -> the module holding the names of the JAX module of the same name that it
+# cannot define itself, sitting below them in the pipeline (`jax.core.eval_jaxpr` needs the
+# jaxpr IR, which is built on stablejax.core); a name missing from the first is looked up there.
+FALLBACKS = {"stablejax.core": "stablejax.legacy_core"}
 
 
 def target_name(fullname: str) -> str:
@@ -32,12 +36,17 @@ class _MissingName(AttributeError):
 def _refusing_getattr(module: types.ModuleType, jax_name: str):
   """A module `__getattr__` that names the JAX attribute asked for, keeping the module's own."""
   own = module.__dict__.get("__getattr__")
+  fallback = FALLBACKS.get(module.__name__)
 
   def __getattr__(name: str):
     if own is not None:
       return own(name)
     if name.startswith("__") and name.endswith("__"):
       raise AttributeError(name)  # dunder probes (copy, pickle, doctest) expect a plain miss
+    if fallback is not None:
+      names = importlib.import_module(fallback)
+      if name in names.__all__:
+        return getattr(names, name)
     raise _MissingName(f"{jax_name}.{name}: stablejax does not have it (module "
                        f"{module.__name__!r} has no attribute {name!r})")
   return __getattr__
@@ -70,15 +79,20 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
         raise ModuleNotFoundError(f"No module named {fullname!r}: stablejax does not have it "
                                   f"(no module {name!r})", name=fullname) from None
       raise
-    if module not in _decorated:
-      _decorated[module] = module.__dict__.get("__getattr__")
-      module.__getattr__ = _refusing_getattr(module, fullname)
+    _decorate(module, fullname)
     return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                           is_package=hasattr(module, "__path__"))
 
 
 _finder = _JaxAliasFinder()
 _decorated: dict[types.ModuleType, object] = {}  # module -> its own __getattr__ (or None)
+
+
+def _decorate(module: types.ModuleType, jax_name: str) -> None:
+  """Give `module` (answering the JAX module `jax_name`) the refusing `__getattr__`, once."""
+  if module not in _decorated:
+    _decorated[module] = module.__dict__.get("__getattr__")
+    module.__getattr__ = _refusing_getattr(module, jax_name)
 
 
 def install_as_jax() -> None:
@@ -96,6 +110,8 @@ def install_as_jax() -> None:
                       f"{', ...' if len(loaded) > 3 else ''}); call it before anything imports "
                       "jax")
   sys.meta_path.insert(0, _finder)
+  for name in FALLBACKS:  # also reached as attributes (`from jax import core`), not imported
+    _decorate(importlib.import_module(name), "jax" + name[len("stablejax"):])
 
 
 def is_installed() -> bool:

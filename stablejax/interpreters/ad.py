@@ -77,6 +77,11 @@ def is_undefined_primal(x: Any) -> bool:
 add_jaxvals_p = core.Primitive("add_any")
 
 
+def add_jaxvals(x: Any, y: Any) -> Any:
+  """`x + y` by the `add_any` primitive (JAX's name; symbolic zeros: `add_tangents`)."""
+  return add_jaxvals_p.bind(x, y)
+
+
 def add_tangents(x: Any, y: Any) -> Any:
   if type(x) is Zero:
     return y
@@ -199,6 +204,34 @@ def deflinear2(primitive: core.Primitive, transpose_rule: Callable) -> None:
   primitive_jvps[primitive] = lambda primals, tangents, **params: _linear_jvp(
       primitive, primals, tangents, **params)
   primitive_transposes[primitive] = zero_ct_aware(transpose_rule)
+
+
+def defbilinear(primitive: core.Primitive, lhs_rule: Callable, rhs_rule: Callable) -> None:
+  """`primitive(x, y)` is linear in each argument separately (a product): its JVP applies it
+  to one tangent at a time, and `lhs_rule(ct, x, y, **params)` (x undefined) or
+  `rhs_rule(ct, x, y, **params)` (y undefined) gives the cotangent of the linear argument."""
+  defjvp(primitive, lambda g, x, y, **params: primitive.bind(g, y, **params),
+         lambda g, x, y, **params: primitive.bind(x, g, **params))
+
+  def transpose(ct, x, y, **params):
+    if is_undefined_primal(x) == is_undefined_primal(y):
+      raise ValueError(f"transpose of bilinear '{primitive.name}': exactly one argument must be "
+                       f"linear (undefined), got {x!r} and {y!r}")
+    if is_undefined_primal(x):
+      out = lhs_rule(ct, x, y, **params)
+      return [Zero(x.aval) if type(out) is Zero else out, None]
+    out = rhs_rule(ct, x, y, **params)
+    return [None, Zero(y.aval) if type(out) is Zero else out]
+  primitive_transposes[primitive] = zero_ct_aware(transpose)
+
+
+def get_primitive_transpose(primitive: core.Primitive) -> Callable:
+  """The transpose rule of `primitive`; NotImplementedError (as JAX) if it has none."""
+  try:
+    return primitive_transposes[primitive]
+  except KeyError:
+    raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                              f"'{primitive.name}' not implemented") from None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Batching (vmap): tracers carry a value with an optional batch axis."""
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
@@ -35,6 +36,24 @@ fancy_primitive_batchers: dict[core.Primitive, Callable] = rule_checks.register_
 # those allocating refs (a ref made under vmap holds one value per batch element, as JAX's).
 always_batched: set[core.Primitive] = set()
 
+
+class AxisPrimitiveBatchers:
+  """JAX's `axis_primitive_batchers`, write-only: `axis_primitive_batchers[p] = rule` with
+  `rule(axis_size, axis_name, trace, batched_args, batch_dims, **params)` (`trace` is None, as
+  in JAX) registers it in `fancy_primitive_batchers`."""
+
+  def __setitem__(self, primitive: core.Primitive, rule: Callable) -> None:
+    @functools.wraps(rule)  # (errors about its results name `rule`)
+    def fancy_rule(axis_data: AxisData, args: Sequence, dims: Sequence, **params: Any):
+      return rule(axis_data.size, axis_data.name, None, args, dims, **params)
+    fancy_primitive_batchers[primitive] = fancy_rule
+
+  def __delitem__(self, primitive: core.Primitive) -> None:
+    del fancy_primitive_batchers[primitive]
+
+
+axis_primitive_batchers = AxisPrimitiveBatchers()
+
 # collective primitive -> rule(axis_data, batched_args, batch_dims, **params), used instead of
 # the tables above under a vmap with an axis name (even for unbatched operands: `psum(1, "i")`
 # is the axis size): a collective over that name reduces, gathers or permutes along the batch
@@ -65,6 +84,11 @@ class extend_axis_env:
 
   def __exit__(self, *exc: Any) -> None:
     del _axis_env.frames[len(_axis_env.frames) - len(self.axes):]
+
+
+def bound_axes() -> list[tuple[Hashable, int]]:
+  """The named axes bound now, `(name, size)` pairs, outermost first."""
+  return list(_axis_env.frames)
 
 
 def axis_size(name: Hashable, api_name: str = "axis_size") -> int:
@@ -356,12 +380,12 @@ def _batch_jaxpr_cached(closed, axis_data, in_dims, instantiate):
     finally:
       trace.invalidate()
 
-  in_avals = [a if d is not_mapped else _unmapped_aval(a, size, d)
+  in_avals = [a if d is not_mapped else unmapped_aval(a, size, d)
               for a, d in zip(closed.in_avals, in_dims)]
   return pe.trace_to_closed_jaxpr(f, in_avals), out_dims
 
 
-def _unmapped_aval(aval: ShapedArray, size: int, axis: int) -> ShapedArray:
+def unmapped_aval(aval: ShapedArray, size: int, axis: int) -> ShapedArray:
   shape = list(aval.shape)
   shape.insert(axis, size)
   typed = aval.typed_sharding

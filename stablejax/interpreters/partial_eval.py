@@ -7,6 +7,8 @@ import numpy as np
 
 from stablejax import core
 from stablejax.core import ShapedArray, Trace, Tracer, current_source_info
+from stablejax.interpreters import dce
+from stablejax.interpreters.dce import dce_rules
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects, eval_jaxpr
 from stablejax.util import gc_paused, weak_cache
 
@@ -220,3 +222,77 @@ def _partial_eval_saving_cached(closed, unknowns, saveable):
   new_unknown = trace_to_closed_jaxpr(staged, [v.aval for v in kept] + unknown_avals)
   new_known = ClosedJaxpr(k.replace(outvars=k.outvars[:n_known_outs] + kept), known.consts)
   return new_known, new_unknown, out_unknowns, len(kept)
+
+
+# ----------------------------------------------------------------------------------------------
+# JAX's partial-value interface (`pe.PartialVal`, `pe.trace_to_jaxpr_nounits`) over the
+# partial-evaluation trace
+
+class PartialVal(tuple):
+  """A known value `(None, const)` or an unknown one `(aval, None)`, as JAX's."""
+
+  def __new__(cls, xs: tuple[ShapedArray | None, Any]):
+    aval, const = xs
+    if (aval is None) == (const is None):
+      raise ValueError(f"PartialVal: exactly one of an aval and a known value, got {xs!r}")
+    return tuple.__new__(cls, xs)
+
+  @classmethod
+  def known(cls, const: Any) -> PartialVal:
+    return PartialVal((None, const))
+
+  @classmethod
+  def unknown(cls, aval: ShapedArray) -> PartialVal:
+    return PartialVal((aval, None))
+
+  def is_known(self) -> bool:
+    return self[0] is None
+
+  def get_known(self) -> Any:
+    """The known value, or None when unknown."""
+    return self[1] if self[0] is None else None
+
+  def get_aval(self) -> ShapedArray:
+    """The aval: given when unknown, of the value when known."""
+    return core.get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun: Any, pvals: Sequence[PartialVal],
+                           instantiate: bool | Sequence[bool] = False
+                           ) -> tuple[Jaxpr, list[PartialVal], list[Any]]:
+  """Run `fun` (a `linear_util.WrappedFun`, flat in and out) on known values and unknown
+  types: what depends only on the known values is computed now, the rest is staged. Returns
+  the staged jaxpr (constvars: the residuals; invars: the unknown inputs), the outputs as
+  PartialVals (unknown where they depend on an unknown input or `instantiate` says so), and the
+  residuals' values."""
+  trace = PartialEvalTrace(core.current_trace())
+  args = [pv.get_known() if pv.is_known() else trace.new_arg(pv.get_aval()) for pv in pvals]
+  try:
+    with core.set_current_trace(trace):
+      outs = list(fun.call_wrapped(*args))
+    if isinstance(instantiate, bool):
+      instantiate = [instantiate] * len(outs)
+    unknown = [trace.is_unknown(o) or bool(i) for o, i in zip(outs, instantiate)]
+    jaxpr, consts = trace.to_jaxpr([o for o, u in zip(outs, unknown) if u])
+  finally:
+    trace.invalidate()
+  out_pvals = [PartialVal.unknown(core.get_aval(o)) if u else PartialVal.known(o)
+               for o, u in zip(outs, unknown)]
+  return jaxpr, out_pvals, consts
+
+
+def trace_to_jaxpr_dynamic(fun: Any, in_avals: Sequence[ShapedArray]
+                           ) -> tuple[Jaxpr, list[ShapedArray], list[Any]]:
+  """Trace `fun` (a `linear_util.WrappedFun`, flat in and out) on `in_avals`: the jaxpr, its
+  output types and its constvars' values, as JAX's."""
+  jaxpr, consts = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), in_avals)
+  return jaxpr, jaxpr.out_avals, consts
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: bool | Sequence[bool],
+              instantiate: bool | Sequence[bool] = False) -> tuple[Jaxpr, list[bool]]:
+  """`jaxpr` computing only its `used_outputs` from the inputs they need (and those marked in
+  `instantiate`), and which inputs it takes (JAX's `pe.dce_jaxpr`; the rules: `dce_rules`)."""
+  if isinstance(used_outputs, bool):
+    used_outputs = [used_outputs] * len(jaxpr.outvars)
+  return dce.prune_jaxpr(jaxpr, used_outputs, instantiate)

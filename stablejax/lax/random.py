@@ -52,7 +52,7 @@ def _threefry_step(i: Array, state: tuple) -> tuple:
   return x1, x2, (*ks[1:], ks[0]), (rotations[1], rotations[0])
 
 
-def _threefry2x32(k1: Array, k2: Array, x1: Any, x2: Any) -> tuple[Array, Array]:
+def threefry2x32(k1: Array, k2: Array, x1: Any, x2: Any) -> tuple[Array, Array]:
   """The threefry-2x32 hash of the counts (x1, x2) (uint32, of one shape) under the key
   (k1, k2) (uint32 scalars): 20 rounds, a key injection every 4, in a 5-step loop (as JAX
   computes it on CPU: much faster to compile than unrolled)."""
@@ -78,12 +78,12 @@ def hash_counts(key: Array, counts: Any) -> tuple[Array, Array]:
   uint32[*k, 2] with counts of shape (*k, ...) (each key hashing its own counts)."""
   key_shape = core.get_aval(key).shape[:-1]
   if not key_shape:
-    return _threefry2x32(key[0], key[1], lax.full_like(counts, 0), counts)
+    return threefry2x32(key[0], key[1], lax.full_like(counts, 0), counts)
   shape = core.get_aval(counts).shape
   words = [lax.broadcast_in_dim(lax.squeeze(lax.slice_in_dim(key, j, j + 1, axis=-1),
                                             (len(key_shape),)), shape, range(len(key_shape)))
            for j in range(2)]
-  return _threefry2x32(*words, lax.full_like(counts, 0), counts)
+  return threefry2x32(*words, lax.full_like(counts, 0), counts)
 
 
 def _key_counts(key: Array, shape: tuple[int, ...]) -> Any:

@@ -41,6 +41,15 @@ MODULES = {
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
     "scipy.linalg": (1.0, None),
+    "extend.core": (0.84, None),
+    "extend.core.primitives": (0.88, None),
+    "extend.linear_util": (0.90, None),
+    "interpreters.mlir": (0.46, None),
+    "interpreters.ad": (0.90, None),
+    "interpreters.batching": (0.70, None),
+    "interpreters.partial_eval": (0.46, None),
+    "api_util": (1.0, None),
+    "custom_derivatives": (0.83, None),
 }
 
 

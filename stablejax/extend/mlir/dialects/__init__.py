@@ -1,0 +1,1 @@
+"""jaxlib's MLIR dialects, one module each."""

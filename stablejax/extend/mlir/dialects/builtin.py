@@ -1,0 +1,2 @@
+"""jaxlib's `builtin` dialect."""
+from jaxlib.mlir.dialects.builtin import *  # noqa: F401,F403

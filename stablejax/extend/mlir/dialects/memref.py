@@ -1,0 +1,2 @@
+"""jaxlib's `memref` dialect."""
+from jaxlib.mlir.dialects.memref import *  # noqa: F401,F403
