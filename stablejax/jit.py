@@ -346,7 +346,8 @@ class Jitted:
     """The function traced for these arguments (arrays or ShapeDtypeStructs): its jaxpr, its
     output types, and `.lower()`."""
     traced, _ = self._trace(args, kwargs)
-    return Traced(traced.traced_jaxpr, self.name, traced.in_tree, traced.out_tree,
+    jaxpr = _closed_over_as_consts(traced.traced_jaxpr, traced.closed_over)
+    return Traced(jaxpr, self.name, traced.in_tree, traced.out_tree,
                   lambda platform=None, platforms=None, passes=None: self.lower(
                       *args, platform=platform, platforms=platforms, passes=passes, **kwargs))
 
@@ -376,6 +377,16 @@ class Jitted:
     return Lowered(traced.compiled_jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
                    platforms, arg_names=names if kept is None else dce.keep(names, kept),
                    passes=passes, donated=traced.donated, kept=kept)
+
+
+def _closed_over_as_consts(closed: ClosedJaxpr, tracers: Sequence) -> ClosedJaxpr:
+  """`closed` with the traced values it closes over (its leading inputs) as its constants, as
+  JAX's `make_jaxpr` shows them under an outer transformation."""
+  if not tracers:
+    return closed
+  jaxpr, n = closed.jaxpr, len(tracers)
+  return ClosedJaxpr(jaxpr.replace(constvars=[*jaxpr.constvars, *jaxpr.invars[:n]],
+                                   invars=jaxpr.invars[n:]), [*closed.consts, *tracers])
 
 
 _logger = logging.getLogger(__name__)

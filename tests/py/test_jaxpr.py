@@ -4,7 +4,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import core, lax
+from stablejax import core, lax, legacy_core
 from stablejax.jaxpr import ClosedJaxpr, JaxprTypeError, Var, check_jaxpr, subjaxprs
 
 
@@ -78,3 +78,23 @@ def test_well_typed_control_flow_checks():
   grad_jaxpr = sj.make_jaxpr(sj.grad(lambda x: sj.jit(lambda x: lax.cond(
       x > 0, jnp.sin, jnp.cos, lax.scan(lambda c, _: (c * x, None), x, None, length=3)[0]))(x)))
   check_jaxpr(grad_jaxpr(1.).jaxpr)
+
+
+def test_make_jaxpr_under_a_transformation_closes_over_tracers_as_consts():
+  # as JAX's: the outer tracers a function closes over are the jaxpr's constants, so
+  # eval_jaxpr(j.jaxpr, j.consts, *args) evaluates it (equinox's loops rely on it)
+  jax = pytest.importorskip("jax")
+
+  def program(api, np_, eval_jaxpr):
+    def f(x):
+      j = api.make_jaxpr(lambda y: np_.sin(x) * y)(1.)
+      assert (len(j.jaxpr.invars), len(j.jaxpr.constvars), len(j.consts)) == (1, 1, 1)
+      return eval_jaxpr(j.jaxpr, j.consts, 3.)[0]
+    return f
+  ours = program(sj, sj.numpy, legacy_core.eval_jaxpr)
+  theirs = program(jax, jax.numpy, jax.core.eval_jaxpr)
+  for transform in ("jit", "grad"):
+    np.testing.assert_allclose(getattr(sj, transform)(ours)(2.),
+                               getattr(jax, transform)(theirs)(2.), rtol=1e-6)
+  np.testing.assert_allclose(sj.vmap(ours)(np.arange(2.)), jax.vmap(theirs)(np.arange(2.)),
+                             rtol=1e-6)
