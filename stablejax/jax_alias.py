@@ -1,6 +1,8 @@
 """`install_as_jax()`: an import hook under which `import jax` and every `import jax.<module>`
 give stablejax's module of the same name (`jax.numpy` is `stablejax.numpy`), so libraries
-written against JAX run on stablejax. Real JAX is then never loaded in the process.
+written against JAX run on stablejax. Real JAX is then never loaded in the process. `jax` and
+`jax.version` themselves are thin overlays of `stablejax` and `stablejax.version` that report
+the JAX version whose API stablejax follows.
 
 JAX's private modules (`jax._src.<module>`), which some libraries import, are answered from the
 separate package `stablejax_compat` (folder `compat/`): nothing in stablejax imports it. A module
@@ -12,6 +14,8 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+
+from stablejax import version
 
 __all__ = ["install_as_jax", "is_installed", "uninstall"]
 
@@ -52,6 +56,34 @@ def _refusing_getattr(module: types.ModuleType, jax_name: str):
   return __getattr__
 
 
+class _Overlay(types.ModuleType):
+  """A JAX module that is a stablejax module but for a few attributes of its own: `jax` and
+  `jax.version` report JAX's version (`version.JAX_API_VERSION`), which libraries gate on."""
+
+  def __init__(self, name: str, base: types.ModuleType, **own: object):
+    super().__init__(name, base.__doc__)
+    self.__dict__.update(own)
+    for attr in ("__path__", "__file__"):
+      if hasattr(base, attr):
+        setattr(self, attr, getattr(base, attr))
+    self._base = base
+
+  def __getattr__(self, name: str) -> object:
+    return getattr(self.__dict__["_base"], name)
+
+  def __dir__(self) -> list[str]:
+    return sorted(set(dir(self.__dict__["_base"])) | set(self.__dict__))
+
+
+def _jax_version_attrs() -> dict[str, object]:
+  info = tuple(int(p) for p in version.JAX_API_VERSION.split("."))
+  return {"__version__": version.JAX_API_VERSION, "__version_info__": info}
+
+
+# the JAX modules answered by an overlay, with its own attributes
+OVERLAYS = {"jax": _jax_version_attrs, "jax.version": _jax_version_attrs}
+
+
 class _AliasLoader(importlib.abc.Loader):
   """Loads the JAX module name as the stablejax module already imported."""
 
@@ -80,6 +112,8 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
                                   f"(no module {name!r})", name=fullname) from None
       raise
     _decorate(module, fullname)
+    if fullname in OVERLAYS:
+      module = _Overlay(fullname, module, **OVERLAYS[fullname]())
     return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                           is_package=hasattr(module, "__path__"))
 

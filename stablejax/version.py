@@ -1,5 +1,7 @@
 """stablejax's version (`__version__`, a str, and `__version_info__`, a tuple of ints), as
-`jax.version`; read from the installed package's metadata."""
+`jax.version`; read from the installed package's metadata. `JAX_API_VERSION`: the JAX release
+whose public API stablejax follows (what `jax.__version__` reports under `install_as_jax`, for
+the libraries that choose code paths by it)."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -18,3 +20,4 @@ def _version_as_tuple(version: str) -> tuple[int, ...]:
 
 __version__: str = _read()
 __version_info__: tuple[int, ...] = _version_as_tuple(__version__)
+JAX_API_VERSION: str = "0.10.2"

@@ -28,7 +28,11 @@ def test_jax_modules_are_stablejax_modules_and_real_jax_never_loads():
       import jax, jax.numpy as jnp, jax.scipy.special
       from jax import lax, random
       import stablejax
-      assert jax is stablejax and jnp is stablejax.numpy and lax is stablejax.lax
+      assert jnp is stablejax.numpy and lax is stablejax.lax and jax.jit is stablejax.jit
+      import jax.version
+      # jax and jax.version report the JAX release whose API stablejax follows
+      assert jax.__version__ == jax.version.__version__ == stablejax.version.JAX_API_VERSION
+      assert jax.__version_info__ == tuple(map(int, jax.__version__.split(".")))
       assert jax.scipy.special is stablejax.scipy.special and random is stablejax.random
       print(jax.jit(lambda x: jnp.sin(x) * 2)(1.0))
       real = [n for n, m in sys.modules.items()
@@ -85,9 +89,9 @@ def test_run_command_runs_a_jax_script_with_its_arguments(tmp_path):
       import sys
       import jax
       import jax.numpy as jnp
-      print(sys.argv[1:], jax.__name__, jax.grad(lambda x: jnp.sum(x ** 2))(jnp.arange(3.)))
+      print(sys.argv[1:], jax.grad(lambda x: jnp.sum(x ** 2))(jnp.arange(3.)))
   """, "--lr", "0.1", via_cli=True, tmp_path=tmp_path)
-  assert "['--lr', '0.1'] stablejax [0. 2. 4.]" in out
+  assert "['--lr', '0.1'] [0. 2. 4.]" in out
 
 
 def test_run_command_names_a_missing_script(tmp_path):
