@@ -19,6 +19,7 @@ PROGRAMS = pathlib.Path(__file__).parent / "programs"
 # program -> (the library it needs, the largest difference allowed: 0 for bit for bit)
 CASES = {
     "optax_train": ("optax", 0.0),
+    "haiku_train": ("haiku", 0.0),
 }
 
 
