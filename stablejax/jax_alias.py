@@ -25,6 +25,13 @@ def target_name(fullname: str) -> str:
   return "stablejax" + fullname[len("jax"):]
 
 
+def jax_name(module_name: str) -> str:
+  """The JAX name of stablejax's module `module_name` (the inverse of `target_name`)."""
+  if module_name == COMPAT_PACKAGE or module_name.startswith(COMPAT_PACKAGE + "."):
+    return "jax._src" + module_name[len(COMPAT_PACKAGE):]
+  return "jax" + module_name[len("stablejax"):]
+
+
 class _MissingName(AttributeError):
   """A name of a JAX module that stablejax's module of the same name does not have."""
 
@@ -38,6 +45,14 @@ def _refusing_getattr(module: types.ModuleType, jax_name: str):
       return own(name)
     if name.startswith("__") and name.endswith("__"):
       raise AttributeError(name)  # dunder probes (copy, pickle, doctest) expect a plain miss
+    if hasattr(module, "__path__"):
+      # `from jax.<pkg> import <sub>` asks here first; imported by its `jax` name, the submodule
+      # goes through the hook (Python's fallback imports it by the stablejax name, undecorated).
+      try:
+        return importlib.import_module(f"{jax_name}.{name}")
+      except ModuleNotFoundError as e:
+        if e.name != f"{jax_name}.{name}":
+          raise
     raise _MissingName(f"{jax_name}.{name}: stablejax does not have it (module "
                        f"{module.__name__!r} has no attribute {name!r})")
   return __getattr__
@@ -70,11 +85,19 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
         raise ModuleNotFoundError(f"No module named {fullname!r}: stablejax does not have it "
                                   f"(no module {name!r})", name=fullname) from None
       raise
-    if module not in _decorated:
-      _decorated[module] = module.__dict__.get("__getattr__")
-      module.__getattr__ = _refusing_getattr(module, fullname)
+    _decorate_loaded(name)
     return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                           is_package=hasattr(module, "__path__"))
+
+
+def _decorate_loaded(name: str) -> None:
+  """Give the module `name` and its loaded submodules the refusing `__getattr__`: a submodule
+  reached as an attribute (`from jax import scipy`) never passes through the finder."""
+  for sub, module in list(sys.modules.items()):
+    if (sub == name or sub.startswith(name + ".")) and module is not None \
+        and module not in _decorated:
+      _decorated[module] = module.__dict__.get("__getattr__")
+      module.__getattr__ = _refusing_getattr(module, jax_name(sub))
 
 
 _finder = _JaxAliasFinder()

@@ -50,10 +50,16 @@ def test_what_stablejax_lacks_is_an_error_naming_the_jax_name():
       except ImportError as e:
         print("module:", type(e).__name__, e)
       print("hasattr:", hasattr(jax, "not_a_name"), hasattr(jax, "jit"))
+      from jax import scipy
+      try:
+        scipy.not_a_name
+      except AttributeError as e:
+        print("from-imported:", e)
   """)
   assert "attr: jax.numpy.not_a_function: stablejax does not have it" in out
   assert "module: ModuleNotFoundError No module named 'jax.not_a_module': stablejax does not" in out
   assert "hasattr: False True" in out
+  assert "from-imported: jax.scipy.not_a_name: stablejax does not have it" in out
 
 
 def test_install_refuses_once_real_jax_is_imported():
