@@ -4,7 +4,9 @@ written against JAX run on stablejax. Real JAX is then never loaded in the proce
 
 JAX's private modules (`jax._src.<module>`), which some libraries import, are answered from the
 separate package `stablejax_compat` (folder `compat/`): nothing in stablejax imports it. A module
-or a name stablejax lacks is an ImportError or AttributeError that names `jax.<name>`."""
+or a name stablejax lacks is an ImportError or AttributeError that names `jax.<name>`. Under the
+hook `jax.__version__` is the JAX release whose API stablejax follows (`version.jax_api_version`):
+libraries choose their code paths by it."""
 from __future__ import annotations
 
 import importlib
@@ -12,6 +14,9 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+
+import stablejax
+from stablejax import version
 
 __all__ = ["install_as_jax", "is_installed", "uninstall"]
 
@@ -119,6 +124,16 @@ def install_as_jax() -> None:
                       f"{', ...' if len(loaded) > 3 else ''}); call it before anything imports "
                       "jax")
   sys.meta_path.insert(0, _finder)
+  _swap_versions(version.jax_api_version, version.jax_api_version_info)
+
+
+_own_version = (version.__version__, version.__version_info__)
+
+
+def _swap_versions(text: str, info: tuple[int, ...]) -> None:
+  """Make `__version__` / `__version_info__` of `stablejax` and `stablejax.version` say `text`."""
+  for module in (stablejax, version):
+    module.__version__, module.__version_info__ = text, info
 
 
 def is_installed() -> bool:
@@ -131,6 +146,7 @@ def uninstall() -> None:
   were)."""
   if _finder in sys.meta_path:
     sys.meta_path.remove(_finder)
+    _swap_versions(*_own_version)
   for module, own in _decorated.items():
     if own is None:
       del module.__getattr__

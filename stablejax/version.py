@@ -18,3 +18,8 @@ def _version_as_tuple(version: str) -> tuple[int, ...]:
 
 __version__: str = _read()
 __version_info__: tuple[int, ...] = _version_as_tuple(__version__)
+
+# The JAX release whose API stablejax follows (its oracle): what `jax.__version__` says under
+# `install_as_jax()`, since libraries choose their code paths by it.
+jax_api_version: str = "0.10.2"
+jax_api_version_info: tuple[int, ...] = _version_as_tuple(jax_api_version)

@@ -75,7 +75,9 @@ def test_uninstall_restores_the_modules():
   out = _run("""
       import jax, stablejax
       from stablejax import jax_alias
+      print("versions:", jax.__version__, jax.version.__version_info__)
       jax_alias.uninstall()
+      print("own:", stablejax.__version__ == stablejax.version.__version__ != "0.10.2")
       try:
         stablejax.not_a_name
       except AttributeError as e:
@@ -84,6 +86,8 @@ def test_uninstall_restores_the_modules():
   """)
   assert "after: module 'stablejax' has no attribute 'not_a_name'" in out
   assert "installed: False" in out
+  # libraries choose their code paths by JAX's version: the hook gives the one stablejax follows
+  assert "versions: 0.10.2 (0, 10, 2)" in out and "own: True" in out
 
 
 def test_run_command_runs_a_jax_script_with_its_arguments(tmp_path):
