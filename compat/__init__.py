@@ -31,7 +31,9 @@ NEEDED_BY = {
     },
     "tree_util": {"_registry": "flax 0.12.6 (nnx/graphlib.py, at import)"},
     "state.types": {"AbstractRef": "flax 0.12.6 (nnx/variablelib.py, at import)"},
-    "checkify": {"checkify, Error, Out": "flax 0.12.6 (nnx/transforms/transforms.py, at import)"},
+    "checkify": {
+        "checkify, Error, Out, user_checks": "flax 0.12.6 (nnx/transforms.py)",
+    },
     "dispatch": {"wait_for_tokens": "equinox 0.13.6 (_jit.py, at import)"},
     "compiler": {"(the module only)": "chex 0.1.91 (restrict_backends.py, at import)"},
 }
