@@ -33,6 +33,13 @@ def target_name(fullname: str) -> str:
   return "stablejax" + fullname[len("jax"):]
 
 
+def jax_name(module_name: str) -> str:
+  """The JAX name of stablejax's module `module_name` (the inverse of `target_name`)."""
+  if module_name == COMPAT_PACKAGE or module_name.startswith(COMPAT_PACKAGE + "."):
+    return "jax._src" + module_name[len(COMPAT_PACKAGE):]
+  return "jax" + module_name[len("stablejax"):]
+
+
 class _MissingName(AttributeError):
   """A name of a JAX module that stablejax's module of the same name does not have."""
 
@@ -51,6 +58,14 @@ def _refusing_getattr(module: types.ModuleType, jax_name: str):
       names = importlib.import_module(fallback)
       if name in names.__all__:
         return getattr(names, name)
+    if hasattr(module, "__path__"):
+      # `from jax.<pkg> import <sub>` asks here first; imported by its `jax` name, the submodule
+      # goes through the hook (Python's fallback imports it by the stablejax name, undecorated).
+      try:
+        return importlib.import_module(f"{jax_name}.{name}")
+      except ModuleNotFoundError as e:
+        if e.name != f"{jax_name}.{name}":
+          raise
     raise _MissingName(f"{jax_name}.{name}: stablejax does not have it (module "
                        f"{module.__name__!r} has no attribute {name!r})")
   return __getattr__
@@ -58,7 +73,7 @@ def _refusing_getattr(module: types.ModuleType, jax_name: str):
 
 class _Overlay(types.ModuleType):
   """A JAX module that is a stablejax module but for a few attributes of its own: `jax` and
-  `jax.version` report JAX's version (`version.JAX_API_VERSION`), which libraries gate on."""
+  `jax.version` report JAX's version (`version.jax_api_version`), which libraries gate on."""
 
   def __init__(self, name: str, base: types.ModuleType, **own: object):
     super().__init__(name, base.__doc__)
@@ -76,8 +91,8 @@ class _Overlay(types.ModuleType):
 
 
 def _jax_version_attrs() -> dict[str, object]:
-  info = tuple(int(p) for p in version.JAX_API_VERSION.split("."))
-  return {"__version__": version.JAX_API_VERSION, "__version_info__": info}
+  return {"__version__": version.jax_api_version,
+          "__version_info__": version.jax_api_version_info}
 
 
 # the JAX modules answered by an overlay, with its own attributes
@@ -111,22 +126,25 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
         raise ModuleNotFoundError(f"No module named {fullname!r}: stablejax does not have it "
                                   f"(no module {name!r})", name=fullname) from None
       raise
-    _decorate(module, fullname)
+    _decorate_loaded(name)
     if fullname in OVERLAYS:
       module = _Overlay(fullname, module, **OVERLAYS[fullname]())
     return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                           is_package=hasattr(module, "__path__"))
 
 
+def _decorate_loaded(name: str) -> None:
+  """Give the module `name` and its loaded submodules the refusing `__getattr__`: a submodule
+  reached as an attribute (`from jax import scipy`) never passes through the finder."""
+  for sub, module in list(sys.modules.items()):
+    if (sub == name or sub.startswith(name + ".")) and module is not None \
+        and module not in _decorated:
+      _decorated[module] = module.__dict__.get("__getattr__")
+      module.__getattr__ = _refusing_getattr(module, jax_name(sub))
+
+
 _finder = _JaxAliasFinder()
 _decorated: dict[types.ModuleType, object] = {}  # module -> its own __getattr__ (or None)
-
-
-def _decorate(module: types.ModuleType, jax_name: str) -> None:
-  """Give `module` (answering the JAX module `jax_name`) the refusing `__getattr__`, once."""
-  if module not in _decorated:
-    _decorated[module] = module.__dict__.get("__getattr__")
-    module.__getattr__ = _refusing_getattr(module, jax_name)
 
 
 def install_as_jax() -> None:
@@ -145,7 +163,8 @@ def install_as_jax() -> None:
                       "jax")
   sys.meta_path.insert(0, _finder)
   for name in FALLBACKS:  # also reached as attributes (`from jax import core`), not imported
-    _decorate(importlib.import_module(name), "jax" + name[len("stablejax"):])
+    importlib.import_module(name)
+    _decorate_loaded(name)
 
 
 def is_installed() -> bool:

@@ -158,7 +158,7 @@ class Jitted:
     self._hit: _Hit | None = None
     # in_shardings/out_shardings (pytree prefixes; None: not given; stablejax/spmd.py)
     self.in_shardings, self.out_shardings = in_shardings, out_shardings
-    self._sharded = in_shardings is not None or out_shardings is not None
+    self._sharded = spmd.names_a_sharding((in_shardings, out_shardings))
     functools.update_wrapper(self, fun, updated=())  # never copy a wrapped Jitted's state
 
   def __repr__(self) -> str:

@@ -23,6 +23,7 @@ from stablejax.config import config
 from stablejax.jit import jit
 from stablejax.lax import random as lax_random
 from stablejax.lax.primitive_kit import const_like
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact
 
 ArrayLike = Any
@@ -372,8 +373,8 @@ def _bernoulli(key: Array, p: Array, shape: tuple[int, ...], mode: str) -> Array
 
 
 def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Shape | None = None,
-              mode: str = "low") -> Array:
-  """Boolean random values, True with probability `p`."""
+              mode: str = "low", *, out_sharding: Any = None) -> Array:
+  """Boolean random values, True with probability `p`, laid out by `out_sharding`."""
   if mode not in ("high", "low"):
     raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
   key = _check_key("bernoulli", key)
@@ -386,7 +387,8 @@ def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Shape | None = None,
   else:
     shape = _canonical_shape("bernoulli", shape)
     _check_shape("bernoulli", shape, core.get_aval(p).shape)
-  return _bernoulli(key, lax.convert_element_type(p, dtype), shape, mode)
+  return apply_out_sharding(_bernoulli(key, lax.convert_element_type(p, dtype), shape, mode),
+                            out_sharding, "random.bernoulli")
 
 
 def rademacher(key: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:

@@ -115,5 +115,11 @@ def mesh_sharding(s: Any) -> sharding_lib.NamedSharding | None:
   return s if isinstance(s, sharding_lib.NamedSharding) else None
 
 
-__all__ = ["constraint_mesh", "is_multi_device", "mesh_sharding", "plan", "prefix_leaves",
-           "typed_result"]
+def names_a_sharding(prefix: Any) -> bool:
+  """Whether a pytree prefix of shardings gives any: one of Nones only is none given, as in JAX
+  (flax's nnx.jit passes such tuples)."""
+  return bool(tree_leaves(prefix))
+
+
+__all__ = ["constraint_mesh", "is_multi_device", "mesh_sharding", "names_a_sharding", "plan",
+           "prefix_leaves", "typed_result"]

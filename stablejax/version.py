@@ -1,7 +1,5 @@
 """stablejax's version (`__version__`, a str, and `__version_info__`, a tuple of ints), as
-`jax.version`; read from the installed package's metadata. `JAX_API_VERSION`: the JAX release
-whose public API stablejax follows (what `jax.__version__` reports under `install_as_jax`, for
-the libraries that choose code paths by it)."""
+`jax.version`; read from the installed package's metadata."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -20,4 +18,8 @@ def _version_as_tuple(version: str) -> tuple[int, ...]:
 
 __version__: str = _read()
 __version_info__: tuple[int, ...] = _version_as_tuple(__version__)
-JAX_API_VERSION: str = "0.10.2"
+
+# The JAX release whose API stablejax follows (its oracle): what `jax.__version__` says under
+# `install_as_jax()`, since libraries choose their code paths by it.
+jax_api_version: str = "0.10.2"
+jax_api_version_info: tuple[int, ...] = _version_as_tuple(jax_api_version)

@@ -33,4 +33,10 @@ with tempfile.TemporaryDirectory() as tmp:
   out = subprocess.run([str(cli), "lower", f"{src}::f", "--arg", "f32[3]"], check=True,
                        capture_output=True, text=True, cwd=tmp).stdout
   assert "stablehlo.tanh" in out, out
-print("wheel smoke test passed: jit, grad, cond, scan, lower, CLI")
+# The separate package of JAX's private modules, reached through the `jax` hook.
+hooked = subprocess.run([sys.executable, "-c", "import stablejax; stablejax.install_as_jax(); "
+                         "from jax._src.state.types import AbstractRef; import stablejax_compat; "
+                         "print(AbstractRef.__module__, stablejax_compat.__file__)"],
+                        check=True, capture_output=True, text=True).stdout
+assert hooked.startswith("stablejax.lax.state ") and str(SOURCE_TREE) not in hooked, hooked
+print("wheel smoke test passed: jit, grad, cond, scan, lower, CLI, install_as_jax")

@@ -25,9 +25,11 @@ from stablejax.numpy._math_sums import sum as sum_
 
 
 def _dot_general(a: Any, b: Any, dims: Any, out_dtype: np.dtype, precision: Any = None,
-                 out_sharding: Any = None) -> Any:
-  return lax.dot_general(a, b, dims, precision, preferred_element_type=out_dtype,
-                         out_sharding=out_sharding)
+                 out_sharding: Any = None, dot_general: Any = lax.dot_general) -> Any:
+  """`dot_general` (lax's, or the one a caller of einsum gives) called as JAX's einsum calls it:
+  `out_sharding` passed only when there is one."""
+  sharding = {} if out_sharding is None else {"out_sharding": out_sharding}
+  return dot_general(a, b, dims, precision, preferred_element_type=out_dtype, **sharding)
 
 
 def output_type(preferred_element_type: Any, *operands: Any) -> tuple[np.dtype, bool]:
@@ -136,10 +138,11 @@ def _plan_batch_axis(p: dict, i: int, ba: int | None, bb: int | None, a_shape: t
 # einsum
 
 def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any = "auto",
-           precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None
-           ) -> Any:
+           precision: Any = None, preferred_element_type: Any = None, out_sharding: Any = None,
+           _dot_general: Any = lax.dot_general) -> Any:
   """Einstein summation: one operand (sums, traces, transposes), or several contracted left to
-  right, two at a time with dot_general; explicit or implicit ('ij,jk') output."""
+  right, two at a time with `_dot_general` (lax's, or a caller's: flax passes its own);
+  explicit or implicit ('ij,jk') output."""
   if not operands:
     raise ValueError("einsum: at least one operand is required")
   if out is not None:
@@ -157,7 +160,7 @@ def einsum(subscripts: str, /, *operands: Any, out: None = None, optimize: Any =
     later = out_names + "".join(n for _, n in ops[k + 1:])
     last = k == len(ops) - 1
     x, names = _contract((x, names), ops[k], out_names if last else later, out_dtype, precision,
-                         out_sharding if last else None)
+                         out_sharding if last else None, _dot_general)
   x = convert(transpose_if_needed(x, [names.index(c) for c in out_names]), out_dtype, weak)
   return apply_out_sharding(x, out_sharding, "jnp.einsum")
 
@@ -268,7 +271,7 @@ def _delta(x_shape: tuple, axes: list[int]) -> Any:
 
 
 def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision: Any,
-              out_sharding: Any = None) -> tuple[Any, str]:
+              out_sharding: Any = None, dot_general: Any = lax.dot_general) -> tuple[Any, str]:
   """Contract two prepared operands with one dot_general, ordered as JAX orders it;
   `out_sharding` lays out the axes `out`."""
   (a, a_names), (b, b_names) = a_op, b_op
@@ -282,8 +285,8 @@ def _contract(a_op: tuple, b_op: tuple, out: str, out_dtype: np.dtype, precision
   dims = (([a_names.index(c) for c in contracted], [b_names.index(c) for c in contracted]),
           ([a_names.index(c) for c in batch], [b_names.index(c) for c in batch]))
   names = batch_names + a_rest + b_rest
-  return _dot_general(a, b, dims, out_dtype, precision,
-                      _reordered(out_sharding, out, names)), names
+  return _dot_general(a, b, dims, out_dtype, precision, _reordered(out_sharding, out, names),
+                      dot_general), names
 
 
 def _reordered(out_sharding: Any, out: str, names: str) -> Any:

@@ -1,5 +1,6 @@
 """lit configuration: every `.py` file here is a test run as `%PYTHON file | FileCheck file`."""
 import getpass
+import importlib.util
 import os
 import shutil
 import sys
@@ -27,3 +28,9 @@ config.environment["PYTHONPATH"] = os.pathsep.join(  # noqa: F821
     [config.test_source_root, os.environ.get("PYTHONPATH", "")])  # noqa: F821
 # The tests import lit_util from here: no __pycache__ written next to it either.
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"  # noqa: F821
+
+# `REQUIRES: flax-on-stablejax`: flax and optax are installed (the `ecosystem` extra) and
+# stablejax has the `jax` modules flax imports.
+_FLAX_NEEDS = ("flax", "optax", "stablejax.extend", "stablejax.experimental.layout")
+if all(importlib.util.find_spec(name) is not None for name in _FLAX_NEEDS):
+  config.available_features.add("flax-on-stablejax")  # noqa: F821

@@ -1,10 +1,12 @@
 """The programs in examples/ run and print what they promise."""
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples")
 
@@ -43,3 +45,17 @@ def test_data_parallel_example_matches_single_device():
   assert len(single) == 10
   assert "tensor-parallel losses:" in out and "losses match the single-device run" in out
   assert "devices: 8" in out and "8 shards of shape (8, 8)" in out
+
+
+# flax_lowering.py runs Flax through install_as_jax: flax, optax and the jax modules it imports
+FLAX_NEEDS = ("flax", "optax", "stablejax.extend", "stablejax.experimental.layout")
+
+
+def test_flax_lowering_example_prints_stablehlo_with_locations():
+  missing = [name for name in FLAX_NEEDS if importlib.util.find_spec(name) is None]
+  if missing:
+    pytest.skip(f"flax_lowering.py needs {', '.join(missing)}")
+  out = run_example("flax_lowering.py")
+  assert "func.func public @main(" in out and "stablehlo.dot_general" in out
+  assert 'loc("jit(train_step)/transpose(jvp(Block))/SelfAttention_0/' in out
+  assert 'flax_lowering.py":34:20 to :26)' in out  # the loss's `y ** 2`

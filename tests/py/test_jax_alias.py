@@ -31,7 +31,7 @@ def test_jax_modules_are_stablejax_modules_and_real_jax_never_loads():
       assert jnp is stablejax.numpy and lax is stablejax.lax and jax.jit is stablejax.jit
       import jax.version
       # jax and jax.version report the JAX release whose API stablejax follows
-      assert jax.__version__ == jax.version.__version__ == stablejax.version.JAX_API_VERSION
+      assert jax.__version__ == jax.version.__version__ == stablejax.version.jax_api_version
       assert jax.__version_info__ == tuple(map(int, jax.__version__.split(".")))
       assert jax.scipy.special is stablejax.scipy.special and random is stablejax.random
       print(jax.jit(lambda x: jnp.sin(x) * 2)(1.0))
@@ -54,10 +54,16 @@ def test_what_stablejax_lacks_is_an_error_naming_the_jax_name():
       except ImportError as e:
         print("module:", type(e).__name__, e)
       print("hasattr:", hasattr(jax, "not_a_name"), hasattr(jax, "jit"))
+      from jax import scipy
+      try:
+        scipy.not_a_name
+      except AttributeError as e:
+        print("from-imported:", e)
   """)
   assert "attr: jax.numpy.not_a_function: stablejax does not have it" in out
   assert "module: ModuleNotFoundError No module named 'jax.not_a_module': stablejax does not" in out
   assert "hasattr: False True" in out
+  assert "from-imported: jax.scipy.not_a_name: stablejax does not have it" in out
 
 
 def test_install_refuses_once_real_jax_is_imported():
@@ -73,7 +79,9 @@ def test_uninstall_restores_the_modules():
   out = _run("""
       import jax, stablejax
       from stablejax import jax_alias
+      print("versions:", jax.__version__, jax.version.__version_info__)
       jax_alias.uninstall()
+      print("own:", stablejax.__version__ == stablejax.version.__version__ != "0.10.2")
       try:
         stablejax.not_a_name
       except AttributeError as e:
@@ -82,6 +90,8 @@ def test_uninstall_restores_the_modules():
   """)
   assert "after: module 'stablejax' has no attribute 'not_a_name'" in out
   assert "installed: False" in out
+  # libraries choose their code paths by JAX's version: the hook gives the one stablejax follows
+  assert "versions: 0.10.2 (0, 10, 2)" in out and "own: True" in out
 
 
 def test_run_command_runs_a_jax_script_with_its_arguments(tmp_path):

@@ -438,3 +438,20 @@ def test_poly_of_a_square_matrix_is_its_characteristic_polynomial(a):
   got, want = jnp.poly(a), jn.poly(a)
   assert got.dtype == want.dtype
   np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_contracts_with_the_callers_dot_general():
+  # flax's attention passes its own `_dot_general`: einsum calls it as JAX's does
+  def recorder(calls, dot_general):
+    def record(a, b, dims, precision=None, **kwargs):
+      calls.append(([[list(axes) for axes in pair] for pair in dims], sorted(kwargs)))
+      return dot_general(a, b, dims, precision, **kwargs)
+    return record
+
+  ours, theirs = [], []
+  q, k = np.random.RandomState(0).randn(2, 2, 3, 2, 4).astype(np.float32)
+  spec = "...qhd,...khd->...hqk"
+  got = jnp.einsum(spec, q, k, _dot_general=recorder(ours, sj.lax.dot_general))
+  want = jn.einsum(spec, q, k, _dot_general=recorder(theirs, jax.lax.dot_general))
+  np.testing.assert_allclose(got, want, rtol=1e-6)
+  assert ours == theirs and len(ours) == 1

@@ -536,3 +536,15 @@ def test_normal_lowering():
 def test_errors(fn, exc, match):
   with pytest.raises(exc, match=match):
     fn()
+
+
+def test_bernoulli_out_sharding_lays_out_the_same_bits():
+  # flax's nnx.Dropout passes `out_sharding=jax.typeof(x).sharding`, as JAX accepts
+  mesh = sj.make_mesh((1,), ("x",))
+  sharding = sj.sharding.NamedSharding(mesh, sj.sharding.PartitionSpec("x"))
+  key = sj.random.PRNGKey(3)
+  want = jax.random.bernoulli(jax.random.PRNGKey(3), 0.3, (8,))
+  for out_sharding in (None, sharding):
+    got = sj.jit(lambda k: sj.random.bernoulli(k, 0.3, (8,), out_sharding=out_sharding))(key)
+    np.testing.assert_array_equal(got, want)
+  assert sj.random.bernoulli(key, 0.3, (8,), out_sharding=sharding).sharding == sharding

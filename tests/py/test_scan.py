@@ -360,3 +360,15 @@ def test_grad_of_checkpointed_scan_multiplying_carries(where):
   check_close(sj.grad(program(sj, jnp, lax))(c), jax.grad(program(jax, jax.numpy, jax.lax))(c))
   check_close(sj.jit(sj.grad(program(sj, jnp, lax)))(c),
               jax.grad(program(jax, jax.numpy, jax.lax))(c))
+
+
+def test_split_transpose_is_accepted_and_changes_no_result():
+  # flax's nn.scan passes JAX's experimental `_split_transpose`; the gradient is the same.
+  def loss(w, split):
+    carry, ys = lax.scan(lambda c, x: (c * w + x, jnp.sin(c)), 1.0, jnp.arange(4.0),
+                         _split_transpose=split)
+    return carry + ys.sum()
+  np.testing.assert_array_equal(sj.grad(loss)(0.5, True), sj.grad(loss)(0.5, False))
+  eps = 1e-3
+  fd = (loss(0.5 + eps, False) - loss(0.5 - eps, False)) / (2 * eps)
+  np.testing.assert_allclose(sj.grad(loss)(0.5, True), fd, rtol=1e-3)

@@ -305,3 +305,13 @@ def test_jit_compiler_options_reach_the_spmd_compile():
     sj.jit(f, in_shardings=shard, compiler_options={"xla_no_such_option": True})(x)
   with pytest.raises(Exception, match="xla_no_such_option"):
     sj.jit(f, compiler_options={"xla_no_such_option": True})(np.float32(1))
+
+
+def test_shardings_of_nones_only_are_none_given():
+  # as in JAX (flax's nnx.jit passes such prefixes): a single-device call, no mesh needed
+  f = sj.jit(lambda x, y: (x * 2, y + 1), in_shardings=(None, None), out_shardings=(None, None))
+  x = np.arange(4.0, dtype=np.float32)
+  out = f(x, x)
+  np.testing.assert_array_equal(out[0], x * 2)
+  np.testing.assert_array_equal(out[1], x + 1)
+  assert "sharding" not in f.lower(x, x).as_text()

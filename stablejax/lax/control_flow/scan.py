@@ -25,8 +25,12 @@ scan_p.multiple_results = True
 # The user-facing function
 
 def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
-         reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
-  """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, stacked ys)`."""
+         reverse: bool = False, unroll: int | bool = 1, _split_transpose: bool = False
+         ) -> tuple[Any, Any]:
+  """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, stacked ys)`.
+
+  `_split_transpose` (JAX's experimental request to transpose as a scan plus a map) is accepted
+  and changes no result: stablejax transposes a scan as one scan."""
   if not callable(f):
     raise TypeError(f"lax.scan: f argument should be a callable, got {f!r}")
   xs_flat, xs_tree = tree_flatten(xs)
