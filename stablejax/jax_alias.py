@@ -84,6 +84,8 @@ class _Overlay(types.ModuleType):
     self._base = base
 
   def __getattr__(self, name: str) -> object:
+    if f"{self.__name__}.{name}" in OVERLAYS:  # (`jax.version` without importing it)
+      return importlib.import_module(f"{self.__name__}.{name}")
     return getattr(self.__dict__["_base"], name)
 
   def __dir__(self) -> list[str]:
