@@ -29,6 +29,7 @@ MODULES = {
     "tree_util": (1.0, 0.95),
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
+    "scipy.fft": (1.0, None),
     "scipy.linalg": (0.42, None),
 }
 
