@@ -1,0 +1,126 @@
+"""jax.experimental: checkify (user checks eagerly, under jit / vmap / grad, through cond, scan
+and while_loop; the NaN, division and index checks; the errors of an unfunctionalized check),
+against JAX's messages and values."""
+import jax
+import jax.experimental.checkify as jck
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import stablejax as sj
+import stablejax.numpy as sjnp
+from stablejax.experimental import checkify as sck
+
+SIDES = {"jax": (jax, jjnp, jck), "sj": (sj, sjnp, sck)}
+
+
+def _positive_log(jnp, ck):
+  def f(x):
+    ck.check(x > 0, "x must be positive, got {}", x)
+    return jnp.log(x)
+  return f
+
+
+def _scan(j, jnp, ck):
+  def body(c, xi):
+    ck.check(xi < 3, "too big: {}", xi)
+    return c + xi, c
+  return lambda x: j.lax.scan(body, 0., x)
+
+
+def _cond(j, jnp, ck):
+  def neg(v):
+    ck.check(v > -1, "neg {v}", v=v)
+    return v
+  return lambda x: j.lax.cond(x > 0, lambda v: v, neg, x)
+
+
+def _while(j, jnp, ck):
+  def body(v):
+    ck.check(v < 10, "v={}", v)
+    return v * 2
+  return lambda x: j.lax.while_loop(lambda v: v < 100, body, x)
+
+
+CASES = {
+    "eager ok": lambda j, jnp, ck: ck.checkify(_positive_log(jnp, ck))(jnp.array(2.)),
+    "eager fails": lambda j, jnp, ck: ck.checkify(_positive_log(jnp, ck))(jnp.array(-2.)),
+    "jit": lambda j, jnp, ck: j.jit(ck.checkify(_positive_log(jnp, ck)))(jnp.array(-2.)),
+    "checkify of jit": lambda j, jnp, ck: ck.checkify(j.jit(_positive_log(jnp, ck)))(
+        jnp.array(-3.)),
+    "vmap of checkify": lambda j, jnp, ck: j.vmap(ck.checkify(_positive_log(jnp, ck)))(
+        jnp.array([1., -2., 3., -4.])),
+    "checkify of vmap": lambda j, jnp, ck: ck.checkify(j.vmap(_positive_log(jnp, ck)))(
+        jnp.array([1., -2., 3., -4.])),
+    "grad": lambda j, jnp, ck: ck.checkify(j.grad(_positive_log(jnp, ck)))(jnp.array(-3.)),
+    "scan": lambda j, jnp, ck: ck.checkify(_scan(j, jnp, ck))(jnp.arange(5.)),
+    "cond fails": lambda j, jnp, ck: ck.checkify(_cond(j, jnp, ck))(jnp.array(-5.)),
+    "cond ok": lambda j, jnp, ck: j.jit(ck.checkify(_cond(j, jnp, ck)))(jnp.array(5.)),
+    "while": lambda j, jnp, ck: j.jit(ck.checkify(_while(j, jnp, ck)))(jnp.array(3.)),
+    "debug_check": lambda j, jnp, ck: ck.checkify(
+        lambda x: (ck.debug_check(x > 0, "dbg {}", x), x)[1])(jnp.array(-1.)),
+    "user checks off": lambda j, jnp, ck: ck.checkify(_positive_log(jnp, ck),
+                                                      errors=ck.nan_checks)(jnp.array(-2.)),
+    "float": lambda j, jnp, ck: ck.checkify(lambda x: jnp.log(x) * 0 / x,
+                                            errors=ck.float_checks)(jnp.array(0.)),
+    "nan": lambda j, jnp, ck: ck.checkify(jnp.sin, errors=ck.nan_checks)(jnp.array(jnp.inf)),
+    "div": lambda j, jnp, ck: ck.checkify(lambda x, y: x // y, errors=ck.div_checks)(
+        jnp.array(3), jnp.array(0)),
+    "index under jit": lambda j, jnp, ck: j.jit(ck.checkify(
+        lambda x, i: x[i], errors=ck.index_checks))(jnp.arange(3), jnp.array(5)),
+    "gather under jit": lambda j, jnp, ck: j.jit(ck.checkify(
+        lambda x, i: x[i], errors=ck.index_checks))(jnp.arange(12).reshape(3, 4),
+                                                     jnp.array([0, 7, 2])),
+    "all in scan": lambda j, jnp, ck: ck.checkify(
+        lambda xs: j.lax.scan(lambda c, x: (c + jnp.log(x), x), 0., xs),
+        errors=ck.all_checks)(jnp.array([1., 2., -1., 3.])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_checkify_matches_jax(name):
+  results = {}
+  for side, mods in SIDES.items():
+    err, out = CASES[name](*mods)
+    results[side] = (err.get(), jax.tree_util.tree_map(np.asarray, out))
+  assert results["sj"][0] == results["jax"][0]
+  jax.tree_util.tree_map(np.testing.assert_array_equal, results["sj"][1], results["jax"][1])
+  if results["sj"][0] is not None:
+    assert CASES[name](*SIDES["sj"])[0].get()
+
+
+@pytest.mark.parametrize("side", sorted(SIDES))
+def test_unfunctionalized_check_errors(side):
+  j, jnp, ck = SIDES[side]
+  f = _positive_log(jnp, ck)
+  with pytest.raises(ck.JaxRuntimeError, match=r"x must be positive, got -1.0 \(`check` failed\)"):
+    f(jnp.array(-1.))
+  with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check which was "
+                                       "not functionalized"):
+    j.jit(f)(jnp.array(-1.))
+  err, _ = ck.checkify(f)(jnp.array(-1.))
+  assert isinstance(err, ck.Error) and str(err).startswith("Error(x must be positive")
+  with pytest.raises(ck.JaxRuntimeError, match="x must be positive"):
+    err.throw()
+  with pytest.raises(ck.JaxRuntimeError, match="x must be positive"):
+    ck.check_error(err)
+  with pytest.raises(TypeError, match="check takes a scalar pred as argument"):
+    ck.check(jnp.array([True, False]), "m")
+  with pytest.raises(TypeError, match="Formatting arguments to checkify.check need to be "
+                                      "PyTrees of arrays"):
+    ck.check(jnp.array(True), "m {}", 3)
+  ok, _ = ck.checkify(f)(jnp.array(1.))
+  ck.check_error(ok)
+  assert ok.get() is None
+
+
+def test_checkify_names_and_categories():
+  public = {n for n in dir(jck) if not n.startswith("_")}
+  assert public <= set(sck.__all__) | {"annotations"}
+  assert sck.all_checks == sck.automatic_checks | sck.user_checks
+  assert sck.float_checks == sck.nan_checks | sck.div_checks
+  err, _ = sj.jit(sck.checkify(_positive_log(sjnp, sck)))(sjnp.array(-1.))
+  leaves = sj.tree_util.tree_leaves(err)
+  assert len(leaves) == len(jax.tree_util.tree_leaves(
+      jck.checkify(_positive_log(jjnp, jck))(jjnp.array(-1.))[0]))
+  assert "check" not in str(sj.make_jaxpr(sck.checkify(_positive_log(sjnp, sck)))(1.))
