@@ -124,3 +124,55 @@ def test_checkify_names_and_categories():
   assert len(leaves) == len(jax.tree_util.tree_leaves(
       jck.checkify(_positive_log(jjnp, jck))(jjnp.array(-1.))[0]))
   assert "check" not in str(sj.make_jaxpr(sck.checkify(_positive_log(sjnp, sck)))(1.))
+
+
+# ----------------------------------------------------------------------------------------------
+# sparse
+
+import jax.experimental.sparse as jsp  # noqa: E402
+from stablejax.experimental import sparse as ssp  # noqa: E402
+
+_DENSE = np.array([[0, 1., 0, 0], [2, 0, 3, 0], [0, 0, 0, 4.]], np.float32)
+_DUPS = (np.array([1., 2., 3., 5.], np.float32), np.array([[0, 0], [1, 2], [0, 0], [2, 3]]))
+
+
+def _same_bcoo(got, want):
+  assert isinstance(got, ssp.BCOO) and isinstance(got, ssp.JAXSparse)
+  assert (got.shape, got.nse, got.dtype, repr(got)) == (want.shape, want.nse, want.dtype,
+                                                          repr(want))
+  assert (got.indices_sorted, got.unique_indices) == (want.indices_sorted, want.unique_indices)
+  np.testing.assert_array_equal(got.data, want.data)
+  np.testing.assert_array_equal(got.indices, want.indices)
+  np.testing.assert_array_equal(got.todense(), want.todense())
+
+
+@pytest.mark.parametrize("nse", [None, 4, 7])
+def test_bcoo_fromdense_todense_reduce_sum(nse):
+  got, want = ssp.BCOO.fromdense(_DENSE, nse=nse), jsp.BCOO.fromdense(_DENSE, nse=nse)
+  _same_bcoo(got, want)
+  _same_bcoo(ssp.bcoo_fromdense(_DENSE, nse=nse), jsp.bcoo_fromdense(_DENSE, nse=nse))
+  for axes in [(0,), (1,), (0, 1)]:
+    _same_bcoo(ssp.bcoo_reduce_sum(got, axes=axes), jsp.bcoo_reduce_sum(want, axes=axes))
+
+
+@pytest.mark.parametrize("nse", [None, 2, 4])
+def test_bcoo_sum_duplicates_and_multiply_dense(nse):
+  got = ssp.BCOO(_DUPS, shape=(2, 3))
+  want = jsp.BCOO(_DUPS, shape=(2, 3))
+  _same_bcoo(got, want)
+  _same_bcoo(ssp.bcoo_sum_duplicates(got, nse=nse), jsp.bcoo_sum_duplicates(want, nse=nse))
+  _same_bcoo(got.sum_duplicates(nse=nse), want.sum_duplicates(nse=nse))
+  dense = np.arange(6, dtype=np.float32).reshape(2, 3)
+  np.testing.assert_array_equal(ssp.bcoo_multiply_dense(got, dense),
+                                jsp.bcoo_multiply_dense(want, dense))
+
+
+def test_bcoo_is_a_pytree_under_jit():
+  mat = ssp.BCOO.fromdense(_DENSE)
+  leaves, tree = sj.tree_util.tree_flatten(mat)
+  assert len(leaves) == 2
+  out = sj.jit(lambda m: (m.todense() * 2, ssp.bcoo_reduce_sum(m, axes=(0,))))(mat)
+  np.testing.assert_array_equal(out[0], _DENSE * 2)
+  np.testing.assert_array_equal(out[1].todense(), _DENSE.sum(0))
+  with pytest.raises(NotImplementedError, match="no batch or dense dimensions"):
+    ssp.BCOO((np.ones((2, 2)), np.zeros((2, 2, 1), np.int32)), shape=(2, 2))
