@@ -176,3 +176,69 @@ def test_bcoo_is_a_pytree_under_jit():
   np.testing.assert_array_equal(out[1].todense(), _DENSE.sum(0))
   with pytest.raises(NotImplementedError, match="no batch or dense dimensions"):
     ssp.BCOO((np.ones((2, 2)), np.zeros((2, 2, 1), np.int32)), shape=(2, 2))
+
+
+# ----------------------------------------------------------------------------------------------
+# pjit, mesh_utils, multihost_utils, layout
+
+from jax.experimental import layout as jlayout, mesh_utils as jmesh_utils  # noqa: E402
+from jax.experimental import multihost_utils as jmultihost  # noqa: E402
+from stablejax.experimental import layout as slayout, mesh_utils as smesh_utils  # noqa: E402
+from stablejax.experimental import multihost_utils as smultihost  # noqa: E402
+
+
+def test_pjit_is_deprecated_jit():
+  import jax.experimental.pjit as jpjit
+  import stablejax.experimental.pjit as spjit
+  for mod in (jpjit, spjit):
+    with pytest.warns(DeprecationWarning, match="jax.experimental.pjit.pjit has been deprecated"):
+      mod.pjit
+  with pytest.warns(DeprecationWarning):
+    f = spjit.pjit(lambda x, n: x * n, static_argnums=1)
+  np.testing.assert_array_equal(f(np.arange(3.), 2), np.arange(3.) * 2)
+  with pytest.raises(AttributeError, match="no attribute 'nope'"):
+    spjit.nope
+
+
+def test_create_device_mesh():
+  got = smesh_utils.create_device_mesh((1, 1))
+  want = jmesh_utils.create_device_mesh((1, 1))
+  assert got.shape == want.shape == (1, 1) and got[0, 0].id == want[0, 0].id
+  for mod in (smesh_utils, jmesh_utils):
+    with pytest.raises(ValueError, match="must equal the product of mesh_shape"):
+      mod.create_device_mesh((2, 3))
+    with pytest.raises(ValueError, match="should be a sequence of ints"):
+      mod.create_device_mesh("ab")
+
+
+def test_multihost_utils_on_one_process():
+  tree = {"a": np.arange(3.), "b": np.float32(2)}
+  for tiled in (False, True):
+    got = smultihost.process_allgather(tree, tiled=tiled)
+    want = jmultihost.process_allgather(tree, tiled=tiled)
+    jax.tree_util.tree_map(lambda g, w: (np.testing.assert_array_equal(g, w),
+                                         g.shape == w.shape or pytest.fail()), got, want)
+  got = smultihost.broadcast_one_to_all(tree)
+  jax.tree_util.tree_map(np.testing.assert_array_equal, got,
+                         jmultihost.broadcast_one_to_all(tree))
+  assert smultihost.sync_global_devices("step") is None
+
+
+def test_layout_and_format_values():
+  for mod, sharding in ((slayout, sj.sharding.SingleDeviceSharding(sj.devices()[0])),
+                        (jlayout, jax.sharding.SingleDeviceSharding(jax.devices()[0]))):
+    lay = mod.Layout((1, 0))
+    assert lay == mod.Layout((1, 0)) and lay != mod.Layout((0, 1))
+    assert lay.update(tiling=((8, 128),)).tiling == ((8, 128),)
+    assert repr(lay) == ("Layout(major_to_minor=(1, 0), tiling=None, "
+                         "sub_byte_element_size_in_bits=0)")
+    fmt = mod.Format(lay, sharding)
+    assert fmt == mod.Format(mod.Layout((1, 0)), sharding) and fmt.layout is lay
+    assert repr(mod.Format()) == "Format(layout=None, sharding=None)"
+    assert repr(mod.Layout.AUTO) == "AUTO"
+    with pytest.raises(ValueError, match="Sharding has to be concrete"):
+      mod.Format(lay)
+    with pytest.raises(TypeError, match="Invalid value received for the layout argument"):
+      mod.Format("x")
+    with pytest.raises(ValueError, match="Length of major_to_minor"):
+      lay.check_compatible_aval((2, 3, 4))
