@@ -30,6 +30,10 @@ MODULES = {
     "numpy.linalg": (1.0, None),
     "numpy.fft": (1.0, None),
     "scipy.fft": (1.0, None),
+    "experimental.checkify": (1.0, None),
+    "experimental.sparse": (0.07, None),
+    "experimental.mesh_utils": (0.66, None),
+    "experimental.layout": (0.66, None),
     "scipy.linalg": (0.42, None),
 }
 
