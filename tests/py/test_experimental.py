@@ -242,3 +242,37 @@ def test_layout_and_format_values():
       mod.Format("x")
     with pytest.raises(ValueError, match="Length of major_to_minor"):
       lay.check_compatible_aval((2, 3, 4))
+
+
+_A = np.array([[0, 1., 0], [2, 0, 3]], np.float32)
+_B = np.array([[4., 0, 0], [0, 0, 5]], np.float32)
+_D = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "add self", "multiply dense", "negative",
+                                  "sin", "add dense", "jit"])
+def test_sparsify_matches_jax(name):
+  def run(mod, jnp, j):
+    a, b = mod.BCOO.fromdense(_A), mod.BCOO.fromdense(_B)
+    fn, args = {"add": (jnp.add, (a, b)), "subtract": (jnp.subtract, (a, b)),
+                "add self": (jnp.add, (a, a)), "multiply dense": (jnp.multiply, (a, _D)),
+                "negative": (jnp.negative, (a,)), "sin": (jnp.sin, (a,)),
+                "add dense": (jnp.add, (a, _D)),
+                "jit": (j.jit(lambda x, y: 2 * x + y), (_D, a))}[name]
+    return mod.sparsify(fn)(*args)
+  got, want = run(ssp, sjnp, sj), run(jsp, jjnp, jax)
+  if isinstance(want, jsp.BCOO):
+    _same_bcoo(got, want)
+  else:
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (lambda jnp, a: jnp.subtract(a, _D), "Subtraction between sparse and dense array."),
+    (lambda jnp, a: jnp.cos(a), "sparse rule for cos is not implemented because it would "
+                                "result in dense output"),
+])
+def test_sparsify_errors_as_jax(fn, match):
+  for mod, jnp in ((ssp, sjnp), (jsp, jjnp)):
+    with pytest.raises(NotImplementedError, match=match):
+      mod.sparsify(lambda a: fn(jnp, a))(mod.BCOO.fromdense(_A))

@@ -1,4 +1,4 @@
-"""jax.experimental.sparse, the part libraries use: `JAXSparse` (the base class of sparse
+"""jax.experimental.sparse.bcoo: `JAXSparse` (the base class of sparse
 arrays) and `BCOO`, JAX's batched-coordinate format, here with sparse dimensions only (no batch
 or dense dimensions): `nse` stored values `data` at the rows of `indices` (an `(nse, ndim)`
 integer array), out-of-bounds rows being padding. Conversion to and from dense arrays, summing
