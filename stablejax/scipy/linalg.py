@@ -19,7 +19,30 @@ from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes, promote
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
            "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
-           "solve_triangular", "svd"]
+           "solve_triangular", "svd", "toeplitz"]
+
+def _toeplitz(c: Any, r: Any) -> Any:
+  """T[i, j] = c[i - j] below the diagonal, r[j - i] above: one gather of c reversed then r."""
+  rows, cols = c.shape[0], r.shape[0]
+  if rows == 0 or cols == 0:
+    return jnp.empty((rows, cols), jnp.promote_types(c.dtype, r.dtype))
+  elems = jnp.concatenate((c[::-1], r[1:]))
+  return elems[(rows - 1) - np.arange(rows)[:, None] + np.arange(cols)[None, :]]
+
+
+_toeplitz_batched = jnp.vectorize(_toeplitz, signature="(m),(n)->(m,n)")
+
+
+def toeplitz(c: Any, r: Any = None) -> Any:
+  """The Toeplitz matrix of first column `c` and first row `r` (default: conj(c)), batched over
+  leading axes (scipy.linalg.toeplitz)."""
+  if r is None:
+    ensure_arraylike("toeplitz", c)
+    r = jnp.conjugate(jnp.asarray(c))
+  else:
+    ensure_arraylike("toeplitz", c, r)
+  return _toeplitz_batched(jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r)))
+
 
 # scipy's `trans` argument: (transpose_a, conjugate_a)
 _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),

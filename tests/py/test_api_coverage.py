@@ -34,7 +34,7 @@ MODULES = {
     "experimental.sparse": (0.07, None),
     "experimental.mesh_utils": (0.66, None),
     "experimental.layout": (0.66, None),
-    "scipy.linalg": (0.42, None),
+    "scipy.linalg": (0.45, None),
 }
 
 
