@@ -276,3 +276,82 @@ def test_sparsify_errors_as_jax(fn, match):
   for mod, jnp in ((ssp, sjnp), (jsp, jjnp)):
     with pytest.raises(NotImplementedError, match=match):
       mod.sparsify(lambda a: fn(jnp, a))(mod.BCOO.fromdense(_A))
+
+
+# ----------------------------------------------------------------------------------------------
+# pallas.ops.tpu.splash_attention (as keras's jax backend imports it): the masks, the kernels
+# computed as their dense reference
+
+from jax.experimental.pallas.ops.tpu.splash_attention import (  # noqa: E402
+    splash_attention_kernel as jkernel, splash_attention_mask as jmask)
+from stablejax.experimental.pallas.ops.tpu.splash_attention import (  # noqa: E402
+    splash_attention_kernel as skernel, splash_attention_mask as smask)
+
+
+def _masks(m, s):
+  causal = m.CausalMask((s, s))
+  return m.MultiHeadMask([causal, causal & m.LocalMask((s, s), (3, 1), offset=0)])
+
+
+def test_splash_masks_match_jax():
+  for idx in [(0, slice(2, 5), slice(0, 6)), (slice(None), slice(0, 2), slice(0, 3)),
+              (1, slice(None), slice(None))]:
+    np.testing.assert_array_equal(_masks(smask, 16)[idx], _masks(jmask, 16)[idx])
+  for args in [((4, 5), (1, None)), ((5, 4), (None, 0)), ((4, 4), (1, 1))]:
+    for offset in (0, 1):
+      np.testing.assert_array_equal(smask.make_local_attention_mask(*args, offset=offset),
+                                    jmask.make_local_attention_mask(*args, offset=offset))
+  np.testing.assert_array_equal(smask.make_causal_mask((3, 5), 1),
+                                jmask.make_causal_mask((3, 5), 1))
+  np.testing.assert_array_equal(smask.make_chunk_attention_mask((6, 6), 2),
+                                jmask.make_chunk_attention_mask((6, 6), 2))
+  np.testing.assert_array_equal(smask.make_random_mask((4, 4), 0.5, 3),
+                                jmask.make_random_mask((4, 4), 0.5, 3))
+  full = (smask.NumpyMask(np.eye(4, dtype=bool)) | smask.FullMask((4, 4)))[0:2, 0:4]
+  assert full.all() and full.shape == (2, 4)
+  assert smask.CausalMask((8, 8)) == smask.CausalMask((8, 8))
+  assert hash(smask.CausalMask((8, 8), 1)) == hash(smask.CausalMask((8, 8), 1))
+  for m in (smask, jmask):
+    with pytest.raises(ValueError, match="Invalid shape for other"):
+      m.CausalMask((4, 4)) | m.FullMask((4, 5))
+    with pytest.raises(NotImplementedError, match="Conversion to bool is unsupported"):
+      bool(m.FullMask((2, 2)))
+    with pytest.raises(ValueError, match="Mask must be a boolean array"):
+      m.NumpyMask(np.ones((2, 2)))
+
+
+def _qkv(heads=2, seq=16, dim=8):
+  rng = np.random.RandomState(0)
+  return [rng.randn(heads, seq, dim).astype(np.float32) for _ in range(3)]
+
+
+def test_splash_reference_matches_jax_bit_for_bit():
+  q, k, v = _qkv()
+  seg = ([0] * 10 + [1] * 6,) * 2
+  for kw in [{}, {"save_residuals": True, "attn_logits_soft_cap": 5.0}]:
+    got = skernel.make_masked_mha_reference(_masks(smask, 16))(
+        q, k, v, skernel.SegmentIds(*map(sjnp.array, seg)), **kw)
+    want = jkernel.make_masked_mha_reference(_masks(jmask, 16))(
+        q, k, v, jkernel.SegmentIds(*map(jjnp.array, seg)), **kw)
+    jax.tree_util.tree_map(np.testing.assert_array_equal, got, want)
+  grouped = smask.MultiHeadMask([smask.CausalMask((16, 16))] * 4)
+  np.testing.assert_array_equal(
+      skernel.make_masked_mha_reference(grouped)(np.concatenate([q, q]), k, v),
+      jkernel.make_masked_mha_reference(jmask.MultiHeadMask([jmask.CausalMask((16, 16))] * 4))(
+          np.concatenate([q, q]), k, v))
+
+
+@pytest.mark.slow
+def test_splash_kernel_matches_jax_pallas_kernel_interpreted():
+  q, k, v = _qkv(seq=256, dim=128)
+  ours = skernel.make_splash_mha(_masks(smask, 256), head_shards=1, q_seq_shards=1)
+  theirs = jkernel.make_splash_mha(_masks(jmask, 256), head_shards=1, q_seq_shards=1,
+                                   interpret=True)
+  np.testing.assert_allclose(ours(q, k, v), theirs(q, k, v), rtol=1e-5, atol=1e-5)
+  grad = lambda kern, j: j.grad(lambda x: kern(x, k, v).sum())(q)
+  np.testing.assert_allclose(grad(ours, sj), grad(theirs, jax), rtol=1e-5, atol=1e-4)
+  mqa = skernel.make_splash_mqa_single_device(_masks(smask, 256))(q, k[0], v[0])
+  np.testing.assert_allclose(mqa, jkernel.make_splash_mqa_single_device(
+      _masks(jmask, 256), interpret=True)(q, k[0], v[0]), rtol=1e-5, atol=1e-5)
+  with pytest.raises(ValueError, match="Unexpected mask shape"):
+    skernel.make_splash_mha(np.ones((4, 4), bool), head_shards=1, q_seq_shards=1)
