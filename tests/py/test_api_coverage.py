@@ -31,7 +31,7 @@ MODULES = {
     "numpy.fft": (1.0, None),
     "scipy.fft": (1.0, None),
     "experimental.checkify": (1.0, None),
-    "experimental.sparse": (0.09, None),
+    "experimental.sparse": (0.11, None),
     "experimental.mesh_utils": (0.66, None),
     "experimental.layout": (0.66, None),
     "scipy.linalg": (0.45, None),
