@@ -14,7 +14,8 @@ import numpy as np
 from stablejax import core, lax, pipeline
 from stablejax import numpy as jnp
 from stablejax.basearray import Array
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, Literal, subjaxprs
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, eval_jaxpr, replace_subjaxprs,
+                             subjaxprs)
 from stablejax.lax.call import jit_p
 from stablejax.lax.checks import (DivisionByZeroError, Error, ErrorEffect, FailedCheckError,
                                   JaxException, JaxRuntimeError, NaNError, OOBError, assert_func,
@@ -22,7 +23,7 @@ from stablejax.lax.checks import (DivisionByZeroError, Error, ErrorEffect, Faile
 from stablejax.lax.control_flow.cond import cond_p
 from stablejax.lax.control_flow.scan import scan_p
 from stablejax.lax.control_flow.while_loop import while_p
-from stablejax.lax.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p, remat_p
+from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp_call_p, remat_p
 from stablejax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
@@ -158,19 +159,58 @@ def _check_rule(error: Error, enabled: frozenset, *leaves: Any, err_tree: Any, d
 checkify_rules[check_p] = _check_rule
 
 
-def _inline_call(prim: core.Primitive, param: str) -> Callable:
-  """The rule of a call-like primitive: its callee inlined when it holds checks."""
+def _inline_call(error: Error, enabled: frozenset, *args: Any, jaxpr: ClosedJaxpr,
+                 **params: Any) -> tuple[Error, list]:
+  """A `jit` call holding checks: its callee inlined."""
+  if not effects_of(jaxpr.jaxpr, enabled):
+    return error, jit_p.bind(*args, jaxpr=jaxpr, **params)
+  return checkify_jaxpr(jaxpr, enabled, error, *args)
+
+
+checkify_rules[jit_p] = _inline_call
+
+
+def _without_checks(j: ClosedJaxpr | Jaxpr) -> ClosedJaxpr | Jaxpr:
+  """`j` with its `check` equations (which have no results) removed, at every depth."""
+  inner = j.jaxpr if isinstance(j, ClosedJaxpr) else j
+  if not any(isinstance(e, ErrorEffect) for e in inner.effects):
+    return j
+  eqns = [replace_subjaxprs(e, _without_checks) for e in inner.eqns if e.primitive is not check_p]
+  out = inner.replace(eqns=eqns)
+  return ClosedJaxpr(out, j.consts) if isinstance(j, ClosedJaxpr) else out
+
+
+def _rule_without_checks(rule: Rule) -> Rule:
+  """A user's derivative rule whose checks are dropped, as JAX's checkify drops them (the
+  checks of a derivative are `checkify` of the derivative's)."""
+  def fn(*args: Any, **static: Any) -> list:
+    closed, closed_over = pipeline.trace(lambda *xs: list(rule(*xs, **static)),
+                                         [core.get_aval(x) for x in args])
+    return eval_jaxpr(_without_checks(closed.jaxpr), closed.consts, *closed_over, *args)
+  return Rule(fn, rule.name, rule.fun_name)
+
+
+def _checked_call(prim: core.Primitive, param: str, rules: tuple[str, ...]) -> Callable:
+  """The rule of a call with derivative or rematerialization rules: the call is kept (its
+  checks removed, and its user rules' checks dropped) so those rules still apply, and its
+  checks run on the same operands beside it (its results there are unused, so only what the
+  checks read is computed)."""
   def rule(error: Error, enabled: frozenset, *args: Any, **params: Any) -> tuple[Error, list]:
     callee = _closed(params[param])
     if not effects_of(callee.jaxpr, enabled):
       return error, prim.bind(*args, **params)
-    return checkify_jaxpr(callee, enabled, error, *args)
+    error, _ = checkify_jaxpr(callee, enabled, error, *args)
+    new = {param: _without_checks(params[param]),
+           **{r: _rule_without_checks(params[r]) for r in rules}}
+    return error, prim.bind(*args, **{**params, **new})
   return rule
 
 
-for _prim, _param in [(jit_p, "jaxpr"), (remat_p, "jaxpr"), (custom_jvp_call_p, "call_jaxpr"),
-                      (custom_vjp_call_p, "call_jaxpr")]:
-  checkify_rules[_prim] = _inline_call(_prim, _param)
+checkify_rules[remat_p] = _checked_call(remat_p, "jaxpr", ())
+checkify_rules[custom_jvp_call_p] = _checked_call(custom_jvp_call_p, "call_jaxpr",
+                                                  ("jvp_jaxpr_fun",))
+checkify_rules[custom_vjp_call_p] = _checked_call(custom_vjp_call_p, "call_jaxpr",
+                                                  ("fwd_jaxpr_thunk", "bwd"))
 
 
 # ----------------------------------------------------------------------------------------------

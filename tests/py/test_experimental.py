@@ -77,6 +77,46 @@ CASES = {
 }
 
 
+def _custom_jvp(j, jnp, ck):
+  @j.custom_jvp
+  def f(x):
+    ck.check(jnp.all(x > -5), "x too small: {}", x)
+    return jnp.maximum(x, 0.)
+  f.defjvp(lambda p, t: (f(p[0]), t[0] * 7.))
+  return lambda x: jnp.sum(f(x) * 2)
+
+
+def _custom_vjp(j, jnp, ck):
+  @j.custom_vjp
+  def f(x):
+    ck.check(jnp.all(x > -5), "x too small: {}", x)
+    return jnp.sin(x)
+  f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, g: (g * c * 3.,))
+  return lambda x: jnp.sum(f(x))
+
+
+def _remat(j, jnp, ck):
+  r = j.checkpoint(lambda x: (ck.check(jnp.all(x < 10), "big"), jnp.sin(x))[1])
+  return lambda x: j.grad(lambda y: r(y).sum())(x)
+
+
+CASES.update({
+    "custom_jvp fails": lambda j, jnp, ck: ck.checkify(_custom_jvp(j, jnp, ck))(
+        jnp.array([-10., 0., 3.])),
+    "custom_jvp, grad outside": lambda j, jnp, ck: (ck.init_error, j.grad(
+        lambda x: ck.checkify(_custom_jvp(j, jnp, ck))(x)[1])(jnp.array([-1., 0., 3.]))),
+    "custom_jvp, grad inside": lambda j, jnp, ck: j.jit(ck.checkify(
+        j.grad(_custom_jvp(j, jnp, ck))))(jnp.array([-10., 0., 3.])),
+    "custom_jvp, nan checks": lambda j, jnp, ck: ck.checkify(
+        _custom_jvp(j, jnp, ck), errors=ck.all_checks)(jnp.array([-1., 0., 3.])),
+    "custom_vjp fails": lambda j, jnp, ck: ck.checkify(_custom_vjp(j, jnp, ck))(
+        jnp.array([-10., 1.])),
+    "custom_vjp, grad inside": lambda j, jnp, ck: j.jit(ck.checkify(
+        j.grad(_custom_vjp(j, jnp, ck))))(jnp.array([-10., 1.])),
+    "remat under grad": lambda j, jnp, ck: ck.checkify(_remat(j, jnp, ck))(
+        jnp.array([1., 20.])),
+})
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_checkify_matches_jax(name):
   results = {}
