@@ -14,6 +14,7 @@ import numpy as np
 
 from stablejax import core, lax
 from stablejax.interpreters import ad, batching, flops
+from stablejax.jaxpr import hide_params
 from stablejax.lax.primitive_kit import def_reference
 from stablejax.tree_util import (register_pytree_node_class, tree_flatten, tree_leaves, tree_map,
                                  tree_unflatten)
@@ -292,3 +293,4 @@ ad.primitive_jvps[check_p] = _check_jvp
 batching.primitive_batchers[check_p] = _check_batch
 def_reference(check_p, _check_impl)
 flops.flops_rules[check_p] = flops.free
+hide_params(check_p, "err_tree")  # (as JAX prints it: the tree holds the messages)
