@@ -32,7 +32,7 @@ MODULES = {
     "scipy.fft": (1.0, None),
     "experimental.checkify": (1.0, None),
     "experimental.sparse": (0.11, None),
-    "experimental.mesh_utils": (0.66, None),
+    "experimental.mesh_utils": (1.0, None),
     "experimental.layout": (0.66, None),
     "scipy.linalg": (0.45, None),
 }

@@ -251,6 +251,30 @@ def test_create_device_mesh():
       mod.create_device_mesh("ab")
 
 
+class _FakeDevice:
+  platform = device_kind = "cpu"
+
+  def __init__(self, i: int, process: int):
+    self.id, self.process_index = i, process
+
+  def __repr__(self) -> str:
+    return f"D{self.id}"
+
+
+def test_create_hybrid_device_mesh():
+  devices = [_FakeDevice(i, i // 4) for i in range(8)]
+  for mesh_shape, dcn in [((2, 2), (2, 1)), ((4, 1), (1, 2)), ((4,), (2,))]:
+    got = smesh_utils.create_hybrid_device_mesh(mesh_shape, dcn, devices,
+                                                 process_is_granule=True)
+    want = jmesh_utils.create_hybrid_device_mesh(mesh_shape, dcn, devices,
+                                                 process_is_granule=True)
+    assert got.shape == want.shape and (got == want).all()
+  for mod in (smesh_utils, jmesh_utils):
+    with pytest.raises(ValueError, match="does not have attribute slice_index"):
+      mod.create_hybrid_device_mesh((4,), (2,), devices)
+    with pytest.raises(ValueError, match="Number of slices 2 must equal the product"):
+      mod.create_hybrid_device_mesh((2,), (4,), devices, process_is_granule=True)
+
 def test_multihost_utils_on_one_process():
   tree = {"a": np.arange(3.), "b": np.float32(2)}
   for tiled in (False, True):
