@@ -419,3 +419,12 @@ def test_splash_kernel_matches_jax_pallas_kernel_interpreted():
       _masks(jmask, 256), interpret=True)(q, k[0], v[0]), rtol=1e-5, atol=1e-5)
   with pytest.raises(ValueError, match="Unexpected mask shape"):
     skernel.make_splash_mha(np.ones((4, 4), bool), head_shards=1, q_seq_shards=1)
+
+
+def test_splash_kernel_is_a_pytree():
+  q, k, v = _qkv()
+  kern = skernel.make_splash_mha(_masks(smask, 16), head_shards=1, q_seq_shards=1,
+                                 attn_logits_soft_cap=3.0)
+  want = skernel.make_masked_mha_reference(_masks(smask, 16))(q, k, v, attn_logits_soft_cap=3.0)
+  np.testing.assert_array_equal(sj.jit(lambda kr, *a: kr(*a))(kern, q, k, v), want)
+  assert len(sj.tree_util.tree_leaves(kern)) == 1

@@ -18,6 +18,7 @@ from stablejax.ad_checkpoint import checkpoint_name
 from stablejax.api import vmap
 from stablejax.experimental.pallas.ops.tpu.splash_attention import splash_attention_mask as mask_lib
 from stablejax.jit import jit
+from stablejax.tree_util import register_pytree_node_class
 
 __all__ = ["BlockSizes", "DEFAULT_MASK_VALUE", "QKVLayout", "SegmentIds", "SplashAttentionKernel",
            "attention_reference", "make_attention_reference", "make_masked_mha_reference",
@@ -141,10 +142,11 @@ make_masked_mha_reference = functools.partial(make_attention_reference, is_mqa=F
 make_masked_mqa_reference = functools.partial(make_attention_reference, is_mqa=True)
 
 
+@register_pytree_node_class
 class SplashAttentionKernel:
   """A made splash kernel: `kernel(q, k, v, segment_ids=None, sinks=None)` with q of shape
   (heads, q_len, head_dim), k and v (kv_heads, kv_len, head_dim) or, for MQA, (kv_len,
-  head_dim); the result in q's dtype."""
+  head_dim); the result in q's dtype. A pytree (its mask is the leaf), as JAX's."""
 
   def __init__(self, mask: np.ndarray, **kwargs: Any):
     self.mask, self.kwargs = mask, kwargs
@@ -162,6 +164,13 @@ class SplashAttentionKernel:
     out = out.astype(q.dtype)
     name = kw["residual_checkpoint_name"]
     return out if name is None else checkpoint_name(out, name)
+
+  def tree_flatten(self):
+    return (self.mask,), self.kwargs
+
+  @classmethod
+  def tree_unflatten(cls, kwargs: dict, leaves: Any) -> SplashAttentionKernel:
+    return cls(leaves[0], **kwargs)
 
 
 def _make_splash_attention(mask: Any, *, block_sizes: BlockSizes | None = None, is_mqa: bool,
