@@ -43,6 +43,7 @@ from stablejax.lowering.rules import exported_call  # noqa: E402,F401
 from stablejax.lowering.rules import sharding  # noqa: E402,F401
 from stablejax.lowering.rules import shard_map  # noqa: E402,F401
 from stablejax.lowering.rules import parallel  # noqa: E402,F401
+from stablejax.lowering.rules import checks  # noqa: E402,F401
 from stablejax.lowering.registry import seal_builtin_rules  # noqa: E402
 
 seal_builtin_rules()

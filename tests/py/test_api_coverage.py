@@ -50,6 +50,11 @@ MODULES = {
     "interpreters.partial_eval": (0.46, None),
     "api_util": (1.0, None),
     "custom_derivatives": (0.83, None),
+    "scipy.fft": (1.0, None),
+    "experimental.checkify": (1.0, None),
+    "experimental.sparse": (0.11, None),
+    "experimental.mesh_utils": (1.0, None),
+    "experimental.layout": (0.66, None),
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 import stablejax as sj
 import stablejax.numpy as jnp
 import stablejax.scipy.special as special
+import stablejax.scipy.stats as sstats
 from stablejax import test_util
 
 RNG = np.random.default_rng(1)
@@ -452,3 +453,32 @@ def test_sem(kwargs):
   _check(sj.scipy.stats.sem(np.arange(5)), jstats.sem(np.arange(5)))
   with pytest.raises(ValueError, match="not supported"):
     sj.scipy.stats.sem(X, nan_policy="raise")
+
+
+def test_gaussian_kde_matches_jax_bit_for_bit():
+  rng = np.random.RandomState(0)
+  d1, d2 = rng.randn(50).astype(np.float32), rng.randn(2, 40).astype(np.float32)
+  w, pts = rng.rand(40).astype(np.float32), rng.randn(2, 7).astype(np.float32)
+
+  def run(stats, j):
+    k1 = stats.gaussian_kde(d1)
+    k2 = stats.gaussian_kde(d2, bw_method="silverman", weights=w)
+    k3 = stats.gaussian_kde(d2, bw_method=0.3)
+    return [k1.evaluate(np.linspace(-2, 2, 9).astype(np.float32)), k1.logpdf(np.float32(0.5)),
+            k2(pts), k2.logpdf(pts), k3.pdf(pts), k2.covariance, k2.neff,
+            k1.integrate_box_1d(-1., 1.),
+            k2.integrate_gaussian(np.zeros(2, np.float32), np.eye(2, dtype=np.float32)),
+            k2.integrate_kde(k3), k2.resample(j.random.PRNGKey(0), (5,)),
+            j.jit(lambda k, p: k.logpdf(p))(k2, pts)]
+  for got, want in zip(run(sstats, sj), run(jstats, jax)):
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+  for stats in (sstats, jstats):
+    with pytest.raises(ValueError, match="`dataset` input should have multiple elements."):
+      stats.gaussian_kde(np.ones(1))
+    with pytest.raises(ValueError, match="`bw_method` should be 'scott', 'silverman'"):
+      stats.gaussian_kde(d1, bw_method="nope")
+    with pytest.raises(ValueError, match="integrate_box_1d\\(\\) only handles 1D pdfs"):
+      stats.gaussian_kde(d2).integrate_box_1d(0., 1.)
+    with pytest.raises(NotImplementedError, match="dynamically changing the bandwidth"):
+      stats.gaussian_kde(d1).set_bandwidth()

@@ -377,3 +377,17 @@ def test_eigh_tridiagonal_matches_jax(dtype, rng):
     sl.eigh_tridiagonal(d, e, select="i")
   with pytest.raises(TypeError, match="Only float32 and float64"):
     sl.eigh_tridiagonal(np.ones(3, np.int32), np.ones(2, np.int32))
+
+
+@pytest.mark.parametrize("args", [(np.arange(3.),), (np.arange(3), np.arange(10, 14)),
+                                  (np.array([1 + 2j, 3 - 1j], np.complex64),),
+                                  (np.arange(6.).reshape(2, 3), np.arange(4.)),
+                                  (np.float32(5),), (np.zeros(0), np.ones(2))])
+def test_toeplitz_matches_jax(args):
+  got, want = sl.toeplitz(*args), jsl.toeplitz(*args)
+  assert got.dtype == want.dtype and got.shape == want.shape
+  np.testing.assert_array_equal(got, want)
+  if len(args) == 1 and np.ndim(args[0]) == 1:
+    np.testing.assert_array_equal(got, scipy.linalg.toeplitz(args[0]))
+  with pytest.raises(TypeError, match="toeplitz requires ndarray or scalar"):
+    sl.toeplitz([1, 2])

@@ -1,0 +1,1 @@
+"""jax.experimental.pallas.ops: the ops stablejax computes (see the package docstring)."""
