@@ -279,9 +279,11 @@ def test_comb_repetition_factorial_exact_and_complex_errors():
   _check(special.comb(n, k, repetition=True), jspecial.comb(n, k, repetition=True))
   with pytest.raises(NotImplementedError, match="exact=True"):
     special.factorial(3, exact=True)
-  for name in ("gamma", "gammasgn", "loggamma"):
-    with pytest.raises(ValueError, match=name):
-      getattr(special, name)(np.complex64(1 + 1j))
+  with pytest.raises(ValueError, match="gammasgn"):
+    special.gammasgn(np.complex64(1 + 1j))
+  for name in ("gamma", "loggamma"):  # complex, as JAX 0.10.2
+    _check(getattr(special, name)(np.complex64(1 + 1j)), getattr(jspecial, name)(
+        np.complex64(1 + 1j)))
 
 
 @pytest.mark.slow
