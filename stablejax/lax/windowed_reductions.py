@@ -119,7 +119,7 @@ def _identity(name: str, dtype: np.dtype) -> Any:
   hi = name == "reduce_window_min"
   if dtype == np.bool_:
     return np.array(hi)
-  if dtypes.kind(dtype) == "f":
+  if dtypes.kind(dtype) in "fc":  # complex max/min order by real part first: -inf+0j is least
     return np.array(np.inf if hi else -np.inf, dtype)
   info = np.iinfo(dtype)
   return np.array(info.max if hi else info.min, dtype)

@@ -58,30 +58,15 @@ class Exclusion(NamedTuple):
 # JAX's own `jax_unimplemented` limitations on the CPU are excluded as JAX_CPU without a row.
 EXCLUSIONS: list[Exclusion] = [
     # operations stablejax does not have
-    Exclusion("custom_linear_solve", "", MISSING, "lax.custom_linear_solve"),
-    Exclusion("eig", "", MISSING, "lax.linalg.eig (no nonsymmetric eigensolver)"),
     Exclusion("iota_2x32_shape", "", MISSING, "the threefry iota_2x32_shape primitive (JAX's "
               "PRNG internals; sj.random computes the same counters with iota)"),
-    Exclusion("select_and_gather_add", "", MISSING, "the select_and_gather_add primitive (JAX's "
-              "internal for max-pooling's JVP; stablejax differentiates reduce_window otherwise)"),
-    Exclusion("select_and_scatter_add", "", MISSING, "the select_and_scatter_add primitive "
-              "(JAX's internal for max-pooling's transpose)"),
-    Exclusion("tridiagonal_solve", "", MISSING, "lax.linalg.tridiagonal_solve"),
-    # what issue 40 still has open
-    Exclusion("reduce", "", OPEN + ": lax.reduce with a general computation (variadic, or "
-              "not one of the monoids)", "NotImplementedError"),
-    Exclusion("reduce_window_mul", "", OPEN + ": reduce_window with a general computation "
-              "(lax.mul)", "NotImplementedError"),
-    Exclusion("reduce_window_min", "complex64", OPEN + ": reduce_window_min of complex operands",
-              "ValueError from windowed_reductions._identity (np.iinfo of a complex dtype)"),
-    Exclusion("reduce_window_max", "complex64", OPEN + ": reduce_window_max of complex operands",
-              "ValueError from windowed_reductions._identity (np.iinfo of a complex dtype)"),
-    Exclusion("cholesky", "", OPEN + ": cholesky's jvp and grad read only the tangent's lower "
-              "triangle", "JAX's JVP takes the whole tangent (jvp at an upper-triangular tangent "
-              "and grad differ; stablejax/lax/linalg.py)"),
     # deliberate differences, documented in the README
     Exclusion("rng_bit_generator", "", DOCUMENTED, "vmap over keys gives what applying it key by "
               "key gives; JAX's batching rule gives other keys and bits from the second key on"),
+    Exclusion("cholesky", "", DOCUMENTED, "cholesky_p's jvp and grad read only the tangent's "
+              "lower triangle, as the factorization reads only the operand's (finite differences "
+              "agree); JAX 0.10.2's rule takes the whole tangent, a gradient above the diagonal "
+              "the function does not have"),
     Exclusion("approx_top_k", "_op_(bfloat16|float16)_", DOCUMENTED, "approx_top_k is exact and "
               "orders equal values by index; XLA's CPU fallback leaves their order unspecified, "
               "and 16-bit operands hold equal values"),
@@ -106,6 +91,7 @@ _MODULES = [  # JAX module-name prefix -> stablejax module, most specific first
     ("jax._src.random", srandom),
     ("jax.random", srandom),
     ("jax._src.dispatch", slax),
+    ("jax._src.api", sj),
     ("jax._src.xla_bridge", sj),
 ]
 
@@ -150,6 +136,7 @@ def _translate_function(f: Callable) -> Callable:
     return _rebind(f)
   module = _stablejax_module(module_name)
   counterpart = getattr(module, f.__name__, None) if module is not None else None
+  counterpart = counterpart or PRIVATE_WRAPPERS.get(f"{module_name}.{f.__name__}")
   if counterpart is None:
     raise Missing(f"{module_name}.{f.__name__}")
   return counterpart
@@ -165,6 +152,11 @@ class _PrimitiveView:
 
   def __getattr__(self, name: str) -> Any:
     return getattr(self.prim, name)
+
+  @staticmethod
+  def unwrap(value: Any) -> Any:
+    """The stablejax primitive a view stands for (other values unchanged)."""
+    return value.prim if isinstance(value, _PrimitiveView) else value
 
   def bind(self, *args, **params):
     named = _named_params(self.prim)
@@ -183,6 +175,31 @@ def _named_params(prim) -> frozenset:
     return frozenset(inspect.signature(prim.abstract_eval).parameters)
   except (TypeError, ValueError):
     return frozenset()
+
+
+def _bind_positionally(prim_name: str, n_operands: int, param_names: tuple[str, ...]) -> Callable:
+  """stablejax's primitive `prim_name` called the way JAX's private wrapper of it is: operands,
+  then the params by position."""
+  def bind(*args):
+    params = {k: _PrimitiveView.unwrap(_tuples(v))
+              for k, v in zip(param_names, args[n_operands:])}
+    return _stablejax_registry()[0][prim_name].bind(*args[:n_operands], **params)
+  return bind
+
+
+def _tuples(value: Any) -> Any:
+  return tuple(map(_tuples, value)) if isinstance(value, (tuple, list)) else value
+
+
+_WINDOW = ("select_prim", "window_dimensions", "window_strides", "padding")
+
+# JAX's private wrappers of a primitive that harnesses call, by module and name.
+PRIVATE_WRAPPERS: dict[str, Callable] = {
+    "jax._src.lax.windowed_reductions._select_and_gather_add": _bind_positionally(
+        "select_and_gather_add", 2, _WINDOW + ("base_dilation", "window_dilation")),
+    "jax._src.lax.windowed_reductions._select_and_scatter_add": _bind_positionally(
+        "select_and_scatter_add", 2, _WINDOW),
+}
 
 
 class _Namespace:
@@ -240,6 +257,8 @@ def to_stablejax(value: Any) -> Any:
   if callable(value) and not isinstance(value, type) and (
       isinstance(value, (types.FunctionType, types.MethodType)) or _is_jax(value)):
     return _translate_function(value)
+  if isinstance(value, type) and value.__module__.split(".")[0] == "jax":
+    return _stablejax_registry()[1].get(value.__name__, value)  # lax.Precision, ...
   if _is_jax(value) and not isinstance(value, (type, np.dtype)):
     return _translate_object(value)
   return value

@@ -9,7 +9,8 @@ and error classes are compared under `jit` and, where the arguments allow, `vmap
 
 A seeded sample runs on each run (`STABLEJAX_HARNESS_SEED`, default 0; `STABLEJAX_HARNESS_SAMPLE`
 cases, default 60, from as many groups); the whole catalogue runs one test per group under the
-`slow` mark. `-s` prints the pass count per group and the rate.
+`slow` mark. `-n 0 -s` prints the pass count per group and the running rate over the groups run
+(its last line is the whole catalogue's), and the rate the exclusion table allows.
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ TRANSFORMS_PER_GROUP = int(os.environ.get("STABLEJAX_HARNESS_TRANSFORMS", "4"))
 # Floors that only grow (the goal is 0.98): the pass rate, over the harnesses whose operation
 # stablejax has, that the exclusion table allows for the whole catalogue (every harness outside
 # the table must pass, which the slow tests assert), and that the default sample reaches.
-CATALOGUE_FLOOR = 0.986
-SAMPLE_FLOOR = 0.98
+CATALOGUE_FLOOR = 0.994
+SAMPLE_FLOOR = 0.983  # seed 0 passes 60/60; another seed may draw one excluded case
 
 
 @pytest.fixture(autouse=True)
@@ -109,13 +110,21 @@ def test_sample():
   assert passed / max(ran, 1) >= SAMPLE_FLOOR
 
 
+# The pass count over the groups this process has run (with `-n 0 -s`, the last line printed is
+# the whole catalogue's rate).
+_RUNNING_TOTAL: collections.Counter = collections.Counter()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("group", sorted(_by_group()))
 def test_group(group):
   cases = _by_group()[group]
   outcomes = jh.run_cases(cases, seed=SEED, transforms=TRANSFORMS_PER_GROUP)
   passed, ran = _tally(outcomes, cases)
-  print(f"\n{group}: {passed}/{ran} passed")
+  _RUNNING_TOTAL.update(passed=passed, ran=ran)
+  total = _RUNNING_TOTAL
+  print(f"\n{group}: {passed}/{ran} passed; the groups run in this process: "
+        f"{total['passed']}/{total['ran']} ({total['passed'] / max(total['ran'], 1):.4f})")
   assert _unexpected(outcomes, cases) == []
   stale = [c.fullname for c in cases if (row := jh.exclusion(c)) is not None
            and row.kind == jh.MISSING and outcomes[c.fullname].status != "missing"]

@@ -109,6 +109,23 @@ def test_cholesky_derivative_reads_the_lower_triangle_only(dtype, x64, rng):
   check_close(sj.jvp(factor, (a,), (upper,))[1], np.zeros((3, 3), dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_cholesky_jvp_matches_jax_at_hermitian_tangents(dtype, x64, rng):
+  """Where the tangent is Hermitian (a perturbation the factorization can see whole) the JVP is
+  JAX's; at a tangent with an upper triangle of its own it is the finite differences' (see the
+  README: a deliberate difference from JAX 0.10.2, and the harnesses' EXCLUSIONS row)."""
+  a = _spd(rng, (3, 3), dtype)
+  t = test_util.rand(rng, (3, 3), dtype)
+  t = t + t.conj().T
+  def factor(lib):
+    return lambda x: lib.lax.linalg.cholesky(x, symmetrize_input=False)
+  check_close(sj.jvp(factor(sj), (a,), (t,))[1], jax.jvp(factor(jax), (a,), (t,))[1],
+              rtol=1e-5, atol=1e-6)  # JAX runs these in 32 bits
+  check_close(sj.jvp(lambda x: lax.linalg.cholesky_p.bind(x), (a,), (t,))[1],
+              jax.jvp(lambda x: jax.lax.linalg.cholesky_p.bind(x), (a,), (t,))[1],
+              rtol=1e-5, atol=1e-6)
+
+
 def test_cholesky_reference_matches_primitive(rng):
   """The numpy reference is LAPACK's potrf: L below the diagonal, the input above it."""
   a = _spd(rng, (2, 4, 4))

@@ -83,6 +83,22 @@ def test_dtypes(dtype, rng):
     test_util.check_close(got, want)
 
 
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_complex_max_min(kind, rng):
+  """Complex operands order by real part, then imaginary (JAX's lax.max/min); the window's
+  identity is -inf/+inf (it was an np.iinfo of the complex dtype, a ValueError)."""
+  x = (rng.integers(0, 3, (4, 5)) + 1j * rng.integers(0, 3, (4, 5))).astype(np.complex64)
+  init = np.complex64(INIT[kind])
+  for padding in ("VALID", "SAME"):
+    want = np.asarray(jax.lax.reduce_window(x, init, JAX_OP[kind], (2, 2), (1, 1), padding))
+    got = lax.reduce_window(x, init, getattr(lax, kind), (2, 2), (1, 1), padding)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        sj.jit(getattr(lax, f"reduce_window_{kind}"), static_argnums=(1, 2, 3))(
+            x, (2, 2), (1, 1), padding), want)
+
+
 def test_reduce_window_and_pads(rng):
   x = rng.standard_normal((5, 6)).astype(F32)
   test_util.check_close(lax.reduce_window(x, 0., lax.add, (2, 3), (1, 2), "SAME"),
