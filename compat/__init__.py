@@ -15,6 +15,7 @@ NEEDED_BY = {
         "api_boundary": "flax 0.12.8 (flax/traceback_util.py)",
         "register_exclusion": "flax 0.12.8, equinox 0.13.8 (at import, in most modules)",
         "_exclude_paths": "flax 0.12.8 (hide_flax_in_tracebacks)",
+        "include_frame": "equinox 0.13.8 (_errors.py, formatting an error_if failure)",
     },
     "dtypes": {
         "DType": "flax 0.12.8 (linen/fp8_ops.py, at import)",

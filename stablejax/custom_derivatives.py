@@ -17,7 +17,7 @@ from stablejax.jaxpr import eval_jaxpr
 from stablejax.pipeline import close_over_tracers, trace
 from stablejax.lax.custom_derivatives import Rule, custom_jvp_call_p, custom_vjp_call_p
 from stablejax.tree_util import (PyTreeDef, flatten_fun, register_pytree_node_class, tree_flatten,
-                                 tree_map, tree_unflatten)
+                                 tree_leaves, tree_map, tree_structure, tree_unflatten)
 
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_jvp_call_p", "custom_vjp",
@@ -280,6 +280,24 @@ class custom_vjp:  # noqa: N801  (JAX's name)
                      bwd=Rule(bwd_flat, bwd_name, name))
 
 
+def _cotangent_leaves(rule: str, i: int, ct: Any, avals: Any) -> list:
+  """One cotangent per leaf of argument `i` (typed `avals`): a None in `ct` stands for zeros of
+  the whole subtree there, a None of the argument itself included (as JAX)."""
+  leaves: list = []
+
+  def append(c: Any, sub: Any) -> None:
+    n = len(tree_leaves(sub))
+    leaves.extend([None] * n if c is None else [c] if n else [])
+  try:
+    tree_map(append, ct, avals, is_leaf=lambda x: x is None)
+  except (ValueError, TypeError):
+    raise TypeError(f"Custom VJP bwd rule {rule} must produce an output with the same "
+                    f"container (pytree) structure as the args tuple of the primal function; "
+                    f"for argument {i} got {tree_structure(ct, is_leaf=lambda x: x is None)}, "
+                    f"expected {tree_structure(avals)}") from None
+  return leaves
+
+
 def _flat_cotangents(rule: str, cts: Any, in_avals: tuple) -> list:
   """The flat input cotangents a backward rule gives, one per argument leaf (None: zeros)."""
   if not isinstance(cts, (tuple, list)) or len(cts) != len(in_avals):
@@ -288,15 +306,11 @@ def _flat_cotangents(rule: str, cts: Any, in_avals: tuple) -> list:
                     f"{cts!r}")
   flat = []
   for i, (ct, avals) in enumerate(zip(cts, in_avals)):
-    aval_leaves, aval_tree = tree_flatten(avals)
+    aval_leaves = tree_leaves(avals)
     if ct is None:
       flat.extend(ad.zeros_like_aval(a) for a in aval_leaves)
       continue
-    ct_leaves, ct_tree = tree_flatten(ct, is_leaf=lambda x: x is None)
-    if ct_tree != aval_tree:
-      raise TypeError(f"Custom VJP bwd rule {rule} must produce an output with the same "
-                      f"container (pytree) structure as the args tuple of the primal "
-                      f"function; for argument {i} got {ct_tree}, expected {aval_tree}")
+    ct_leaves = _cotangent_leaves(rule, i, ct, avals)
     for a, c in zip(aval_leaves, ct_leaves):
       if type(c) is SymbolicZero:
         if c.aval.shape != a.shape:
