@@ -12,7 +12,8 @@ from stablejax import lax  # noqa: E402
 from stablejax.sharding import NamedSharding, P  # noqa: E402
 from lit_util import f32, run  # noqa: E402
 
-mesh = sj.make_mesh((2, 4), ("x", "y"))
+# Auto axes: JAX's with_sharding_constraint refuses Explicit ones (make_mesh's default)
+mesh = sj.make_mesh((2, 4), ("x", "y"), axis_types=(sj.sharding.AxisType.Auto,) * 2)
 
 
 def named(*spec):
