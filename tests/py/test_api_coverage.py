@@ -67,6 +67,18 @@ ADDED_AFTER_0_10_2 = {
             "polynomial_p", "psum_scatter_start"},
     "random": {"Key"},
     "scipy.special": {"erfcinv"},
+    "extend.core": {"create_call_primitive", "eval_jaxpr_transpose",
+                    "register_call_primitive_rules"},
+    "extend.core.primitives": {"create_call_primitive", "eval_jaxpr_transpose", "log2_p",
+                               "one_minus_square_p", "polynomial_p",
+                               "register_call_primitive_rules"},
+    "interpreters.ad": {"backward_pass", "jvp_jaxpr"},
+    "interpreters.batching": {"batch_jaxpr_axes", "batch_subtrace", "zero_if_mapped"},
+    "interpreters.partial_eval": {"abstract_eval_fun", "close_jaxpr", "convert_constvars_jaxpr",
+                                  "lower_jaxpr", "lower_jaxpr2", "move_binders_to_back",
+                                  "new_eqn_recipe", "partial_eval_jaxpr_nounits",
+                                  "prune_closed_jaxpr_outputs"},
+    "experimental.layout": {"explicit_layout"},
 }
 
 
