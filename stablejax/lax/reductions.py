@@ -403,11 +403,9 @@ def _monoid_reducer(computation: Any, inits: Sequence[Any]) -> Callable | None:
   return reducer if np.equal(np.asarray(inits[0]), identity(dtype)) else None
 
 
-def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
-           dimensions: Sequence[int], out_sharding: Any = None) -> Any:
-  """XLA's Reduce: the pytree `operands` (arrays of one shape) reduced over `dimensions` by
-  `computation(accumulators, values)` on pytrees of scalars like `init_values`, starting from
-  them. `init_values` and `computation` must form a monoid (XLA may reassociate)."""
+def flatten_operands(operands: Any, init_values: Any) -> tuple[list, list, Any]:
+  """The leaves of a reduction's `operands` and `init_values` (pytrees of one structure, as
+  JAX's errors say), and that structure."""
   leaves, tree = tree_flatten(operands)
   inits, init_tree = tree_flatten(init_values)
   if init_tree != tree:
@@ -416,6 +414,15 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
   if len(leaves) != len(inits):
     raise ValueError(f"Must have same total number of operands as init_values:  {len(leaves)} "
                      f"vs. {len(inits)}")
+  return leaves, inits, tree
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
+           dimensions: Sequence[int], out_sharding: Any = None) -> Any:
+  """XLA's Reduce: the pytree `operands` (arrays of one shape) reduced over `dimensions` by
+  `computation(accumulators, values)` on pytrees of scalars like `init_values`, starting from
+  them. `init_values` and `computation` must form a monoid (XLA may reassociate)."""
+  leaves, inits, tree = flatten_operands(operands, init_values)
   monoid = _monoid_reducer(computation, inits)
   if monoid is not None:
     weak = core.get_aval(leaves[0]).weak_type and core.get_aval(inits[0]).weak_type
@@ -423,7 +430,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     out = lax.convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)
     return tree_unflatten(tree, [out])
   init_avals = [core.get_aval(x) for x in inits]
-  jaxpr, out_tree = trace_reduction(computation, init_tree, init_avals)
+  jaxpr, out_tree = trace_reduction(computation, tree, init_avals)
   outs = reduce_p.bind(*leaves, *inits, computation=computation, jaxpr=jaxpr,
                        dimensions=tuple(int(d) for d in dimensions))
   return tree_unflatten(out_tree, outs)

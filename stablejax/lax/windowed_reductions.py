@@ -23,8 +23,8 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
 from stablejax.lax.primitive_kit import evaluate_reference, standard_primitive
-from stablejax.lax.reductions import evaluate_jaxpr_reference, trace_reduction
-from stablejax.tree_util import tree_flatten, tree_unflatten
+from stablejax.lax.reductions import evaluate_jaxpr_reference, flatten_operands, trace_reduction
+from stablejax.tree_util import tree_unflatten
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_max_p",
@@ -269,14 +269,7 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
   pytrees of scalars like `init_value`, starting from it (padding holds `init_value`; strides
   default to 1, padding to "VALID"). lax.add, max and min from their identity are the
   monoid reductions."""
-  leaves, tree = tree_flatten(operand)
-  inits, init_tree = tree_flatten(init_value)
-  if init_tree != tree:
-    raise ValueError(f"Operands must have the same tree structure as init_values: {tree} vs. "
-                     f"{init_tree}")
-  if len(leaves) != len(inits):
-    raise ValueError(f"Must have same total number of operands as init_values:  {len(leaves)} "
-                     f"vs. {len(inits)}")
+  leaves, inits, tree = flatten_operands(operand, init_value)
   if not leaves:
     raise ValueError("reduce_window must have at least one operand.")
   ones = (1,) * len(window_dimensions)
@@ -289,7 +282,7 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
   if monoid is not None:
     return tree_unflatten(tree, [_bind(monoid, leaves[0], window_dimensions, window_strides,
                                        padding, base_dilation, window_dilation)])
-  jaxpr, out_tree = trace_reduction(computation, init_tree, [core.get_aval(x) for x in inits])
+  jaxpr, out_tree = trace_reduction(computation, tree, [core.get_aval(x) for x in inits])
   if out_tree != tree:
     raise ValueError(f"reduce_window output must have the same tree structure as the operands "
                      f"{tree} vs. {out_tree}")
