@@ -218,8 +218,15 @@ def _check_jaxpr(ctx: _Context, checked: set[int], jaxpr: Jaxpr, where: str) -> 
     read(v, f"{where}jaxpr outputs")
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
-  """Interpret `jaxpr` by binding each equation's primitive under the current trace."""
+def bind_eqn(eqn: JaxprEqn, ins: Sequence[Any]) -> Any:
+  """Bind `eqn`'s primitive on `ins` under the current trace (its result, or list of them)."""
+  return eqn.primitive.bind(*ins, **eqn.params)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any,
+               eval_eqn: Callable[[JaxprEqn, Sequence[Any]], Any] = bind_eqn) -> list[Any]:
+  """Interpret `jaxpr` by evaluating each equation with `eval_eqn` (by default: binding its
+  primitive under the current trace; an interpreter such as checkify's passes its own)."""
   env: dict[Var, Any] = {}
   for v, x in zip(jaxpr.constvars, consts):
     env[v] = x
@@ -230,7 +237,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
   for eqn in jaxpr.eqns:
     ins = [x.val if type(x) is Literal else env[x] for x in eqn.invars]
     with core.transformed_source(eqn.source_info):  # what it stages keeps the eqn's source
-      outs = eqn.primitive.bind(*ins, **eqn.params)
+      outs = eval_eqn(eqn, ins)
     if eqn.primitive.multiple_results:
       for v, x in zip(eqn.outvars, outs):
         env[v] = x

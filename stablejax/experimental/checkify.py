@@ -14,8 +14,8 @@ import numpy as np
 from stablejax import core, lax, pipeline
 from stablejax import numpy as jnp
 from stablejax.basearray import Array
-from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, Literal, eval_jaxpr, replace_subjaxprs,
-                             subjaxprs)
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, bind_eqn, eval_jaxpr,
+                             replace_subjaxprs, subjaxprs)
 from stablejax.lax.call import jit_p
 from stablejax.lax.checks import (DivisionByZeroError, Error, ErrorEffect, FailedCheckError,
                                   JaxException, JaxRuntimeError, NaNError, OOBError, assert_func,
@@ -113,20 +113,16 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable[..., tupl
 def checkify_jaxpr(closed: ClosedJaxpr, enabled: frozenset, error: Error, *args: Any
                    ) -> tuple[Error, list]:
   """Evaluate `closed` on `args` under the current trace, its checks folded into `error`."""
-  jaxpr = closed.jaxpr
-  env: dict = dict(zip(jaxpr.constvars, closed.consts))
-  env.update(zip(jaxpr.invars, args))
-  read = lambda a: a.val if type(a) is Literal else env[a]
-  for eqn in jaxpr.eqns:
-    ins = [read(a) for a in eqn.invars]
+  state = [error]
+
+  def eval_eqn(eqn: JaxprEqn, ins: Sequence[Any]) -> Any:
     rule = checkify_rules.get(eqn.primitive)
-    with core.transformed_source(eqn.source_info):
-      if rule is None:
-        outs = eqn.primitive.bind(*ins, **eqn.params)
-      else:
-        error, outs = rule(error, enabled, *ins, **eqn.params)
-    env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
-  return error, [read(a) for a in jaxpr.outvars]
+    if rule is None:
+      return bind_eqn(eqn, ins)
+    state[0], outs = rule(state[0], enabled, *ins, **eqn.params)
+    return outs
+  outs = eval_jaxpr(closed.jaxpr, closed.consts, *args, eval_eqn=eval_eqn)
+  return state[0], outs
 
 
 def _closed(j: ClosedJaxpr | Jaxpr) -> ClosedJaxpr:

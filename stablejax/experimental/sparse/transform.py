@@ -6,11 +6,11 @@ NotImplementedError."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from stablejax import core, lax, pipeline
 from stablejax.experimental.sparse.bcoo import BCOO, JAXSparse, bcoo_multiply_dense
-from stablejax.jaxpr import ClosedJaxpr, Literal
+from stablejax.jaxpr import ClosedJaxpr, JaxprEqn, bind_eqn, eval_jaxpr
 from stablejax.lax.call import jit_p
 from stablejax.tree_util import tree_flatten, tree_unflatten
 
@@ -105,22 +105,17 @@ sparse_rules[lax.mul_p] = _mul
 
 def _eval(closed: ClosedJaxpr, *args: Any) -> list:
   """Evaluate `closed` on `args` (arrays and `_Sparse`s), sparse rules where one is sparse."""
-  jaxpr = closed.jaxpr
-  env: dict = dict(zip(jaxpr.constvars, closed.consts))
-  env.update(zip(jaxpr.invars, args))
-  read = lambda a: a.val if type(a) is Literal else env[a]
-  for eqn in jaxpr.eqns:
-    ins = [read(a) for a in eqn.invars]
-    if not any(isinstance(x, _Sparse) for x in ins):
-      outs = eqn.primitive.bind(*ins, **eqn.params)
-    elif eqn.primitive is jit_p:
-      outs = _eval(eqn.params["jaxpr"], *ins)
-    elif eqn.primitive in sparse_rules:
-      outs = sparse_rules[eqn.primitive](*ins, **eqn.params)
-    else:
-      raise _unimplemented(eqn.primitive)
-    env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
-  return [read(a) for a in jaxpr.outvars]
+  return eval_jaxpr(closed.jaxpr, closed.consts, *args, eval_eqn=_eval_eqn)
+
+
+def _eval_eqn(eqn: JaxprEqn, ins: Sequence[Any]) -> Any:
+  if not any(isinstance(x, _Sparse) for x in ins):
+    return bind_eqn(eqn, ins)
+  if eqn.primitive is jit_p:
+    return _eval(eqn.params["jaxpr"], *ins)
+  if eqn.primitive in sparse_rules:
+    return sparse_rules[eqn.primitive](*ins, **eqn.params)
+  raise _unimplemented(eqn.primitive)
 
 
 def _aval(x: Any) -> core.ShapedArray:
