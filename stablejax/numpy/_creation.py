@@ -13,8 +13,10 @@ import numpy as np
 
 from stablejax import core, dlpack, dtypes, lax, runtime, sharding
 from stablejax.lax.sharding import apply_out_sharding
+from stablejax.jit import jit
 from stablejax.numpy._manipulation_shape import ravel, reshape, stack
-from stablejax.numpy._math_arithmetic import power
+from stablejax.numpy._math_arithmetic import multiply, power, sign as _sign
+from stablejax.numpy._math_transcendental import log10
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
     promote_dtypes, result_type, scalar_like, shape, to_inexact)
@@ -206,16 +208,19 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
              dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
   """`num` evenly spaced values from `start` to `stop` (broadcast arrays), including `stop`
   when `endpoint`, along a new axis `axis`; with the step too when `retstep`."""
-  out = _linspace(start, stop, num, endpoint, dtype, axis)
-  return _placed(out if retstep else out[0], device, None, "linspace")
-
-
-def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis: int
-              ) -> tuple[Any, Any]:
-  num = operator.index(num)
+  num, axis = operator.index(num), operator.index(axis)
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
   start, stop = ensure_arraylike("linspace", start, stop)
+  return _placed(_linspace(start, stop, num, endpoint, retstep, dtype, axis), device, None,
+                 "linspace")
+
+
+# linspace, logspace and geomspace run as one jitted computation of their endpoints, as JAX's do:
+# eagerly too, so that XLA evaluates them as it does JAX's (op by op it rounds differently).
+@jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool, retstep: bool, dtype: Any,
+              axis: int) -> Any:
   dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
   compute = to_inexact(dtype)
   bounds = broadcast_shapes("linspace", shape(start), shape(stop))
@@ -223,7 +228,7 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis:
   axis = canonicalize_axis(axis, len(bounds) + 1)
   out_shape = bounds[:axis] + (1,) + bounds[axis:]
   div = num - 1 if endpoint else num
-  delta = lax.full((), np.nan, compute)
+  delta = None  # NaN unless there is a step
   if num > 1:
     delta = lax.div(lax.sub(stop, start), scalar_like(stop, div))
     frac = lax.div(lax.broadcasted_iota(compute, out_shape[:axis] + (div,) + bounds[axis:],
@@ -235,12 +240,14 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis:
       out = lax.concatenate([out, reshape(stop, out_shape)], axis)
   elif num == 1:
     out = reshape(start, out_shape)
-    delta = delta if endpoint else lax.sub(stop, start)
+    delta = None if endpoint else lax.sub(stop, start)
   else:
     out = lax.full(out_shape[:axis] + (0,) + out_shape[axis + 1:], 0, compute)
   if dtypes.is_integer(dtype):
     out = lax.floor(out)
-  return convert(out, dtype), delta
+  if not retstep:
+    return convert(out, dtype)
+  return convert(out, dtype), lax.full((), np.nan, compute) if delta is None else delta
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,  # noqa: N803
@@ -333,23 +340,36 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
              dtype: Any = None, axis: int = 0) -> Any:
   """`num` values `base ** t` for t evenly spaced from `start` to `stop`."""
   start, stop = ensure_arraylike("logspace", start, stop)
+  return _logspace(start, stop, operator.index(num), endpoint, base, dtype, operator.index(axis))
+
+
+@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start: Any, stop: Any, num: int, endpoint: bool, base: Any, dtype: Any, axis: int
+              ) -> Any:
   dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
   compute = to_inexact(dtype)
   t = linspace(convert(start, compute), convert(stop, compute), num, endpoint, axis=axis)
-  return convert(lax.pow(scalar_like(t, base), t), dtype)
+  return convert(power(base, t), dtype)
 
 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0) -> Any:
   """`num` values evenly spaced on a log scale from `start` to `stop` (same sign)."""
   start, stop = ensure_arraylike("geomspace", start, stop)
+  return _geomspace(start, stop, operator.index(num), endpoint, dtype, operator.index(axis))
+
+
+@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis: int) -> Any:
   dtype = _canonical_dtype(dtype, to_inexact(result_type(start, stop)[0]))
   compute = to_inexact(dtype)
   start, stop = convert(start, compute), convert(stop, compute)
-  sign = lax.sign(start)
-  log10 = lambda v: lax.div(lax.log(lax.div(v, sign)), scalar_like(v, np.log(10)))  # noqa: E731
-  res = logspace(log10(start), log10(stop), num, endpoint, 10.0, compute, axis)
-  return convert(lax.mul(lax.broadcast_in_dim(sign, shape(res), ()), res), dtype)
+  sign = _sign(start)
+  res = multiply(sign, logspace(log10(start / sign), log10(stop / sign), num, endpoint, 10.0,
+                                compute, 0))
+  axis = canonicalize_axis(axis, len(shape(res)))
+  return convert(lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, len(shape(res))))),
+                 dtype)
 
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:

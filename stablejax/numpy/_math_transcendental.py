@@ -70,16 +70,24 @@ exp2 = unary("exp2", lax.exp2, True)
 arctan2 = binary("arctan2", lax.atan2, True)
 
 
+def _scaled_log(x: Any, scale: Callable[[Any], Any]) -> Any:
+  """`scale` applied to log(x), to its real and imaginary parts apart where x is complex."""
+  r = lax.log(x)
+  if dtypes.is_complex(r.dtype):
+    return lax.complex(scale(lax.real(r)), scale(lax.imag(r)))
+  return scale(r)
+
+
 def log2(x: Any, /) -> Any:
   """Elementwise base-2 logarithm."""
   (x,) = promote_args_inexact("log2", x)
-  return lax.div(lax.log(x), lax.log(scalar_like(x, 2)))
+  return _scaled_log(x, lambda r: lax.div(r, lax.log(scalar_like(r, 2))))
 
 
 def log10(x: Any, /) -> Any:
-  """Elementwise base-10 logarithm."""
+  """Elementwise base-10 logarithm: log(x) times 1/log(10) rounded to x's precision, as JAX."""
   (x,) = promote_args_inexact("log10", x)
-  return lax.div(lax.log(x), lax.log(scalar_like(x, 10)))
+  return _scaled_log(x, lambda r: lax.mul(r, scalar_like(r, 0.4342944819032518)))
 
 
 def _scale(name: str, factor: float) -> Callable[[Any], Any]:

@@ -149,6 +149,35 @@ def test_creation_matches_numpy():
     test_util.check_close(actual, expected)
 
 
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("linspace", (-1., 1., 16), {}), ("linspace", (0., 7., 9), {"retstep": True}),
+    ("linspace", (np.array([0., 1.], F32), 3., 5), {"endpoint": False, "axis": 1}),
+    ("logspace", (-2., 1.5, 11), {"base": 3.}), ("geomspace", (0.5, 300., 13), {}),
+    ("geomspace", (np.array([-1., 2.], F32), np.array([-8., 9.], F32), 5), {"axis": 1}),
+])
+def test_ranges_equal_jax_bit_for_bit(name, args, kwargs):
+  """They run as one jitted computation of their endpoints, eagerly too, as JAX's: XLA rounds
+  op-by-op evaluation differently (linspace(-1, 1, 16) was 1 ulp off in 4 elements)."""
+  ours, theirs = getattr(jnp, name)(*args, **kwargs), getattr(jjnp, name)(*args, **kwargs)
+  for o, t in zip(*(v if isinstance(v, tuple) else (v,) for v in (ours, theirs))):
+    assert np.asarray(o).dtype == np.asarray(t).dtype
+    np.testing.assert_array_equal(np.asarray(o), np.asarray(t))
+  nested = lambda s, e: jnp.linspace(s, e, 16)  # noqa: E731
+  assert "jit[name=_linspace" in str(sj.make_jaxpr(nested)(-1., 1.))
+
+
+@pytest.mark.parametrize("name", ["log10", "log2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.complex64])
+def test_log_bases_equal_jax_bit_for_bit(name, dtype):
+  """log10 multiplies by 1/log(10) rounded to the dtype; complex parts scale apart (as JAX)."""
+  rng = np.random.default_rng(0)
+  x = rng.uniform(0.01, 1000, 2048) + (1j * rng.uniform(-5, 5, 2048) if dtype == np.complex64
+                                       else 0)
+  ours, theirs = (np.asarray(getattr(m, name)(x.astype(dtype))) for m in (jnp, jjnp))
+  assert ours.dtype == theirs.dtype
+  np.testing.assert_array_equal(ours, theirs)
+
+
 INDICES = [0, -1, (1, 2), slice(1, 3), (slice(None), None, slice(1, 3)), (Ellipsis, 1),
            (None, Ellipsis), (), (slice(None, None, 2), 0), (slice(5, 10),), (1, slice(-3, None))]
 
