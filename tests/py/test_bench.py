@@ -25,3 +25,17 @@ def test_bench_run_quick_subset(tmp_path):
   assert row["stablejax"] > 0
   if row["jax"] is not None:  # JAX installed: a ratio is printed and written
     assert row["ratio"] > 0 and f"{row['ratio']:.2f}" in lines[header + 1]
+
+
+@pytest.mark.slow
+def test_bench_hook_compares_the_hook_with_stablejax_directly():
+  hook = os.path.join(os.path.dirname(RUN), "hook.py")
+  done = subprocess.run([sys.executable, hook, "--quick"], capture_output=True, text=True,
+                        timeout=300)
+  assert done.returncode == 0, done.stdout + done.stderr  # every row ran, and the outputs agree
+  lines = done.stdout.splitlines()
+  assert lines[0].split()[:4] == ["row", "hook", "direct", "ratio"]
+  assert [line.split("  ")[0] for line in lines[1:]] == [
+      "cached jit dispatch 3 in/2 out f32[8]", "make_jaxpr, 3,000 eqns",
+      "jit(f).lower(x).as_text(), 3,000 eqns", "MLP compile (first call of a fresh jit(step))",
+      "MLP training step (cached)"]
