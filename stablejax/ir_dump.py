@@ -1,7 +1,7 @@
 """IR dumps (`sj.config.update("dump_ir_to", DIR)`, or `STABLEJAX_DUMP_IR_TO=DIR`): every stage
 and every pass of each compiled function written to files numbered in pipeline order.
 
-One folder per lowering, `DIR/NNNN-jit_<name>/`, holds:
+One folder per lowering, `DIR/NNNN-jit_<name>/` (the module's name), holds:
 
   00-jaxpr.txt                          the jaxpr as traced
   01-jaxpr.after-dce.txt                after each jaxpr pass
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import weakref
 from typing import Any, Callable
 
@@ -30,12 +29,12 @@ from jaxlib.mlir import ir
 
 from stablejax.config import config
 from stablejax.jaxpr import ClosedJaxpr
-from stablejax.lowering import module_text
+from stablejax.lowering.module import module_text, sanitize_name
 
 logger = logging.getLogger(__name__)
 
 _dumps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # ir.Module -> its Dump
-_next_folder = [0]  # the number of the next folder, process-wide
+_next_folder: dict[str, int] = {}  # dump directory -> the number of its last folder
 
 
 class Dump:
@@ -44,8 +43,8 @@ class Dump:
   def __init__(self, root: str, name: str):
     os.makedirs(root, exist_ok=True)
     while True:  # (a folder of an earlier run, or of another process, is never overwritten)
-      folder = os.path.join(root, f"{_next_folder[0]:04d}-{name}")
-      _next_folder[0] += 1
+      number = _next_folder[root] = _next_folder.get(root, -1) + 1
+      folder = os.path.join(root, f"{number:04d}-{name}")
       try:
         os.mkdir(folder)
         break
@@ -140,7 +139,7 @@ class Dump:
 def start(name: str) -> Dump | None:
   """The dump of a new lowering of `jit_<name>`, or None when dumps are off."""
   root = config.dump_ir_to
-  return None if root is None else Dump(root, "jit_" + re.sub(r"[^\w.-]", "_", name))
+  return None if root is None else Dump(root, sanitize_name(f"jit_{name}").rstrip("_"))
 
 
 def attach(module: ir.Module, dump: Dump | None) -> None:
