@@ -83,8 +83,12 @@ class Dump:
     except Exception as e:
       self.failed(name, e, is_module)
       raise
-    stage = ("stablehlo" if is_module else "jaxpr") + f".after-{name}"
-    (self.module if is_module else self.jaxpr)(stage, out, is_pass=True)
+    if is_module:
+      self.module(f"stablehlo.after-{name}", out, is_pass=True)
+    elif out is ir_in:  # (unchanged: not printed again)
+      self.write(f"jaxpr.after-{name}", self._last[0], ".txt", is_pass=True)
+    else:
+      self.jaxpr(f"jaxpr.after-{name}", out, is_pass=True)
     return out
 
   def failed(self, stage: str, error: Exception, is_module: bool = True) -> None:
