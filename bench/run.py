@@ -43,7 +43,8 @@ from common import time_run, try_import_jax  # noqa: E402
 
 import stablejax as sj  # noqa: E402
 import stablejax.numpy as jnp  # noqa: E402
-from stablejax import lax  # noqa: E402
+from stablejax import lax, lowering, pipeline  # noqa: E402
+from stablejax.passes import registry as pass_registry  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 X8 = np.arange(8, dtype=np.float32)
@@ -401,6 +402,49 @@ def iree_vs_xla(measure: Measure) -> Measure:
   return run
 
 
+# The observability hooks (stablejax/ir_dump.py, compile_log.py), stablejax against itself: the
+# first figure with the hook, the second without it (the ratio is their cost).
+
+def _chain_jaxpr(n: int) -> Any:
+  return sj.make_jaxpr(programs.chain(jnp, n))(X8)
+
+
+def _lower_unhooked(closed: Any) -> Any:
+  """`pipeline.lower` as it was before the dump and log hooks: the stages called directly."""
+  passes = pass_registry.choose(None)
+  module = lowering.lower_jaxpr(pipeline.jaxpr_passes(closed, passes), "chain", "cpu")
+  return pass_registry.run_mlir(module, passes)
+
+
+def hooks_off(n: int) -> Measure:
+  """`pipeline.lower` of `n` equations with dumps and logs off, against the same stages
+  without the hook."""
+  def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    closed = _chain_jaxpr(n)
+    hooked = lambda: pipeline.lower(closed, "chain", "cpu")
+    return alternate([calibrated(hooked, None, cfg),
+                      calibrated(lambda: _lower_unhooked(closed), None, cfg)],
+                     cfg.repeat((31, 9)))
+  return measure
+
+
+def dumps_on(n: int) -> Measure:
+  """`pipeline.lower` of `n` equations with every stage and pass dumped, against it without
+  dumps (the dump takes under twice the lowering when the ratio is under 3)."""
+  def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    closed = _chain_jaxpr(n)
+    lower_now = lambda: pipeline.lower(closed, "chain", "cpu")
+    with tempfile.TemporaryDirectory() as root:
+      def dumped() -> float:
+        sj.config.update("dump_ir_to", root)
+        try:
+          return time_run(lower_now)
+        finally:
+          sj.config.update("dump_ir_to", None)
+      return alternate([dumped, functools.partial(time_run, lower_now)], cfg.repeat((7, 3)))
+  return measure
+
+
 MLP_DATA = tuple(programs.mlp_data())
 RNN_DATA = tuple(programs.rnn_data())
 PRED = np.bool_(True)
@@ -433,6 +477,9 @@ ROWS = [
     Row("eager lax.while_loop f32[8], 10 trips", 1.0,
         eager(lambda s: programs.eager_while(s.np, s.lax), 1)),
     Row("peak memory, make_jaxpr 3,000 eqns", 1.0, peak_memory(trace, 3000), "bytes"),
+    # stablejax with the hook (first figure) against without it (second): the ratio is its cost
+    Row("sj/sj: lower 3,000 eqns, dumps+logs off/no hook", 1.01, hooks_off(3000)),
+    Row("sj/sj: lower 3,000 eqns, dumps on/off", 3.0, dumps_on(3000)),
     Row("import time", 1.0, import_time),
     Row("MLP compile, 2nd process, persistent cache", 1.0, persistent_cache),
     # stablejax on IREE (first figure) against stablejax on XLA (second): the ratio is IREE/XLA
