@@ -1,6 +1,7 @@
 """Compile observability: `log_compiles` records (name, argument types, the time of each stage),
 `explain_cache_misses` (what changed, worded as JAX's), `Lowered.cost_analysis()` from the flops
 rules, `Compiled.memory_analysis()` as JAX's; and a quiet runtime (nothing on stderr)."""
+import io
 import logging
 import os
 import subprocess
@@ -162,3 +163,18 @@ def test_the_runtime_is_quiet_on_stderr():
                        check=True)
   assert out.stdout.strip() == "[2. 2. 2.]"
   assert out.stderr == ""
+
+
+def test_progress_shows_the_rate_and_the_time_left(monkeypatch):
+  """Long work (tools/fuzz.py, bench/run.py) prints done/total, the rate and an ETA."""
+  sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+  try:
+    import progress
+  finally:
+    sys.path.pop(0)
+  clock = iter([100.0, 110.0])
+  monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
+  p = progress.Progress(40, "programs", out=io.StringIO())
+  p.update(10, "0 mismatching")
+  assert p.out.getvalue() == ("10/40 programs (25%), 1.00 programs/s, 10 s elapsed, ETA 30 s, "
+                              "0 mismatching\n")
