@@ -53,14 +53,33 @@ class CompileRecord:
             f"(total {sum(self.seconds.values()) * 1e3:.1f} ms)")
 
 
+_last_traced: list = [lambda: None]  # a weak reference to the jaxpr traced last
+
+
 def traced(closed: ClosedJaxpr, seconds: float) -> None:
   """Remember how long tracing `closed` took, for the record of its compile."""
   _trace_seconds[closed] = seconds
+  _last_traced[0] = weakref.ref(closed)
+
+
+def _trace_time(closed: ClosedJaxpr) -> float | None:
+  """How long tracing `closed` took, if it was timed: it, or the jaxpr traced last if `closed`
+  is that one with other arguments or constants (`jit` prunes the unused arguments)."""
+  seconds = _trace_seconds.get(closed)
+  last = _last_traced[0]()
+  if seconds is None and last is not None and _same_equations(last, closed):
+    seconds = _trace_seconds.get(last)
+  return seconds
+
+
+def _same_equations(a: ClosedJaxpr, b: ClosedJaxpr) -> bool:
+  ea, eb = a.jaxpr.eqns, b.jaxpr.eqns
+  return len(ea) == len(eb) and all(x is y for x, y in zip(ea, eb))
 
 
 def start(closed: ClosedJaxpr, name: str) -> CompileRecord:
   """The record of lowering `closed` (its trace time if it was timed)."""
-  seconds = _trace_seconds.get(closed)
+  seconds = _trace_time(closed)
   return CompileRecord(name, [a.str_short() for a in closed.in_avals],
                        None if seconds is None else {"trace": seconds})
 

@@ -39,6 +39,14 @@ def test_a_compile_logs_its_name_argument_types_and_stage_times(caplog):
   assert "XLA compile" in caplog.text
 
 
+def test_a_function_with_an_unused_argument_logs_its_trace_time(caplog):
+  with caplog.at_level(logging.WARNING, logger="stablejax"), sj.log_compiles(True):
+    sj.jit(lambda x, unused: jnp.cos(x))(np.ones(3, np.float32), 1.0)
+  (record,) = compile_records(caplog)
+  assert record.arg_types == ["f32[3]"]  # (the module takes the argument used)
+  assert list(record.seconds) == list(STAGES)
+
+
 def test_cached_calls_log_nothing(caplog):
   f = sj.jit(make_f())
   x = np.ones(3, np.float32)
