@@ -169,7 +169,7 @@ def _compile_observed(module: ir.Module, device: Target, out_avals: Sequence[cor
       out = _compile_xla(module, device, out_avals, platforms, in_avals, options)
   except Exception as e:
     if dump is not None:
-      dump.failed("XLA compile", e, is_module=False)
+      dump.failed("xla-compile", e, is_module=False)
     raise
   finally:
     if dump is not None:

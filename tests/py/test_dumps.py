@@ -149,3 +149,18 @@ def test_the_environment_variable_turns_dumps_on(tmp_path):
   (folder,) = folders(tmp_path)
   assert folder == "0000-jit__lambda"
   assert "04-hlo.after-optimizations.txt" in files(tmp_path / folder)
+
+
+def test_xla_per_pass_hlo_on_request(tmp_path):
+  sj.config.update("dump_ir_xla_passes", True)
+  try:
+    with dumping(tmp_path):
+      sj.jit(make_f())(*ARGS)
+  finally:
+    sj.config.update("dump_ir_xla_passes", False)
+  (folder,) = folders(tmp_path)
+  xla = [n for n in os.listdir(tmp_path / folder) if n.endswith("-xla")]
+  assert xla == ["05-xla"]
+  per_pass = [n for n in os.listdir(tmp_path / folder / "05-xla") if ".before_" in n
+              and not n.endswith("before_optimizations.txt")]
+  assert per_pass  # XLA's HLO around each of its passes
