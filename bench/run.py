@@ -11,13 +11,16 @@ Usage: python bench/run.py [--quick] [--rows SUBSTRING]... [--json PATH]
 
 Columns: the stablejax figure, the JAX figure, their ratio stablejax/JAX, the target, and MISS
 where the target is missed (the IREE/XLA rows: stablejax on IREE, stablejax on XLA, and
-IREE/XLA; "not available" without the extra stablejax[iree]). Times are per call (seconds,
-shown in us/ms/s); the two sides run
+IREE/XLA; "not available" without the extra stablejax[iree]; the sj/sj rows: stablejax against
+itself, its lowering with the hook of the IR dumps and compile logs (off) and without it, and
+with every stage dumped and without). Times are per call (seconds, shown in us/ms/s); the two
+sides run
 alternately (stablejax, JAX, stablejax, JAX, ...), each figure the median of its runs after a
 warm-up, which is also a check that the program's outputs agree with JAX's. Growth rows
 show each side's own time(2n) / time(n) and judge stablejax's against the target; the memory row
 shows tracemalloc peaks; the import and persistent-cache rows time fresh subprocesses. Without JAX
-installed, stablejax's figures are printed alone. Exits 1 if a row failed or disagreed with JAX.
+installed, stablejax's figures are printed alone. Progress (rows done, their rate, the time left)
+goes to stderr. Exits 1 if a row failed or disagreed with JAX.
 """
 from __future__ import annotations
 
@@ -38,12 +41,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
 import programs  # noqa: E402
+from progress import Progress  # noqa: E402  (tools/progress.py)
 from common import time_run, try_import_jax  # noqa: E402
 
 import stablejax as sj  # noqa: E402
 import stablejax.numpy as jnp  # noqa: E402
-from stablejax import lax  # noqa: E402
+from stablejax import lax, lowering, pipeline  # noqa: E402
+from stablejax.passes import registry as pass_registry  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 X8 = np.arange(8, dtype=np.float32)
@@ -401,6 +408,54 @@ def iree_vs_xla(measure: Measure) -> Measure:
   return run
 
 
+# The observability hooks (stablejax/ir_dump.py, compile_log.py), stablejax against itself: the
+# first figure with the hook, the second without it (the ratio is their cost).
+
+def _chain_jaxpr(n: int) -> Any:
+  return sj.make_jaxpr(programs.chain(jnp, n))(X8)
+
+
+def _lower_unhooked(closed: Any) -> Any:
+  """`pipeline.lower` as it was before the dump and log hooks: the stages called directly."""
+  passes = pass_registry.choose(None)
+  module = lowering.lower_jaxpr(pipeline.jaxpr_passes(closed, passes), "chain", "cpu")
+  return pass_registry.run_mlir(module, passes)
+
+
+def hooks_off(n: int) -> Measure:
+  """`pipeline.lower` of `n` equations with dumps and logs off, against the same stages
+  without the hook."""
+  def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    closed = _chain_jaxpr(n)
+    runs = [functools.partial(time_run, lambda: pipeline.lower(closed, "chain", "cpu")),
+            functools.partial(time_run, lambda: _lower_unhooked(closed))]
+    runs[0](), runs[1]()  # (warm-up)
+    times: list[list[float]] = [[], []]
+    for _ in range(cfg.repeat((31, 9))):
+      for run, out in zip(runs, times):
+        out.append(run())
+    # the fastest runs: the hook costs nanoseconds, the machine's load milliseconds
+    return [min(t) for t in times]
+  return measure
+
+
+def dumps_on(n: int) -> Measure:
+  """`pipeline.lower` of `n` equations with every stage and pass dumped, against it without
+  dumps (the dump takes under twice the lowering when the ratio is under 3)."""
+  def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    closed = _chain_jaxpr(n)
+    lower_now = lambda: pipeline.lower(closed, "chain", "cpu")
+    with tempfile.TemporaryDirectory() as root:
+      def dumped() -> float:
+        sj.config.update("dump_ir_to", root)
+        try:
+          return time_run(lower_now)
+        finally:
+          sj.config.update("dump_ir_to", None)
+      return alternate([dumped, functools.partial(time_run, lower_now)], cfg.repeat((7, 3)))
+  return measure
+
+
 MLP_DATA = tuple(programs.mlp_data())
 RNN_DATA = tuple(programs.rnn_data())
 PRED = np.bool_(True)
@@ -433,6 +488,9 @@ ROWS = [
     Row("eager lax.while_loop f32[8], 10 trips", 1.0,
         eager(lambda s: programs.eager_while(s.np, s.lax), 1)),
     Row("peak memory, make_jaxpr 3,000 eqns", 1.0, peak_memory(trace, 3000), "bytes"),
+    # stablejax with the hook (first figure) against without it (second): the ratio is its cost
+    Row("sj/sj: lower 3,000 eqns, dumps+logs off/no hook", 1.01, hooks_off(3000)),
+    Row("sj/sj: lower 3,000 eqns, dumps on/off", 3.0, dumps_on(3000)),
     Row("import time", 1.0, import_time),
     Row("MLP compile, 2nd process, persistent cache", 1.0, persistent_cache),
     # stablejax on IREE (first figure) against stablejax on XLA (second): the ratio is IREE/XLA
@@ -509,10 +567,11 @@ def main(argv: Sequence[str] | None = None) -> int:
   if len(sides) == 1:
     print("jax is not installed: stablejax's figures alone")
   print(HEADER, flush=True)
-  results = []
+  results, progress = [], Progress(len(rows), "rows")
   for row in rows:
     results.append(result(row, sides, cfg))
     print(line(results[-1]), flush=True)
+    progress.update(len(results))
   if args.json:
     with open(args.json, "w") as f:
       json.dump(results, f, indent=1)

@@ -4,7 +4,8 @@ passes=...)`, `jit(f).lower(x, passes=...)` and `sj.config.update("passes", ...)
 them by name; each choice runs its jaxpr passes in order, then its MLIR passes in order."""
 from __future__ import annotations
 
-from typing import Callable, Literal, Sequence
+import functools
+from typing import Any, Callable, Literal, Sequence
 
 from jaxlib.mlir import ir
 
@@ -68,26 +69,43 @@ def choose(passes: Sequence[str] | None) -> tuple[str, ...]:
   return names
 
 
-def run(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
-  """The jaxpr passes among `passes` (default: the config's) run on `closed` in order; under
-  `sj.config.check_passes` the result of each is type-checked."""
+# Runs one pass for the pipeline, `observer(name, run, ir) -> run(ir)`, seeing its input and
+# output (the IR dumps: `stablejax.ir_dump.Dump.run_pass`).
+Observer = Callable[[str, Callable[[Any], Any], Any], Any]
+
+
+def run(closed: ClosedJaxpr, passes: Sequence[str] | None = None,
+        observer: Observer | None = None) -> ClosedJaxpr:
+  """The jaxpr passes among `passes` (default: the config's) run on `closed` in order, each
+  through `observer` if given; under `sj.config.check_passes` the result of each is
+  type-checked."""
   for name in choose(passes):
     fn = _jaxpr_passes.get(name)
     if fn is None:
       continue
-    closed = fn(closed)
     if config.check_passes or config.enable_checks:
-      check(closed, name)
+      fn = functools.partial(_checked, name, fn)
+    closed = fn(closed) if observer is None else observer(name, fn, closed)
   return closed
 
 
-def run_mlir(module: ir.Module, passes: Sequence[str] | None = None) -> ir.Module:
-  """The MLIR passes among `passes` (default: the config's) run in order on `module`, which
-  they rewrite in place (run them on `Lowered.compiler_ir()`, a copy); returns the result."""
+def _checked(name: str, fn: JaxprPass, closed: ClosedJaxpr) -> ClosedJaxpr:
+  closed = fn(closed)
+  check(closed, name)
+  return closed
+
+
+def run_mlir(module: ir.Module, passes: Sequence[str] | None = None,
+             observer: Observer | None = None) -> ir.Module:
+  """The MLIR passes among `passes` (default: the config's) run in order on `module`, each
+  through `observer` if given; they rewrite it in place (run them on `Lowered.compiler_ir()`,
+  a copy); returns the result."""
   for name in choose(passes):
     pipeline = _mlir_passes.get(name)
-    if pipeline is not None:
-      module = mlir.run_pipeline(module, pipeline, _mlir_passes)
+    if pipeline is None:
+      continue
+    run_one = functools.partial(mlir.run_pipeline, pipeline=pipeline, registered=_mlir_passes)
+    module = run_one(module) if observer is None else observer(name, run_one, module)
   return module
 
 

@@ -2,6 +2,10 @@
 import importlib.util as _importlib_util
 import os as _os
 
+# Keep XLA's C++ INFO logs (the PJRT client's device counts) off stderr unless asked for, as JAX
+# does: the level is read when jaxlib loads, so it is set before anything imports jaxlib.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
 
 def _refuse_mixed_checkouts() -> None:
   """Raise ImportError if `stablejax.lowering` or `stablejax.passes` would come from another tree.

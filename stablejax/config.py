@@ -121,7 +121,8 @@ _PARTIAL_OPTIONS = {
 
 # Options whose values are checked (and converted) by a function of (name, value).
 _CHECKS = {"legacy_prng_key": _legacy_prng_key, **_PARTIAL_OPTIONS,
-           "compilation_cache_dir": _optional_path, "num_cpu_devices": _optional_count,
+           "compilation_cache_dir": _optional_path, "dump_ir_to": _optional_path,
+           "num_cpu_devices": _optional_count,
            "default_backend": lambda name, value: platforms.backend(value),
            "numpy_rank_promotion": _one_of("allow", "warn", "raise"),
            "numpy_dtype_promotion": _one_of("standard", "strict"),
@@ -186,8 +187,15 @@ class Config:
     # Raise FloatingPointError naming the primitive that made a NaN (an infinity).
     self.debug_nans: bool = False
     self.debug_infs: bool = False
-    # Log each compilation (with the function's name) at WARNING level.
-    self.log_compiles: bool = False
+    # Log each compilation at WARNING level: the function's name, its argument types and the
+    # time of each stage (stablejax/compile_log.py).
+    self.log_compiles: bool = _env_flag("STABLEJAX_LOG_COMPILES")
+    # Dump every stage and pass of each compiled function into this directory (None: off;
+    # stablejax/ir_dump.py); a pass's output only where it changed the IR; XLA's per-pass HLO.
+    self.dump_ir_to: str | None = _optional_path("STABLEJAX_DUMP_IR_TO",
+                                                 os.environ.get("STABLEJAX_DUMP_IR_TO"))
+    self.dump_ir_only_changed: bool = _env_flag("STABLEJAX_DUMP_IR_ONLY_CHANGED")
+    self.dump_ir_xla_passes: bool = _env_flag("STABLEJAX_DUMP_IR_XLA_PASSES")
     # Log why each `jit` call traced again (what changed since its last trace).
     self.explain_cache_misses: bool = False
     # Check stablejax's own invariants: type-check jaxprs after each pass and the results of

@@ -10,7 +10,8 @@ import numpy as np
 
 from stablejax import core, dtypes
 from stablejax.errors import JaxprTypeError
-from stablejax.pretty_print import WIDTH, Doc, brk, concat, group, join, nest, render, text
+from stablejax.pretty_print import (WIDTH, Doc, brk, concat, flat_or, group, join, nest, render,
+                                    text)
 
 
 class Var:
@@ -459,9 +460,26 @@ def _pp_eqn(ctx: _Context, eqn: JaxprEqn) -> Doc:
     return text(printer(eqn, lambda x, typed: _atom_text(ctx, x, typed)))
   params = param_printers.get(eqn.primitive, sorted_params)(eqn.params)
   _alias_call_binders(ctx, eqn)
+  if not any(isinstance(v, (Jaxpr, ClosedJaxpr)) or type(v) is tuple and
+             any(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v) for _, v in params):
+    # (most equations print on one line: their document is built only where they do not)
+    return flat_or(_eqn_flat(ctx, eqn, params), lambda: _eqn_doc(ctx, eqn, params))
+  return _eqn_doc(ctx, eqn, params)
+
+
+def _eqn_doc(ctx: _Context, eqn: JaxprEqn, params: list[tuple[str, Any]]) -> Doc:
   lhs = _pp_atoms(ctx, eqn.outvars, typed=True)
   rhs = [text(eqn.primitive.name), _pp_params(ctx, params), text(" ") + _pp_atoms(ctx, eqn.invars)]
   return concat([lhs, text(" = "), *rhs] if eqn.outvars else rhs)
+
+
+def _eqn_flat(ctx: _Context, eqn: JaxprEqn, params: list[tuple[str, Any]]) -> str:
+  """The text of `_eqn_doc` printed flat, for an equation whose params hold no jaxpr."""
+  lhs = " ".join(_atom_text(ctx, x, True) for x in eqn.outvars)
+  items = " ".join(f"{k}={_param_text(v)}" for k, v in params)
+  rhs = (f"{eqn.primitive.name}{f'[{items}]' if params else ''} "
+         f"{' '.join(_atom_text(ctx, x, False) for x in eqn.invars)}")
+  return f"{lhs} = {rhs}" if eqn.outvars else rhs
 
 
 def _pp_jaxpr(ctx: _Context, jaxpr: Jaxpr) -> Doc:

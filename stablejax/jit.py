@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import warnings
 import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, debug_special, leak_checks, pipeline, platforms, spmd
-from stablejax.config import TRACE_CONTEXT, disable_jit
+from stablejax import cache_misses, config, core, debug_special, leak_checks, pipeline, platforms, spmd
+from stablejax.config import disable_jit
 from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
 from stablejax.interpreters import dce
@@ -210,7 +209,7 @@ class Jitted:
 
   def _insert(self, key: tuple, traced: _Traced) -> _Traced:
     if config.explain_cache_misses:
-      _explain_cache_miss(self.name, key, self._cache)
+      cache_misses.explain(self.fun, self.name, key, self._cache)
     if len(self._cache) >= _TRACES_PER_FUNCTION:
       self._cache.pop(next(iter(self._cache)), None)
     self._cache[key] = traced
@@ -387,27 +386,6 @@ def _closed_over_as_consts(closed: ClosedJaxpr, tracers: Sequence) -> ClosedJaxp
   jaxpr, n = closed.jaxpr, len(tracers)
   return ClosedJaxpr(jaxpr.replace(constvars=[*jaxpr.constvars, *jaxpr.invars[:n]],
                                    invars=jaxpr.invars[n:]), [*closed.consts, *tracers])
-
-
-_logger = logging.getLogger(__name__)
-
-
-def _explain_cache_miss(name: str, key: tuple, cache: dict) -> None:
-  """`config.explain_cache_misses`: log why `jit` of `name` traces again."""
-  if not cache:
-    _logger.warning("TRACING CACHE MISS at jit(%s) because: never seen function", name)
-    return
-  last = next(reversed(cache))
-  parts = ("the argument structure", "the argument types", "the static arguments")
-  if len(key) == 3:  # the positional-arrays key: (count, avals, trace context)
-    changed = ["the argument count" if key[0] != last[0] else "the argument types"]
-  else:
-    changed = [p for p, a, b in zip(parts, key, last) if a != b]
-  if key[-1] != last[-1]:
-    changed.append("the context: the config options traced functions depend on "
-                   f"({', '.join(TRACE_CONTEXT)}) or the mesh")
-  _logger.warning("TRACING CACHE MISS at jit(%s) because: %s changed since the last trace "
-                  "(%d traces cached)", name, ", ".join(changed) or "the signature", len(cache))
 
 
 def _all_leaves(args: tuple) -> bool:

@@ -4,14 +4,13 @@ primitive without an `impl` (the bottom trace calls `apply_primitive`) and the C
 these functions, each one call into the package of its stage."""
 from __future__ import annotations
 
-import logging
 import time
 import weakref
 from typing import Any, Callable, Sequence, Union
 
 from jaxlib.mlir import ir
 
-from stablejax import (core, debug_special, lowering, monitoring, runtime,
+from stablejax import (compile_log, core, debug_special, ir_dump, lowering, monitoring, runtime,
                        sharding as sharding_lib, spmd)
 from stablejax.config import config
 from stablejax.interpreters import partial_eval as pe
@@ -45,16 +44,23 @@ def trace(fun: Callable[..., Sequence], in_avals: Sequence[core.ShapedArray]
   """Stage flat-in, flat-out `fun` on arguments of types `in_avals` into a jaxpr: (the jaxpr,
   the values of enclosing traces `fun` closes over, which the jaxpr takes before its
   arguments; none outside a transformation)."""
-  return close_over_tracers(*pe.trace_to_jaxpr(fun, in_avals))
+  if not config.log_compiles:
+    return close_over_tracers(*pe.trace_to_jaxpr(fun, in_avals))
+  start = time.perf_counter()
+  closed, closed_over = close_over_tracers(*pe.trace_to_jaxpr(fun, in_avals))
+  compile_log.traced(closed, time.perf_counter() - start)
+  return closed, closed_over
 
 
-def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None) -> ClosedJaxpr:
+def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None,
+                 observer: registry.Observer | None = None) -> ClosedJaxpr:
   """The jaxpr passes among `passes` (default: `sj.config.passes`, dead-code elimination as
   JAX does), run between tracing and lowering, after the `discharge` of any refs (which
-  lowering cannot take)."""
+  lowering cannot take); each run through `observer` if given (the IR dumps)."""
   if has_refs(closed):
-    closed = discharge_state(closed)
-  return registry.run(closed, passes)
+    closed = (discharge_state(closed) if observer is None else
+              observer("discharge", discharge_state, closed))
+  return registry.run(closed, passes, observer)
 
 
 def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
@@ -67,11 +73,40 @@ def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
   The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module; the
   arguments flagged in `donated` give their buffers to results of their type. With an
   `axis_context` (the mesh, argument and result shardings: `spmd.plan`) the module is
-  partitioned over the mesh's devices."""
+  partitioned over the mesh's devices. Under `sj.config.dump_ir_to` each stage and pass is
+  dumped (`ir_dump`), under `log_compiles` each is timed (`compile_log`)."""
   passes = registry.choose(passes)
+  if config.dump_ir_to is not None or config.log_compiles:
+    return _lower_observed(closed, name, platform, debug_info, passes, donated, axis_context)
   module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info,
                                 donated, axis_context)
   return registry.run_mlir(module, passes)
+
+
+def _lower_observed(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
+                    debug_info: bool, passes: tuple[str, ...], donated: Sequence[bool],
+                    axis_context: lowering.ShardingContext | None) -> ir.Module:
+  """`lower`, each stage and pass dumped (if dumps are on) and timed."""
+  dump, record = ir_dump.start(name), compile_log.start(closed, name)
+  observer = None if dump is None else dump.run_pass
+  if dump is not None:
+    dump.jaxpr("jaxpr", closed)
+  with record.stage("jaxpr passes"):
+    closed = jaxpr_passes(closed, passes, observer)
+  with record.stage("lowering"):
+    try:
+      module = lowering.lower_jaxpr(closed, name, platform, debug_info, donated, axis_context)
+    except Exception as e:
+      if dump is not None:
+        dump.failed("lowering", e, is_module=False)
+      raise
+  if dump is not None:
+    dump.module("stablehlo", module)
+  with record.stage("MLIR passes"):
+    module = registry.run_mlir(module, passes, observer)
+  ir_dump.attach(module, dump)
+  compile_log.attach(module, record)
+  return module
 
 
 Target = Union[runtime.Device, lowering.ShardingContext]
@@ -95,9 +130,15 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
                        f"for {tuple(platforms)}")
     return runtime.get_backend(backend).compile(module, out_avals, target, in_avals)
   device = device or runtime.default_device()
+  if config.dump_ir_to is not None or config.log_compiles:
+    return _compile_observed(module, device, out_avals, platforms, in_avals, compiler_options)
+  return _compile_xla(module, device, out_avals, platforms, in_avals, compiler_options)
+
+
+def _compile_xla(module: ir.Module, device: Target, out_avals: Sequence[core.ShapedArray],
+                 platforms: Sequence[str] | None, in_avals: Sequence[core.ShapedArray] | None,
+                 compiler_options: Sequence[tuple[str, Any]]) -> Any:
   sharded = isinstance(device, lowering.ShardingContext)
-  if config.log_compiles:
-    _log_compile(module, device)
   if platforms is not None and len(platforms) > 1:
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
@@ -114,21 +155,28 @@ def compile(module: ir.Module, device: Target | None,  # noqa: A001  (the stage'
   return out
 
 
-logger = logging.getLogger(__name__)
-
-
-def _log_compile(module: ir.Module, device: Target) -> None:
-  """`config.log_compiles`: one WARNING per compilation, naming the module and its target."""
-  name = ir.StringAttr(module.operation.attributes["sym_name"]).value
-  logger.warning("Compiling %s for %s with arguments %s", name, device,
-                 [str(t) for t in _main_arg_types(module)])
-
-
-def _main_arg_types(module: ir.Module) -> list:
-  for op in module.body.operations:
-    if ir.StringAttr(op.attributes["sym_name"]).value == "main":
-      return list(ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs)
-  return []
+def _compile_observed(module: ir.Module, device: Target, out_avals: Sequence[core.ShapedArray],
+                      platforms: Sequence[str] | None,
+                      in_avals: Sequence[core.ShapedArray] | None,
+                      compiler_options: Sequence[tuple[str, Any]]) -> Any:
+  """`compile` with XLA's HLO dumped among the module's stages (if dumps are on) and the
+  compile logged with the times of all its stages (under `log_compiles`)."""
+  record = compile_log.for_compile(module)
+  dump = ir_dump.for_compile(module, record.name)
+  options = [*compiler_options, *(dump.xla_options() if dump is not None else ())]
+  try:
+    with record.stage("XLA compile"):
+      out = _compile_xla(module, device, out_avals, platforms, in_avals, options)
+  except Exception as e:
+    if dump is not None:
+      dump.failed("xla-compile", e, is_module=False)
+    raise
+  finally:
+    if dump is not None:
+      dump.collect_xla()
+  if config.log_compiles:
+    compile_log.log(record, device)
+  return out
 
 
 def _for_platform(module: ir.Module, platforms: Sequence[str], device: runtime.Device

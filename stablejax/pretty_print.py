@@ -7,7 +7,7 @@ JAX builds them, so lines break where JAX's do at width 80.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 WIDTH = 80
 
@@ -47,6 +47,15 @@ class _Nest(Doc):
     self.child = child
 
 
+class _FlatOr(Doc):
+  """`text` where it fits on the rest of the line, else the document `make()` builds."""
+  __slots__ = ("text", "make")
+
+  def __init__(self, text: str, make: Callable[[], Doc]):
+    self.text = text
+    self.make = make
+
+
 class _Group(Doc):
   __slots__ = ("child",)
 
@@ -79,6 +88,12 @@ def group(doc: Doc) -> Doc:
   return _Group(doc)
 
 
+def flat_or(flat: str, make: Callable[[], Doc]) -> Doc:
+  """The document `make()` builds, given its flat form `flat` (every break as its text): where
+  that fits on the rest of the line it prints as it would, and the document is never built."""
+  return _FlatOr(flat, make)
+
+
 def join(sep: Doc, docs: Sequence[Doc]) -> Doc:
   """The documents with `sep` between each two."""
   parts: list[Doc] = []
@@ -92,7 +107,7 @@ def _fits(doc: Doc, room: int) -> bool:
   stack = [doc]
   while stack and room >= 0:
     d = stack.pop()
-    if isinstance(d, _Text):
+    if isinstance(d, (_Text, _FlatOr)):
       room -= len(d.text)
     elif type(d) is _Concat:
       stack.extend(reversed(d.children))
@@ -119,6 +134,12 @@ def render(doc: Doc, width: int = WIDTH) -> str:
       stack.extend((indent, flat, c) for c in reversed(d.children))
     elif t is _Nest:
       stack.append((indent + d.indent, flat, d.child))
+    elif t is _FlatOr:
+      if flat or len(d.text) <= width - column:
+        out.append(d.text)
+        column += len(d.text)
+      else:
+        stack.append((indent, flat, d.make()))
     else:
       stack.append((indent, flat or _fits(d.child, width - column), d.child))
   return "".join(out)

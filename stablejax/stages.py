@@ -14,7 +14,9 @@ from jaxlib import _jax
 from jaxlib.mlir import ir
 
 from stablejax import core, lowering, pipeline, runtime, sharding as sharding_lib
+from stablejax.interpreters.flops import jaxpr_flops
 from stablejax.jaxpr import ClosedJaxpr
+from stablejax.passes.dce import dce_closed_jaxpr
 from stablejax.lowering.module import copy_module, name_arguments
 from stablejax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
@@ -183,6 +185,12 @@ class Lowered:
       name_arguments(self._debug_module, self.arg_names, result_names)
     return self._debug_module
 
+  def cost_analysis(self) -> dict[str, float]:
+    """`{"flops": n}`: the floating-point operations of the program from the primitives' flops
+    rules (`sj.flops`'s count of its jaxpr after dead-code elimination), without compiling;
+    JAX's `lowered.cost_analysis()["flops"]` (which counts transcendental functions apart)."""
+    return {"flops": jaxpr_flops(dce_closed_jaxpr(self.jaxpr))}
+
   def compiler_ir(self) -> ir.Module:
     """The `jaxlib.mlir.ir.Module`: a fresh copy on each call (JAX returns its own module),
     so running MLIR passes on it changes neither `as_text()` nor `compile()`. Copying costs
@@ -312,3 +320,9 @@ class Compiled:
   def cost_analysis(self) -> dict:
     """What XLA reports for the program (flops, bytes accessed, ...)."""
     return self.executable.cost_analysis()
+
+  def memory_analysis(self) -> Any:
+    """XLA's sizes in bytes of the program's arguments, outputs, aliased and temporary buffers
+    and generated code (`argument_size_in_bytes`, ..., jaxlib's `CompiledMemoryStats` as JAX's
+    `memory_analysis` returns)."""
+    return self.executable.memory_analysis()

@@ -28,10 +28,12 @@ import time
 from typing import Callable, Iterator
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "py"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from fuzz import batch, runner, shrink  # noqa: E402  pylint: disable=wrong-import-position
+from progress import Progress  # noqa: E402  (tools/progress.py, beside this file)
 
 _SEED, _BUDGET, _EAGER_EVERY, _BATCH = 0, 100, 1, 0
 PER_PROCESS = 5  # batches (or programs, without --batch) per worker process: its caches warm up
@@ -126,6 +128,7 @@ def main(argv=None) -> int:
   size = max(a.batch, 1) * PER_PROCESS
   tasks = collections.deque(list(indices[i:i + size]) for i in range(0, len(indices), size))
   run_chunk = _chunks if a.batch else _each
+  progress = Progress(a.count, "programs", sys.stdout)
   for chunk, out in isolated(ctx, a.jobs, tasks, run_chunk, lambda ix: 600 + 120 * len(ix),
                              stop=lambda: a.time and time.time() - t0 > a.time):
     if isinstance(out, Died):  # a crash or a hang: narrowed down to the program, then the mode
@@ -138,9 +141,9 @@ def main(argv=None) -> int:
       for kind, mode, detail, known in found:
         if not known:
           print(f"  program {index}: [{kind}] {mode}: {detail}", flush=True)
-    if len(results) % 20 < len(out):
+    if progress.tty or len(results) % 20 < len(out):
       bad = sum(1 for r in results if any(not f[3] for f in r[3]))
-      print(f"  {len(results)} programs, {bad} mismatching, {time.time() - t0:.0f} s", flush=True)
+      progress.update(len(results), f"{bad} mismatching")
   summarize(a, results, t0, unrun=sorted(set(indices) - {r[0] for r in results}))
   groups = collections.defaultdict(list)
   for index, _, _, found in results:

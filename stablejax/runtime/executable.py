@@ -55,6 +55,10 @@ class Executable:
     """What XLA reports for the program (flops, bytes accessed, ...)."""
     return self._loaded.cost_analysis()
 
+  def memory_analysis(self) -> Any:
+    """XLA's sizes of the arguments, outputs, temporaries and generated code."""
+    return self._loaded.memory_analysis()
+
 
 def _avals(shapes: Sequence[tuple]) -> list[core.ShapedArray]:
   return [core.ShapedArray(shape, dtype) for shape, dtype in shapes]

@@ -21,9 +21,7 @@ from stablejax import dtypes, platforms
 from stablejax.config import config
 from stablejax.runtime import compilation_cache, distributed_state, transfer_guard
 
-# Keep XLA's C++ INFO logs (client creation, device counts) off stderr unless asked for.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
-from jaxlib import _jax, xla_client  # noqa: E402
+from jaxlib import _jax, xla_client
 
 SUPPORTED_JAXLIB = ">=0.10.2,<0.13"
 
@@ -416,6 +414,11 @@ class Loaded:
   def cost_analysis(self) -> dict:
     """What XLA reports: flops, bytes accessed, ..."""
     return dict(self.exe.cost_analysis())
+
+  def memory_analysis(self) -> Any:
+    """XLA's sizes of the arguments, outputs, aliased and temporary buffers and generated code
+    (jaxlib's `CompiledMemoryStats`, which JAX's `memory_analysis` returns too)."""
+    return self.exe.get_compiled_memory_stats()
 
   def launcher(self, out_avals: Sequence[Any], wraps: Sequence[Callable[[Buffer], Any]]
                ) -> Callable[[list[Buffer]], list]:

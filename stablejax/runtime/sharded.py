@@ -82,6 +82,10 @@ class ShardedExecutable:
   def cost_analysis(self) -> dict:
     return dict(self._exe.cost_analysis())
 
+  def memory_analysis(self) -> Any:
+    """XLA's sizes of the program's buffers (jaxlib's `CompiledMemoryStats`, as JAX's)."""
+    return self._exe.get_compiled_memory_stats()
+
 
 def output_hlo_shardings(exe: Any, n: int) -> list[xla_client.HloSharding]:
   """The shardings a compiled program chose for its `n` results."""

@@ -172,8 +172,8 @@ def test_log_compiles_and_explain_cache_misses(caplog):
     f(np.ones(2, np.float32))
     f(np.ones(3, np.float32))
   text = caplog.text
-  assert "Compiling jit__lambda" in text and "tensor<3xf32>" in text
-  assert "TRACING CACHE MISS" in text and "argument types" in text
+  assert "Compiling jit(<lambda>)" in text and "f32[3]" in text
+  assert "TRACING CACHE MISS" in text and "at x, now f32[3] and before f32[2]" in text
 
 
 def test_default_device_and_default_matmul_precision():
