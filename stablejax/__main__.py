@@ -321,7 +321,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="print the locations too")
   run = sub.add_parser("run", parents=[common], help="run SCRIPT with `import jax` giving "
                        "stablejax, or compile and run a FILE.mlir (--arg f32[3]=1,2,3)")
-  run.add_argument("script", help="path/to/script.py or path/to/module.mlir")
+  run.add_argument("script", help="path/to/script.py or path/to/module.mlir (--traceback goes "
+                   "before it)")
   run.add_argument("script_args", nargs=argparse.REMAINDER,
                    help="the script's arguments; for a module, its --arg values")
   return parser
@@ -338,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     check_widths(parser, args.arg, args.x64)
   try:
     commands[args.command](args)
+  except BrokenPipeError:  # (`stablejax lower ... | head`): stop quietly, as a filter does
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(1) from None
   except Exception as e:  # noqa: BLE001  (any error of the user's code: one short message)
     if args.traceback:
       raise
