@@ -11,7 +11,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import core, lax
+from stablejax import core, lax, pipeline
 from stablejax.lowering import LoweringError, aval_to_ir_type, hlo
 from stablejax.lowering.registry import lookup_rule
 
@@ -68,7 +68,6 @@ def test_compiled_metadata_names_parameters_and_lines():
 
 
 def test_jit_call_compiles_with_the_locations(monkeypatch):
-  from stablejax import pipeline
   texts = []
   real = pipeline.runtime.compile_module
   monkeypatch.setattr(pipeline.runtime, "compile_module",
