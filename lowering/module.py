@@ -65,12 +65,16 @@ class ModuleContext:
   `partitioning.ShardingContext`: its mesh, `@main`'s argument and result shardings), None for
   one device: rules whose ops need a sharding there read it."""
   __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
-               "debug_info", "scope", "axis_context", "callees", "_counters", "_taken",
-               "_rules", "_locations", "_frame_locations")
+               "debug_info", "scope", "axis_context", "callees", "overrides", "_counters",
+               "_taken", "_rules", "_locations", "_frame_locations")
 
   def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False,
-               scope: str = "", axis_context: ShardingContext | None = None):
+               scope: str = "", axis_context: ShardingContext | None = None,
+               overrides: Mapping[core.Primitive, Callable] | None = None):
     self.module = module
+    # primitive -> the rule lowering it on every platform of this module, before the registry's
+    # (`jit(f).lower(lowering_rules=)`: JAX's `LoweringParameters.override_lowering_rules`)
+    self.overrides = check_overrides(overrides)
     self.axis_context = axis_context
     self.symbol_table = ir.SymbolTable(module.operation)
     self.platforms = self.module_platforms = canonical_platforms(platform)
@@ -126,7 +130,8 @@ class ModuleContext:
     """The rules lowering `prim` on each of `platforms` (looked up once per module)."""
     rules = self._rules.get(prim)
     if rules is None:
-      rules = self._rules[prim] = tuple(lookup_rule(prim, p) for p in self.platforms)
+      override = self.overrides.get(prim)
+      rules = self._rules[prim] = tuple(override or lookup_rule(prim, p) for p in self.platforms)
     return rules
 
   def location(self, name: str, source_info: SourceInfo | None) -> ir.Location:
@@ -161,6 +166,22 @@ class ModuleContext:
                              childLoc=ir.Location.file(file, line, col, end_line, end_col))
       self._frame_locations[(code, lasti)] = loc
     return loc
+
+
+def check_overrides(overrides: Mapping[core.Primitive, Callable] | None
+                    ) -> dict[core.Primitive, Callable]:
+  """`lowering_rules` as a dict, or a TypeError naming the entry that is not (primitive, rule)."""
+  if overrides is None:
+    return {}
+  if not isinstance(overrides, Mapping):
+    raise TypeError("lowering_rules must be a dict {primitive: rule}, not "
+                    f"{type(overrides).__name__}")
+  for prim, rule in overrides.items():
+    if not isinstance(prim, core.Primitive):
+      raise TypeError(f"lowering_rules: the key {prim!r} is not a core.Primitive")
+    if not callable(rule):
+      raise TypeError(f"lowering_rules: the rule for '{prim.name}' is not callable: {rule!r}")
+  return dict(overrides)
 
 
 Tokens = dict  # ordered effect -> the `!stablehlo.token` of the last operation with it
@@ -523,7 +544,8 @@ def call_jaxpr(ctx: LoweringRuleContext, closed_jaxpr: ClosedJaxpr, name: str,
 
 def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[str] = "cpu",
                 debug_info: bool = False, donated: Sequence[bool] = (),
-                axis_context: ShardingContext | None = None) -> ir.Module:
+                axis_context: ShardingContext | None = None,
+                lowering_rules: Mapping[core.Primitive, Callable] | None = None) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` whose public `@main` computes `closed_jaxpr`.
   Closed-over constants are embedded as `stablehlo.constant`s at the start of `@main`.
   `platform` is one platform, or a sequence of them: with two or more, `@main` takes first a
@@ -531,7 +553,8 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
   each equation whose rule differs between them becomes a `stablehlo.case` on it. The
   arguments flagged in `donated` are aliased to results of their type (`alias_donated`).
   With an `axis_context`, the module is partitioned over its mesh: it has the mesh's
-  `sdy.mesh`, and `@main`'s arguments and results their `sdy.sharding`s."""
+  `sdy.mesh`, and `@main`'s arguments and results their `sdy.sharding`s. `lowering_rules` (primitive -> rule) replace the registry's
+  rules for this module only."""
   with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
@@ -541,7 +564,8 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
     attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
     if axis_context is not None:
       ensure_mesh(module, axis_context.mesh)
-    module_ctx = ModuleContext(module, platform, debug_info, f"jit({name})", axis_context)
+    module_ctx = ModuleContext(module, platform, debug_info, f"jit({name})", axis_context,
+                               lowering_rules)
     main = lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr,
                               public=True)
     if axis_context is not None:
@@ -597,16 +621,17 @@ def copy_module(module: ir.Module) -> ir.Module:
   return new
 
 
-def name_arguments(module: ir.Module, arg_names: Sequence[str], result_names: Sequence[str]
-                   ) -> None:
-  """Name `@main`'s arguments (`loc("x")`) and results (`jax.result_info`) in place, as JAX's
-  debug info does; the platform index, where there is one, keeps its own name."""
+def name_arguments(module: ir.Module, arg_names: Sequence[str],
+                   result_names: Sequence[str] | None = None) -> None:
+  """Name `@main`'s arguments (`loc("x")`) and, if given, results (`jax.result_info`) in
+  place, as JAX's debug info does; the platform index, where there is one, keeps its own
+  name."""
   with module.context:
     main = ir.SymbolTable(module.operation)["main"]
     args = list(main.regions[0].blocks[0].arguments)
     for arg, name in zip(args[len(args) - len(arg_names):], arg_names):
       arg.set_location(ir.Location.name(name))
-    if len(main.type.results) == len(result_names):
+    if result_names is not None and len(main.type.results) == len(result_names):
       main.result_attrs = ir.ArrayAttr.get([
           ir.DictAttr.get({"jax.result_info": ir.StringAttr.get(n)}) for n in result_names])
 
@@ -616,7 +641,7 @@ def fix_platform_index(module: ir.Module, index: int) -> ir.Module:
   calls the original (renamed, private) with the constant `index` (what compiling for one
   platform of the module needs; XLA folds the `case`s away)."""
   with make_ir_context(), ir.Location.unknown():
-    new = ir.Module.parse(module_text(module))
+    new = ir.Module.parse(module_text(module, debug_info=True))
     symbols = ir.SymbolTable(new.operation)
     main = symbols["main"]
     inner_name = ModuleContext(new, "cpu").unique_name("main_multi_platform")
@@ -681,11 +706,16 @@ def _describe(diag: ir.DiagnosticInfo) -> str:
   return f"  {where}: {diag.message}{notes}"
 
 
-def module_text(op: ir.Module | ir.Operation, debug_info: bool = False) -> str:
+def module_text(op: ir.Module | ir.Operation, debug_info: bool | str = False) -> str:
   """The MLIR text of a lowered (so verified) module or one of its operations, printed without
-  verifying it again (the printer's own check costs a fifth of the printing)."""
+  verifying it again (the printer's own check costs a fifth of the printing). `debug_info`
+  prints locations: as `#loc` aliases at the end (True), or each in full on its op's line
+  (`"inline"`, MLIR's local scope)."""
+  if debug_info not in (False, True, "inline"):
+    raise ValueError(f"debug_info must be True, False or 'inline', not {debug_info!r}")
   op = op.operation if isinstance(op, ir.Module) else op
-  return op.get_asm(enable_debug_info=debug_info, assume_verified=True)
+  return op.get_asm(enable_debug_info=bool(debug_info), assume_verified=True,
+                    use_local_scope=debug_info == "inline")
 
 
 def verify_module(module: ir.Module) -> None:

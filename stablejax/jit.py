@@ -347,14 +347,17 @@ class Jitted:
     traced, _ = self._trace(args, kwargs)
     jaxpr = _closed_over_as_consts(traced.traced_jaxpr, traced.closed_over)
     return Traced(jaxpr, self.name, traced.in_tree, traced.out_tree,
-                  lambda platform=None, platforms=None, passes=None: self.lower(
-                      *args, platform=platform, platforms=platforms, passes=passes, **kwargs))
+                  lambda platform=None, platforms=None, passes=None, lowering_rules=None:
+                  self.lower(*args, platform=platform, platforms=platforms, passes=passes,
+                             lowering_rules=lowering_rules, **kwargs))
 
   def lower(self, *args, platform: str | None = None, platforms: Sequence[str] | None = None,
-            passes: Sequence[str] | None = None, **kwargs):
+            passes: Sequence[str] | None = None,
+            lowering_rules: dict[core.Primitive, Callable] | None = None, **kwargs):
     """Lower for these arguments to a StableHLO module (the ahead-of-time API), for one
     `platform` or several `platforms` (see `stages.Lowered`), with `passes` (default: this
-    jit's)."""
+    jit's) and `lowering_rules` (primitive -> rule) in place of the registry's for this
+    lowering only."""
     traced, flat = self._trace(args, kwargs)
     if traced.closed_over:
       raise TypeError(f"jit of {self.name}: cannot lower a function that closes over traced "
@@ -371,11 +374,12 @@ class Jitted:
     if sharded:
       return Lowered(traced.jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
                      platforms, arg_names=names, passes=passes,
-                     axis_context=self._sharding(traced, flat))
+                     axis_context=self._sharding(traced, flat), lowering_rules=lowering_rules)
     kept = traced.kept
     return Lowered(traced.compiled_jaxpr, self.name, traced.out_tree, traced.in_tree, platform,
                    platforms, arg_names=names if kept is None else dce.keep(names, kept),
-                   passes=passes, donated=traced.donated, kept=kept)
+                   passes=passes, donated=traced.donated, kept=kept,
+                   lowering_rules=lowering_rules)
 
 
 def _closed_over_as_consts(closed: ClosedJaxpr, tracers: Sequence) -> ClosedJaxpr:

@@ -65,27 +65,32 @@ def jaxpr_passes(closed: ClosedJaxpr, passes: Sequence[str] | None = None,
 
 def lower(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
           debug_info: bool = False, passes: Sequence[str] | None = None,
-          donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None
-          ) -> ir.Module:
+          donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None,
+          lowering_rules: dict[core.Primitive, Callable] | None = None) -> ir.Module:
   """The verified StableHLO module `@jit_<name>` computing `closed` on `platform` (no device
   needed: any platform of `stablejax.platforms` can be lowered for). With a sequence of two or
   more platforms, one module for all of them whose `@main` takes the platform index first.
   The `passes` (default: `sj.config.passes`) run on the jaxpr, then on the module; the
   arguments flagged in `donated` give their buffers to results of their type. With an
   `axis_context` (the mesh, argument and result shardings: `spmd.plan`) the module is
-  partitioned over the mesh's devices. Under `sj.config.dump_ir_to` each stage and pass is
-  dumped (`ir_dump`), under `log_compiles` each is timed (`compile_log`)."""
+  partitioned over the mesh's devices. `debug_info` gives each op its name stack and the
+  user's frames (what XLA's metadata of the compiled ops reports); `lowering_rules`
+  (primitive -> rule) replace the registry's rules for this module only. Under
+  `sj.config.dump_ir_to` each stage and pass is dumped (`ir_dump`), under `log_compiles` each
+  is timed (`compile_log`)."""
   passes = registry.choose(passes)
   if config.dump_ir_to is not None or config.log_compiles:
-    return _lower_observed(closed, name, platform, debug_info, passes, donated, axis_context)
+    return _lower_observed(closed, name, platform, debug_info, passes, donated, axis_context,
+                           lowering_rules)
   module = lowering.lower_jaxpr(jaxpr_passes(closed, passes), name, platform, debug_info,
-                                donated, axis_context)
+                                donated, axis_context, lowering_rules)
   return registry.run_mlir(module, passes)
 
 
 def _lower_observed(closed: ClosedJaxpr, name: str, platform: str | Sequence[str],
                     debug_info: bool, passes: tuple[str, ...], donated: Sequence[bool],
-                    axis_context: lowering.ShardingContext | None) -> ir.Module:
+                    axis_context: lowering.ShardingContext | None,
+                    lowering_rules: dict[core.Primitive, Callable] | None) -> ir.Module:
   """`lower`, each stage and pass dumped (if dumps are on) and timed."""
   dump, record = ir_dump.start(name), compile_log.start(closed, name)
   observer = None if dump is None else dump.run_pass
@@ -95,7 +100,8 @@ def _lower_observed(closed: ClosedJaxpr, name: str, platform: str | Sequence[str
     closed = jaxpr_passes(closed, passes, observer)
   with record.stage("lowering"):
     try:
-      module = lowering.lower_jaxpr(closed, name, platform, debug_info, donated, axis_context)
+      module = lowering.lower_jaxpr(closed, name, platform, debug_info, donated, axis_context,
+                                    lowering_rules)
     except Exception as e:
       if dump is not None:
         dump.failed("lowering", e, is_module=False)
@@ -142,7 +148,8 @@ def _compile_xla(module: ir.Module, device: Target, out_avals: Sequence[core.Sha
   if platforms is not None and len(platforms) > 1:
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
   callbacks = lowering.host_callbacks(module)
-  text_or_module = module if callbacks else lowering.module_text(module)
+  # with its locations, which XLA keeps as each op's metadata (op_name, source_file/line)
+  text_or_module = module if callbacks else lowering.module_text(module, debug_info=True)
   start = time.perf_counter()
   if sharded:
     out = _compile_sharded(text_or_module, device, in_avals, out_avals, callbacks,
@@ -212,7 +219,7 @@ def _executable(closed: ClosedJaxpr, name: str, device: Target, passes: tuple[st
                 donated: tuple[bool, ...], compiler_options: tuple[tuple[str, Any], ...]) -> Any:
   sharded = isinstance(device, lowering.ShardingContext)
   platform = runtime.platform_of(device.devices[0] if sharded else device)
-  module = lower(closed, name, platform, passes=passes, donated=donated,
+  module = lower(closed, name, platform, debug_info=True, passes=passes, donated=donated,
                  axis_context=device if sharded else None)
   return compile(module, device, closed.out_avals, in_avals=closed.in_avals,
                  compiler_options=compiler_options)

@@ -4,6 +4,7 @@ compiles that module (`pipeline.compile`); `Compiled` only adds the pytree handl
 executable."""
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 from typing import Any, Callable, Collection, Sequence
@@ -16,8 +17,8 @@ from jaxlib.mlir import ir
 from stablejax import core, lowering, pipeline, runtime, sharding as sharding_lib
 from stablejax.interpreters.flops import jaxpr_flops
 from stablejax.jaxpr import ClosedJaxpr
+from stablejax.lowering.module import copy_module, name_arguments, verify_module
 from stablejax.passes.dce import dce_closed_jaxpr
-from stablejax.lowering.module import copy_module, name_arguments
 from stablejax.tree_util import (PyTreeDef, keystr, tree_flatten, tree_flatten_with_path,
                                  tree_unflatten)
 
@@ -117,8 +118,10 @@ class Traced:
     return tree_unflatten(self.out_tree, map(ShapeDtypeStruct.from_aval, self.jaxpr.out_avals))
 
   def lower(self, platform: str | None = None, platforms: Sequence[str] | None = None,
-            passes: Sequence[str] | None = None) -> Lowered:
-    return self._lower(platform=platform, platforms=platforms, passes=passes)
+            passes: Sequence[str] | None = None,
+            lowering_rules: dict[core.Primitive, Callable] | None = None) -> Lowered:
+    return self._lower(platform=platform, platforms=platforms, passes=passes,
+                       lowering_rules=lowering_rules)
 
 
 class Lowered:
@@ -126,13 +129,18 @@ class Lowered:
   default: the default device's), or for several (`platforms`): one module whose `@main`
   takes a leading `tensor<i32>` index into `platforms`, as JAX's export does. With an
   `axis_context` (`spmd.plan`: the mesh, argument and result shardings) the module is
-  partitioned over the mesh's devices."""
+  partitioned over the mesh's devices. `lowering_rules` (primitive -> rule) replace the
+  registry's rules for this lowering only.
+
+  The module carries each op's location (name stack and the user's frames), which `as_text()`
+  shows only with `debug_info` and XLA keeps as the compiled ops' metadata."""
 
   def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree: PyTreeDef, in_tree: PyTreeDef,
                platform: str | None = None, platforms: Sequence[str] | None = None,
                arg_names: Sequence[str] | None = None, passes: Sequence[str] | None = None,
                donated: Sequence[bool] = (), axis_context: lowering.ShardingContext | None = None,
-               kept: Sequence[bool] | None = None):
+               kept: Sequence[bool] | None = None,
+               lowering_rules: dict[core.Primitive, Callable] | None = None):
     if platform is not None and platforms is not None:
       raise TypeError(f"lower of {name}: pass platform= or platforms=, not both")
     self.jaxpr = jaxpr
@@ -152,21 +160,26 @@ class Lowered:
     self.axis_context = axis_context
     # per flat argument: whether the module takes it (None: all; `jit(keep_unused=False)`)
     self.kept = None if kept is None else tuple(kept)
-    self._module = pipeline.lower(jaxpr, name, self.platforms, passes=passes,
-                                  donated=self.donated, axis_context=axis_context)
+    self._module = pipeline.lower(jaxpr, name, self.platforms, debug_info=True, passes=passes,
+                                  donated=self.donated, axis_context=axis_context,
+                                  lowering_rules=lowering_rules)
+    name_arguments(self._module, self.arg_names)
     self._debug_module = None
     self._compiled: dict[tuple, Compiled] = {}  # (backend, target) -> its compiled module
+    self._edited = False  # `with_module`: the module no longer comes from `self.jaxpr`
 
-  def as_text(self, dialect: str | None = None, *, debug_info: bool = False,
+  def as_text(self, dialect: str | None = None, *, debug_info: bool | str = False,
               function: str | None = None) -> str:
     """The module as text: StableHLO MLIR (`dialect="stablehlo"`), or XLA's HLO before
     optimization (`"hlo"`). `debug_info` adds locations (`file:line:col` with the call-site
-    chain and the name stack, arguments and results named from the signature); `function`
-    prints only that function of the StableHLO module."""
+    chain and the name stack, arguments and results named from the signature): as `#loc`
+    aliases after the module (True), or each in full at the end of its op's line
+    (`"inline"`, one line per op for FileCheck); `function` prints only that function of the
+    StableHLO module."""
     dialect = dialect or "stablehlo"
     module = self._debug() if debug_info else self._module
     if dialect == "hlo" and function is None:
-      return _hlo_text(module, debug_info)
+      return _hlo_text(module, bool(debug_info))
     if dialect != "stablehlo":
       raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; expected 'stablehlo' "
                        "or 'hlo'" + (" ('hlo' prints the whole module: function= needs "
@@ -175,21 +188,37 @@ class Lowered:
     return lowering.module_text(op, debug_info)
 
   def _debug(self) -> ir.Module:
-    """The module lowered again with debug locations (once), arguments and results named."""
+    """The module with its results named too (`jax.result_info`, which prints without debug
+    info, so `as_text()` leaves it out); made once."""
     if self._debug_module is None:
-      self._debug_module = pipeline.lower(self.jaxpr, self.name, self.platforms,
-                                          debug_info=True, passes=self.passes,
-                                          donated=self.donated, axis_context=self.axis_context)
-      result_names = [f"result{keystr(path)}" for path, _ in tree_flatten_with_path(
-          tree_unflatten(self.out_tree, [0] * self.out_tree.num_leaves))[0]]
-      name_arguments(self._debug_module, self.arg_names, result_names)
+      self._debug_module = copy_module(self._module)
+      name_arguments(self._debug_module, self.arg_names, self._result_names())
     return self._debug_module
 
   def cost_analysis(self) -> dict[str, float]:
     """`{"flops": n}`: the floating-point operations of the program from the primitives' flops
     rules (`sj.flops`'s count of its jaxpr after dead-code elimination), without compiling;
     JAX's `lowered.cost_analysis()["flops"]` (which counts transcendental functions apart)."""
+    if self._edited:
+      raise ValueError("cost_analysis counts the flops of the traced program, which an edited "
+                       "module (with_module) no longer is: use compile().cost_analysis(), XLA's")
     return {"flops": jaxpr_flops(dce_closed_jaxpr(self.jaxpr))}
+
+  def _result_names(self) -> list[str]:
+    return [f"result{keystr(path)}" for path, _ in tree_flatten_with_path(
+        tree_unflatten(self.out_tree, [0] * self.out_tree.num_leaves))[0]]
+
+  def with_module(self, module: str | ir.Module) -> Lowered:
+    """A Lowered that compiles `module` (MLIR text, or an `ir.Module` such as an edited
+    `compiler_ir()`) in place of this one's, for the same arguments and results (their
+    pytrees, names, donation and platforms kept). Its `@main` must keep this module's
+    signature: a ValueError names each argument or result whose type changed."""
+    new_module = _edited_module(module)
+    _check_signature(self._module, new_module, self.arg_names, self._result_names())
+    new = copy.copy(self)
+    new._module, new._debug_module, new._compiled = new_module, None, {}
+    new._edited = True
+    return new
 
   def compiler_ir(self) -> ir.Module:
     """The `jaxlib.mlir.ir.Module`: a fresh copy on each call (JAX returns its own module),
@@ -254,6 +283,50 @@ def _function(module: ir.Module, name: str) -> ir.Operation:
   return ir.SymbolTable(module.operation)[name].operation
 
 
+def _edited_module(module: str | ir.Module) -> ir.Module:
+  """`module` (text parsed, a module copied), verified."""
+  if isinstance(module, ir.Module):
+    new = copy_module(module)
+  elif isinstance(module, str):
+    with lowering.make_ir_context():
+      try:
+        new = ir.Module.parse(module)
+      except ir.MLIRError as e:
+        raise ValueError(f"Lowered.with_module: the module does not parse: {e}") from None
+  else:
+    raise TypeError("Lowered.with_module expects MLIR text or a jaxlib.mlir.ir.Module, not "
+                    f"{type(module).__name__}")
+  verify_module(new)
+  return new
+
+
+def _main_type(module: ir.Module, which: str) -> ir.FunctionType:
+  main = next((op for op in module.body.operations if op.operation.name == "func.func" and
+               ir.StringAttr(op.attributes["sym_name"]).value == "main"), None)
+  if main is None:
+    raise ValueError(f"Lowered.with_module: the {which} module has no function @main")
+  return ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+
+
+def _check_signature(old: ir.Module, new: ir.Module, arg_names: Sequence[str],
+                     result_names: Sequence[str]) -> None:
+  """A ValueError listing what changed between `old`'s and `new`'s `@main` signatures."""
+  old_type, new_type = _main_type(old, "original"), _main_type(new, "edited")
+  changes = []
+  for kind, names, before, after in (("argument", arg_names, old_type.inputs, new_type.inputs),
+                                     ("result", result_names, old_type.results,
+                                      new_type.results)):
+    before, after = list(before), list(after)
+    names = ["the platform index"] * (len(before) - len(names)) + [
+        f"{kind} {n!r}" for n in names]  # (a multi-platform module's leading argument)
+    if len(before) != len(after):
+      changes.append(f"{len(before)} {kind}s became {len(after)}")
+    changes += [f"{name}: {b} became {a}" for name, b, a in zip(names, before, after) if b != a]
+  if changes:
+    raise ValueError("Lowered.with_module: the edited module's @main no longer matches the "
+                     "function's signature: " + "; ".join(changes))
+
+
 def _hlo_text(module: ir.Module, debug_info: bool) -> str:
   """XLA's HLO text of StableHLO `module` (unoptimized), with source metadata if asked."""
   computation = _jax.mlir.mlir_module_to_xla_computation(
@@ -293,7 +366,8 @@ class Compiled:
   """A compiled function for one argument signature: call it, or read XLA's optimized HLO."""
 
   def __init__(self, executable: runtime.Executable, in_tree: PyTreeDef, out_tree: PyTreeDef,
-               kept: Sequence[bool] | None = None):
+               kept: Sequence[bool] | None = None,
+               lowering_rules: dict[core.Primitive, Callable] | None = None):
     self.executable = executable
     self.in_tree = in_tree
     self.out_tree = out_tree
