@@ -6,7 +6,8 @@ STABLEJAX_COMPILATION_CACHE_DIR, turns it on.
 Each entry is one file named by its key in that directory: a short header, then the serialized
 executable (`LoadedExecutable.serialize()`, the same call on jaxlib 0.10 to 0.12) compressed
 with zlib, whose checksum finds damaged entries. The key is the sha256 of the module as compiled
-(MLIR text or bytecode), the platform, device kind and PJRT platform version, the jaxlib
+(MLIR text, its locations left out as JAX leaves out metadata: a function moved to other lines
+hits; or bytecode), the platform, device kind and PJRT platform version, the jaxlib
 version, the serialized compile options (the device assignment, so the number of devices, and
 XLA's debug options, which carry XLA_FLAGS) and this cache's format version. Modules that call
 Python host callbacks are never cached (`pjrt.compile` does not ask for them).
@@ -21,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 import warnings
 import zlib
@@ -38,8 +40,14 @@ stats: dict[str, int] = {"hits": 0, "misses": 0, "writes": 0}
 _warned: set[str] = set()
 
 
+# a location (`loc(...)`, one level of nested parentheses: `loc("f"(#loc3))`) and an alias line
+_LOCATION = re.compile(r' loc\((?:[^()"]|"[^"]*"|\((?:[^()"]|"[^"]*")*\))*\)|^#loc.*\n?', re.M)
+
+
 def cache_key(module: str | bytes, device: Any, options: Any) -> str:
   """The name of the entry of `module` compiled for `device` with `options` (CompileOptions)."""
+  if isinstance(module, str):
+    module = _LOCATION.sub("", module)
   parts = (_HEADER, module, device.platform, device.device_kind, device.client.platform_version,
            _JAXLIB_VERSION, options.SerializeAsString())
   h = hashlib.sha256()

@@ -104,6 +104,21 @@ def test_hit_runs_like_a_fresh_compile(cache):
   np.testing.assert_array_equal(np.asarray(cached(W, X)[0]), np.asarray(fresh(W, X)[0]))
 
 
+def test_a_function_moved_to_other_lines_hits(cache):
+  """Compiled modules carry their source lines (XLA's op metadata); the key leaves them out, as
+  JAX's leaves out metadata, so moving a function does not compile it again."""
+  def f(w, x):
+    return jnp.tanh(x @ w).sum(axis=0)
+  first = f
+
+  def f(w, x):  # noqa: F811  (the same function, on other lines)
+    return jnp.tanh(x @ w).sum(axis=0)
+  assert "test_compilation_cache.py" in sj.jit(first).lower(W, X).compile().as_text()
+  assert compilation_cache.stats == {"hits": 0, "misses": 1, "writes": 1}
+  np.testing.assert_allclose(sj.jit(f)(W, X), np.tanh(X @ W).sum(axis=0), rtol=1e-6)
+  assert compilation_cache.stats == {"hits": 1, "misses": 1, "writes": 1}
+
+
 def _options(n: int = 1):
   options = xla_client.CompileOptions()
   options.device_assignment = xla_client.DeviceAssignment.create(np.zeros((n, 1), np.int32))
