@@ -201,6 +201,11 @@ class Primitive:
   def bind(self, *args: Any, **params: Any) -> Any:
     return _state.trace.process_primitive(self, args, params)
 
+  def get_bind_params(self, params: dict) -> dict:
+    """The params to bind with to apply an equation's `params` again (JAX's: the same, here
+    for every primitive, call primitives included)."""
+    return params
+
   def def_impl(self, impl: Callable) -> Callable:
     """`impl(*values, **params)` evaluates the primitive on concrete values."""
     self.impl = impl

@@ -12,6 +12,8 @@ differs between call-likes:
   `in_specs`/`out_specs`); the kit rebuilds them for the new call from `Slot`s, which say where
   each of its operands and results comes from;
 - `update`: the other params of the new call (`jit`'s `name`, `remat2`'s `differentiated`);
+- `open_body`: the param holds an open jaxpr without constvars (`call`'s `call_jaxpr`), so a
+  transformed body's consts become leading operands of the new call;
 - further hooks (`scope`, `wrap_transposed`, `wrap_split`, `residual_entry`, `batched_entry`)
   for a call whose body runs in a context of its own (`shard_map`'s mesh).
 
@@ -24,11 +26,11 @@ from typing import Any, ContextManager, NamedTuple, Sequence
 
 from stablejax import core
 from stablejax.interpreters import ad, batching, dce, partial_eval as pe
-from stablejax.jaxpr import ClosedJaxpr, JaxprEqn
+from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn
 from stablejax.util import merge_lists
 
 
-def check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: ClosedJaxpr
+def check_call_types(what: str, avals: Sequence[core.ShapedArray], jaxpr: ClosedJaxpr | Jaxpr
                      ) -> Sequence[core.ShapedArray]:
   """The result types of calling `jaxpr` on operands of types `avals` (the abstract evaluation
   of a call); a TypeError naming `what` when those are not the types `jaxpr` takes."""
@@ -81,12 +83,20 @@ class CallRules:
   # Transpose without the symbolic zero cotangents, as JAX's pjit (a body that closes over
   # none of the call's context may drop them).
   prune_zero_cotangents: bool = False
+  # The param holds an open jaxpr that takes no consts (JAX's `call_p`): a transformed body's
+  # consts are passed as the new call's leading operands.
+  open_body: bool = False
 
   def __init__(self, primitive: core.Primitive):
     self.primitive = primitive
 
   # --------------------------------------------------------------------------------------------
   # Hooks
+
+  def body(self, params: dict) -> ClosedJaxpr:
+    """The called jaxpr, closed."""
+    jaxpr = params[self.jaxpr_param]
+    return ClosedJaxpr(jaxpr, []) if self.open_body else jaxpr
 
   def update(self, params: dict, change: Change) -> dict:
     """The params of the new call other than its jaxpr and `per_value` ones."""
@@ -123,11 +133,17 @@ class CallRules:
 
   def bind(self, args: Sequence, params: dict, change: Change) -> Any:
     """Bind the primitive as `change` makes it of a call with `params`."""
-    return self.primitive.bind(*args, **self.new_params(params, change))
+    return self.primitive.bind(*self.hoisted(change), *args, **self.new_params(params, change))
+
+  def hoisted(self, change: Change) -> list:
+    """The operands the new call takes before those `change` gives: the consts of an open
+    body."""
+    return list(change.jaxpr.consts) if self.open_body else []
 
   def new_params(self, params: dict, change: Change) -> dict:
     """The params of the call `change` makes of a call with `params`."""
-    new = {**self.update(params, change), self.jaxpr_param: change.jaxpr}
+    body = pe.convert_constvars_jaxpr(change.jaxpr.jaxpr) if self.open_body else change.jaxpr
+    new = {**self.update(params, change), self.jaxpr_param: body}
     for pair in self.per_value:
       new[pair[0]] = tuple(self._entry(params, pair, slot) for slot in change.ins)
       new[pair[1]] = tuple(self._entry(params, pair, slot) for slot in change.outs)
@@ -145,7 +161,7 @@ class CallRules:
 
   def jvp(self, primals: Sequence, tangents: Sequence, **params: Any) -> tuple[list, list]:
     """Call the JVP of the body on the primals and the nonzero tangents."""
-    jaxpr = params[self.jaxpr_param]
+    jaxpr = self.body(params)
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     with self.scope(params):
       jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
@@ -159,7 +175,7 @@ class CallRules:
 
   def transpose(self, cts: Sequence, *args: Any, **params: Any) -> list:
     """Call the transposed body on the non-linear operands and the output cotangents."""
-    jaxpr = params[self.jaxpr_param]
+    jaxpr = self.body(params)
     linear = [ad.is_undefined_primal(x) for x in args]
     zero_cts = [self.prune_zero_cotangents and type(ct) is ad.Zero for ct in cts]
     cts = [ad.instantiate_zeros(ct) for ct in cts]
@@ -181,7 +197,7 @@ class CallRules:
       args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
       dims = [0] * len(args)
     with self.scope(params):
-      batched, out_dims = batching.batch_jaxpr(params[self.jaxpr_param], axis_data, dims,
+      batched, out_dims = batching.batch_jaxpr(self.body(params), axis_data, dims,
                                                instantiate=self.batch_uniformly)
     change = Change("vmap", batched, [Slot("in", i, d) for i, d in enumerate(dims)],
                     [Slot("out", i, d) for i, d in enumerate(out_dims)], size)
@@ -192,7 +208,7 @@ class CallRules:
     unknowns = [trace.is_unknown(x) for x in args]
     with self.scope(params):
       known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(
-          params[self.jaxpr_param], unknowns, False)
+          self.body(params), unknowns, False)
     known, unknown = self.wrap_split(known, unknown, num_res, params)
     known_flags = [not u for u in out_unknowns]
     with core.set_current_trace(trace.parent):
@@ -202,8 +218,8 @@ class CallRules:
     n_known = len(known_outs) - num_res
     unknown_change = Change("unknown", unknown, [RESIDUAL] * num_res + _ins(unknowns),
                             _outs(out_unknowns))
-    unknown_outs = trace.stage(self.primitive, known_outs[n_known:] +
-                               [x for x, u in zip(args, unknowns) if u],
+    unknown_outs = trace.stage(self.primitive, self.hoisted(unknown_change) +
+                               known_outs[n_known:] + [x for x, u in zip(args, unknowns) if u],
                                self.new_params(params, unknown_change))
     return merge_lists(out_unknowns, known_outs[:n_known], unknown_outs)
 
@@ -213,7 +229,7 @@ class CallRules:
 
   def dce(self, used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn]:
     """The body's unused results, and the operands only they need."""
-    jaxpr = eqn.params[self.jaxpr_param]
+    jaxpr = self.body(eqn.params)
     pruned, used_inputs = dce.prune_jaxpr(jaxpr, used_outputs, self.dce_keeps_inputs)
     if pruned is jaxpr and all(used_inputs) and all(used_outputs):
       return used_inputs, eqn

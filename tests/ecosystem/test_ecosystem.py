@@ -26,6 +26,8 @@ CASES = {
     # jnp.linspace(-1., 1., 16) is 1 ulp from JAX's in one element: the same ops, which XLA
     # evaluates differently (JAX passes the endpoints into a nested jit as arguments)
     "chex_train": ("chex", 1e-6),
+    "numpyro_nuts": ("numpyro", 0.0),
+    "numpyro_svi": ("numpyro", 0.0),
 }
 
 # program -> what stablejax lacks for it: the case is an expected failure (strict: it fails the

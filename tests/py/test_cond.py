@@ -237,11 +237,28 @@ def test_vmap_and_grad_compose():
     (lambda: lax.switch(1.5, [lambda: 1., lambda: 2.]), "index must be an integer, got f32[]"),
     (lambda: lax.cond(True, 1., lambda: 2.), "should be callable"),
     (lambda: lax.switch(0, []), "non-empty"),
+    (lambda: lax.cond(True, lambda x: x, lambda x: x, 1., operand=2.), "if 'operand' keyword "
+     "is passed then no positional operands can be passed"),
 ])
 def test_errors(call, message):
   with pytest.raises((TypeError, ValueError), match=None) as info:
     call()
   assert message in str(info.value)
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_the_operand_keyword_and_the_deprecated_five_argument_form_as_jaxs(pred):
+  """`cond(pred, f, g, operand=x)`, and `cond(pred, x_true, f, x_false, g)` (numpyro's
+  `numpyro.util.cond` calls that form), under jit and grad."""
+  def program(np_, lax_, api):
+    def f(x):
+      keyword = lax_.cond(pred, lambda a: a * 2., lambda a: a - 1., operand=x)
+      old = lax_.cond(pred, (x, 3.), lambda t: t[0] * t[1], x + 1., np_.sin)
+      return keyword + old
+    return api.jit(f), api.grad(f)
+  ours, theirs = program(*SJ), program(*JAX)
+  for o, t in zip(ours, theirs):
+    check_close(o(np.float32(0.7)), t(np.float32(0.7)))
 
 
 def test_eager_cond_and_while_loop_reuse_their_traces():

@@ -13,8 +13,10 @@ import textwrap
 import numpy as np
 import pytest
 
+import stablejax as sj
 import stablejax.core
 import stablejax.legacy_core
+from stablejax import lax
 from stablejax.extend import linear_util as lu, random as sj_random
 from stablejax.interpreters import partial_eval as pe
 
@@ -34,7 +36,7 @@ USED_BY_LIBRARIES = {
                     "Primitive", "Var", "find_top_trace", "get_opaque_trace_state",
                     "jaxpr_as_fun", "mapped_aval", "primitives", "set_current_trace",
                     "take_current_trace", "unmapped_aval"],
-    "extend.core.primitives": ["jit_p"],
+    "extend.core.primitives": ["call_p", "closed_call_p", "jit_p"],
     "extend.linear_util": ["transformation", "wrap_init"],
     "extend.source_info_util": ["register_exclusion"],
     "interpreters.ad": ["JVPTracer", "UndefinedPrimal", "Zero", "deflinear", "instantiate_zeros",
@@ -274,6 +276,52 @@ def test_a_user_primitive_as_jaxs_documentation_writes_it_gives_jaxs_values():
     np.testing.assert_allclose(np.asarray(ours[key], float), np.asarray(theirs[key], float),
                                rtol=1e-6, err_msg=key)
   assert ours["seen"] == [[2, None]] and ours["lowered"] == [True, True]
+
+
+CALLS = """
+import json
+import numpy as np
+import jax, jax.numpy as jnp
+from jax.extend.core.primitives import call_p, closed_call_p
+
+x = np.array([.5, 1., 2.], np.float32)
+body = jax.make_jaxpr(lambda a, b: [jnp.sin(a) * b + jnp.arange(3.)])(x, x)
+# call_p takes its body's consts as leading operands, the body's constvars as leading invars
+body_open = body.jaxpr.replace(constvars=[], invars=body.jaxpr.constvars + body.jaxpr.invars)
+
+def closed(a, b):
+  return closed_call_p.bind(a, b, **closed_call_p.get_bind_params({"call_jaxpr": body}))[0]
+
+def opened(a, b):
+  return call_p.bind(*body.consts, a, b, **call_p.get_bind_params({"call_jaxpr": body_open}))[0]
+
+out = {}
+for name, f in [("closed", closed), ("open", opened)]:
+  loss = lambda a, b: jnp.sum(f(a, b) ** 2)
+  out[name] = [f(x, x), jax.jit(f)(x, 2 * x), jax.grad(loss, (0, 1))(x, x),
+               jax.jvp(f, (x, x), (x, 3 * x))[1],
+               jax.vmap(f, (0, None))(np.stack([x, 2 * x]), x),
+               jax.jit(jax.grad(loss))(x, x)]
+  out[name + "_eqns"] = [e.primitive.name for e in jax.make_jaxpr(f)(x, x).jaxpr.eqns]
+print(json.dumps(jax.tree.map(lambda a: np.asarray(a).tolist() if not isinstance(a, str) else a,
+                              out)))
+"""
+
+
+def test_call_primitives_give_jaxs_values_under_every_transformation():
+  ours, theirs = _run(CALLS, hooked=True), _run(CALLS, hooked=False)
+  assert ours["closed_eqns"] == theirs["closed_eqns"] == ["closed_call"]
+  assert ours["open_eqns"] == theirs["open_eqns"] == ["call"]
+  for key in ("closed", "open"):
+    for got, want in zip(ours[key], theirs[key]):
+      np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-6)
+
+
+def test_call_rejects_a_body_with_constvars():
+  body = sj.make_jaxpr(lambda a: [a + np.arange(3.0, dtype=np.float32)])(np.ones(3, np.float32))
+  assert body.jaxpr.constvars
+  with pytest.raises(TypeError, match="call_jaxpr must be a Jaxpr without constvars"):
+    lax.call_p.bind(np.ones(3, np.float32), call_jaxpr=body.jaxpr)
 
 
 def test_legacy_core_names_under_the_hook():

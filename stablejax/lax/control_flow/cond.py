@@ -25,11 +25,25 @@ cond_p.multiple_results = True
 # ----------------------------------------------------------------------------------------------
 # The user-facing functions
 
-def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
-  """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged as a `cond`."""
+_NO_OPERAND = object()
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any,
+         operand: Any = _NO_OPERAND) -> Any:
+  """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged as a `cond`. As JAX's,
+  it also takes the operand as the keyword `operand`, and the deprecated form
+  `cond(pred, true_operand, true_fun, false_operand, false_fun)` (numpyro calls it)."""
   if not (callable(true_fun) and callable(false_fun)):
+    if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+      x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+      return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
     raise TypeError("lax.cond: true_fun and false_fun arguments should be callable, got "
                     f"{true_fun!r} and {false_fun!r}")
+  if operand is not _NO_OPERAND:
+    if operands:
+      raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
+                      f"passed, got operand={operand!r} and positional operands {operands}")
+    operands = (operand,)
   aval = _scalar_aval("lax.cond", "predicate", pred)
   if dtypes.kind(aval.dtype) not in "biuf":
     raise TypeError(f"lax.cond: the predicate must be a boolean or a number, got "
