@@ -30,7 +30,7 @@ from stablejax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 __all__ = [
     "AbstractRef", "AbstractValue", "AvalMutableQDD", "AvalQDD", "HiPrimitive", "HiPspec",
     "HiType", "MutableHiType", "ShapedArray", "TransformedRef", "VJPHiPrimitive", "Zero",
-    "aval_method", "aval_property", "control_flow_allowed_effects", "cur_qdd",
+    "aval_method", "aval_property", "control_flow_allowed_effects",
     "instantiate_zeros", "is_undefined_primal", "register_hitype",
 ]
 
