@@ -105,6 +105,17 @@ def test_jit_vmap_scan_cond():
         jrandom.key_data(jax.jit(lambda p, k: pick(jax.lax, jrandom, p, k))(True, jk)))
 
 
+@pytest.mark.parametrize("in_axes", [(0, None), (0, 0), (None, 0)])
+def test_vmap_of_fold_in_over_keys_data_or_both(in_axes):
+  # (flax.nnx's `nnx.split_rngs` + `nnx.vmap` folds a batched count into batched keys)
+  def run(rnd, vmap, np_data):
+    keys = rnd.split(rnd.key(3), 3)
+    return rnd.key_data(vmap(rnd.fold_in, in_axes=in_axes)(
+        keys if in_axes[0] == 0 else keys[0], np_data if in_axes[1] == 0 else np_data[0]))
+  data = np.arange(5, 8, dtype=np.uint32)
+  _same(run(random, sj.vmap, data), run(jrandom, jax.vmap, data))
+
+
 def test_grad_float0_tangent():
   f = lambda rnd: lambda x, k: x * rnd.uniform(k)  # noqa: E731
   gx = sj.grad(f(random))(2., random.key(0))
