@@ -167,9 +167,6 @@ class HiPrimitive(core.Primitive):
   def is_high(self, *avals: Any, **params: Any) -> bool:
     return True
 
-  def is_effectful(self, params: dict) -> bool:
-    return False
-
   def bind(self, *args: Any, **params: Any) -> Any:
     if self.is_high(*map(_hi_typeof, args), **params):
       return self.to_lojax(*args, **params)
