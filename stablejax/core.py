@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import types
 import weakref
+from collections import namedtuple
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -28,7 +30,14 @@ from stablejax.config import config
 # ----------------------------------------------------------------------------------------------
 # Abstract values
 
-class ShapedArray:
+class AbstractValue:
+  """The class of abstract values (types of traced values). stablejax traces values of one kind,
+  `ShapedArray` (refs included); other subclasses are JAX's high-level types
+  (`jax.experimental.hijax`), which stablejax cannot trace."""
+  __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
   """The type of an array: shape, dtype and whether the dtype is weak (from a Python scalar).
   `sharding` (None: unspecified) is kept by `update`. A typed sharding (`AvalSharding`: the
   split over Explicit mesh axes) is part of the type, propagated by the primitives' sharding
@@ -226,7 +235,11 @@ class Primitive:
         if type(a) is not ShapedArray and a.is_ref:
           raise TypeError(f"{self.name} requires ndarray or scalar arguments, got a Ref "
                           f"({a.str_short()}): read its value with ref[...]")
-    out = self.abstract_eval(*avals_in, **params)
+    return self.checked_out_avals(avals_in, self.abstract_eval(*avals_in, **params), params)
+
+  def checked_out_avals(self, avals_in: Sequence[ShapedArray], out: Any, params: dict
+                        ) -> list[ShapedArray]:
+    """`out`, what the abstract evaluation rule gave for `avals_in`, as a checked list."""
     if not self.multiple_results:
       if type(out) is ShapedArray or isinstance(out, ShapedArray):  # (the first: fast)
         out = [out]
@@ -345,6 +358,13 @@ class set_current_trace:
     _state.trace = self.prev
 
 
+# Forward an attribute of a tracer to its aval's (JAX's): a tracer `t` has the attribute `name`
+# of its aval that is an `aval_property(fget)` as `fget(t)`, an `aval_method(fun)` as the bound
+# method `fun` of `t`.
+aval_property = namedtuple("aval_property", ["fget"])
+aval_method = namedtuple("aval_method", ["fun"])
+
+
 class Tracer(Array):
   """A value being traced by `_trace` (an `Array`, as JAX's tracers); the operators come from
   `stablejax.numpy`."""
@@ -365,6 +385,16 @@ class Tracer(Array):
   ndim = property(lambda self: self.aval.ndim)
   size = property(lambda self: self.aval.size)
   weak_type = property(lambda self: self.aval.weak_type)
+
+  def __getattr__(self, name: str) -> Any:
+    # (only when the usual lookup fails: never on a hot path)
+    if not name.startswith("__") and name not in ("aval", "_trace"):
+      attr = getattr(self.aval, name, None)
+      if type(attr) is aval_property:
+        return attr.fget(self)
+      if type(attr) is aval_method:
+        return types.MethodType(attr.fun, self)
+    raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
   def __len__(self) -> int:
     if not self.shape:

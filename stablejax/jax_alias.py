@@ -64,11 +64,19 @@ def _refusing_getattr(module: types.ModuleType, jax_name: str):
       try:
         return importlib.import_module(f"{jax_name}.{name}")
       except ModuleNotFoundError as e:
-        if e.name != f"{jax_name}.{name}":
-          raise
+        if e.name != f"{jax_name}.{name}" or _from_import(sys._getframe(1)):
+          raise  # (in `from jax.<pkg> import <name>`, the import error naming `jax.<pkg>.<name>`)
     raise _MissingName(f"{jax_name}.{name}: stablejax does not have it (module "
                        f"{module.__name__!r} has no attribute {name!r})")
   return __getattr__
+
+
+def _from_import(frame: types.FrameType | None) -> bool:
+  """Whether `frame` is the import system asking a package for the names of a `from <package>
+  import <names>`: Python turns a missing one into its own ImportError, naming the stablejax
+  package, unless the package's `__getattr__` raises an ImportError itself."""
+  return (frame is not None and frame.f_code.co_name == "_handle_fromlist"
+          and frame.f_code.co_filename.startswith("<frozen importlib"))
 
 
 class _Overlay(types.ModuleType):

@@ -7,12 +7,10 @@ is stablejax.core's and `jax.core.eval_jaxpr` this module's; stablejax itself ne
 JAX's signature.)"""
 from __future__ import annotations
 
-import abc
 from typing import Any, Sequence
 
 from stablejax import core, jaxpr
 from stablejax.compile_time_eval import ensure_compile_time_eval
-from stablejax.core import ShapedArray
 from stablejax.extend.core import (
     DebugInfo, DropVar, Effects, JaxprTypeError, check_jaxpr, find_top_trace, gensym,
     get_opaque_trace_state, jaxprs_in_params, new_jaxpr_eqn, no_effects,
@@ -22,7 +20,7 @@ from stablejax.extend.core import (
 from stablejax.jaxpr import Atom
 
 __all__ = [
-    "AbstractValue", "Atom", "DebugInfo", "DropVar", "Effects", "JaxprTypeError",
+    "Atom", "DebugInfo", "DropVar", "Effects", "JaxprTypeError",
     "ParamDict", "Value", "check_jaxpr", "ensure_compile_time_eval",
     "eval_context", "eval_jaxpr", "find_top_trace", "gensym", "get_opaque_trace_state",
     "is_constant_dim", "is_constant_shape", "jaxprs_in_params", "new_jaxpr_eqn", "no_effects",
@@ -34,13 +32,6 @@ __all__ = [
 Value = Any  # a value a primitive is applied to
 ParamDict = dict[str, Any]  # an equation's params
 pytype_aval_mappings = core.aval_handlers  # Python type -> its values' aval
-
-
-class AbstractValue(abc.ABC):
-  """The class of abstract values: stablejax has one, `ShapedArray`."""
-
-
-AbstractValue.register(ShapedArray)
 
 
 def eval_jaxpr(jaxpr_: jaxpr.Jaxpr, consts: Sequence[Any], *args: Any,

@@ -20,6 +20,7 @@ from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.dot import _result_dtype, canonicalize_precision
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, numeric_dtypes,
                                          standard_primitive)
+from stablejax.lax.sharding import apply_out_sharding
 from stablejax.lax.windowed_reductions import (
     _np_pad, _np_slice, _window_views, padtype_to_pads, window_output_shape)
 
@@ -99,9 +100,10 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padd
                          rhs_dilation: Sequence[int] | None = None,
                          dimension_numbers: Any = None, feature_group_count: int = 1,
                          batch_group_count: int = 1, precision: Any = None,
-                         preferred_element_type: Any = None) -> Any:
+                         preferred_element_type: Any = None, out_sharding: Any = None) -> Any:
   """General n-dimensional convolution with strides, padding ("SAME", "SAME_LOWER", "VALID"
-  or (low, high) pairs), lhs (transposed) and rhs (atrous) dilation and grouping."""
+  or (low, high) pairs), lhs (transposed) and rhs (atrous) dilation and grouping; the result
+  is laid out by `out_sharding` if given."""
   lhs_shape, rhs_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
   dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
   nspatial = len(rhs_shape) - 2
@@ -122,12 +124,13 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padd
                      f"sequence of (low, high) pairs, got {padding}") from None
   preferred = None if preferred_element_type is None else dtypes.canonicalize(
       preferred_element_type)
-  return conv_general_dilated_p.bind(
+  out = conv_general_dilated_p.bind(
       lhs, rhs, window_strides=tuple(map(int, window_strides)), padding=padding,
       lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation, dimension_numbers=dnums,
       feature_group_count=operator.index(feature_group_count),
       batch_group_count=operator.index(batch_group_count),
       precision=canonicalize_precision(precision), preferred_element_type=preferred)
+  return apply_out_sharding(out, out_sharding, "lax.conv_general_dilated")
 
 
 def conv(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any,

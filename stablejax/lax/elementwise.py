@@ -369,6 +369,7 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike, *,
                     np.exceptions.ComplexWarning, stacklevel=2)
     operand = operand.real if dtypes.is_python_scalar(operand) else operand
   if isinstance(operand, (np.ndarray, np.generic)) or dtypes.is_python_scalar(operand):
+    _check_convertible(aval.dtype, new_dtype)
     dtypes.check_python_int(operand)
     if dtypes.is_python_scalar(operand) and dtypes.is_inexact(new_dtype):
       out = np.asarray(operand, new_dtype)  # exact: numpy's cast is XLA's here
@@ -918,7 +919,16 @@ batching.fancy_primitive_batchers[clamp_p] = _clamp_batcher
 # convert_element_type
 
 def _convert_element_type_abstract_eval(x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
+  _check_convertible(x.dtype, new_dtype)
   return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _check_convertible(dtype: Any, new_dtype: Any) -> None:
+  """An extended dtype (PRNG keys) converts only to itself, as in JAX: a key's bits are not its
+  values (`random.key_data` and `random.wrap_key_data` convert)."""
+  if dtype != new_dtype and (isinstance(dtype, dtypes.ExtendedDType)
+                             or isinstance(new_dtype, dtypes.ExtendedDType)):
+    raise ValueError(f"Cannot convert_element_type from {dtype} to {new_dtype}")
 
 
 def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type):

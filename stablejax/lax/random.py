@@ -241,7 +241,7 @@ physical_impls = {
     random_bits_p: lambda keys, *, bit_width, shape: random_bits(keys, bit_width, shape),
     random_split_p: lambda keys, *, shape: split(keys, shape),
     random_fold_in_p: lambda keys, msgs: fold_in(
-        keys, msgs if core.get_aval(keys).ndim == 1 else lax.broadcast_in_dim(
+        keys, msgs if core.get_aval(msgs).ndim else lax.broadcast_in_dim(
             msgs, core.get_aval(keys).shape[:-1], ())),
 }
 

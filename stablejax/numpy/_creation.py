@@ -472,9 +472,10 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
   """`x` converted to `dtype` (default: the default float); complex to bool is `x != 0`."""
   x = asarray(*ensure_arraylike("astype", x))
   dt = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
-  if dtype_of(x).kind == "c" and dt == dtypes.bool_:
+  complex_x = dtypes.kind(dtype_of(x)) == "c"
+  if complex_x and dt == dtypes.bool_:
     return lax.ne(x, scalar_like(x, 0))
-  if dtype_of(x).kind == "c" and dt.kind != "c":  # (JAX's warning, instead of numpy's)
+  if complex_x and dt.kind != "c":  # (JAX's warning, instead of numpy's)
     warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. Please "
                   "first use jnp.real or jnp.imag to take the real/imaginary component of your "
                   "input.", DeprecationWarning, stacklevel=2)

@@ -33,7 +33,6 @@ CASES = {
 # program -> what stablejax lacks for it: the case is an expected failure (strict: it fails the
 # run once it passes, so the entry goes).
 KNOWN_GAPS = {
-    "flax_nnx": "jax.experimental.hijax, which flax/nnx/variablelib.py imports",
 }
 
 

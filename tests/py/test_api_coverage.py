@@ -56,6 +56,7 @@ MODULES = {
     "experimental.sparse": (0.11, None),
     "experimental.mesh_utils": (1.0, None),
     "experimental.layout": (0.66, None),
+    "experimental.hijax": (1.0, None),
 }
 
 

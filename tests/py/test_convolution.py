@@ -201,3 +201,24 @@ def test_mixed_dtypes_error():
   with pytest.raises(TypeError, match="conv_general_dilated requires arguments to have the "
                      "same dtypes"):
     lax.conv(np.ones((1, 1, 3), F32), np.ones((1, 1, 2), np.float16), (1,), "VALID")
+
+
+def test_out_sharding_lays_out_the_result_as_jax():
+  # (flax.nnx's Conv passes out_sharding=None; a NamedSharding lays the result out)
+  x = np.arange(2 * 3 * 6, dtype=F32).reshape(2, 3, 6)
+  w = np.ones((4, 3, 3), F32)
+
+  def run(lib):
+    mesh = lib.make_mesh((1,), ("x",), axis_types=(lib.sharding.AxisType.Explicit,))
+    s = lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec("x"))
+    conv = lambda out_sharding: lib.lax.conv_general_dilated(  # noqa: E731
+        x, w, (1,), "SAME", out_sharding=out_sharding)
+    with lib.set_mesh(mesh):
+      jitted = lib.jit(lambda: conv(s))()
+      return conv(None), jitted, jitted.sharding.spec, str(lib.typeof(jitted))
+
+  ours, theirs = run(sj), run(jax)
+  np.testing.assert_array_equal(ours[0], theirs[0])
+  np.testing.assert_array_equal(ours[1], theirs[1])
+  assert tuple(ours[2]) == tuple(theirs[2]) == ("x", None, None)
+  assert ours[3] == "f32[2@x,4,6]" and theirs[3] == "float32[2@x,4,6]"

@@ -66,6 +66,22 @@ def test_what_stablejax_lacks_is_an_error_naming_the_jax_name():
   assert "from-imported: jax.scipy.not_a_name: stablejax does not have it" in out
 
 
+def test_from_importing_a_missing_submodule_names_it():
+  out = _run("""
+      import jax
+      try:
+        from jax.experimental import not_a_module
+      except ImportError as e:
+        print("from:", type(e).__name__, e)
+      print("probe:", hasattr(jax.experimental, "not_a_module"))
+      from jax.experimental import hijax
+      print("found:", hijax.Zero is __import__("stablejax").interpreters.ad.Zero)
+  """)
+  assert ("from: ModuleNotFoundError No module named 'jax.experimental.not_a_module': stablejax "
+          "does not have it") in out
+  assert "probe: False" in out and "found: True" in out
+
+
 def test_install_refuses_once_real_jax_is_imported():
   pytest.importorskip("jax")
   code = ("import jax, stablejax\n"

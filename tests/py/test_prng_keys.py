@@ -105,6 +105,33 @@ def test_jit_vmap_scan_cond():
         jrandom.key_data(jax.jit(lambda p, k: pick(jax.lax, jrandom, p, k))(True, jk)))
 
 
+@pytest.mark.parametrize("in_axes", [(0, None), (0, 0), (None, 0)])
+def test_vmap_of_fold_in_over_keys_data_or_both(in_axes):
+  # (flax.nnx's `nnx.split_rngs` + `nnx.vmap` folds a batched count into batched keys)
+  def run(rnd, vmap, np_data):
+    keys = rnd.split(rnd.key(3), 3)
+    return rnd.key_data(vmap(rnd.fold_in, in_axes=in_axes)(
+        keys if in_axes[0] == 0 else keys[0], np_data if in_axes[1] == 0 else np_data[0]))
+  data = np.arange(5, 8, dtype=np.uint32)
+  _same(run(random, sj.vmap, data), run(jrandom, jax.vmap, data))
+
+
+@pytest.mark.parametrize("convert", [
+    lambda lib, x, dt: lib.lax.convert_element_type(x, dt),
+    lambda lib, x, dt: lib.numpy.asarray(x, dt),
+    lambda lib, x, dt: lib.jit(lambda x: lib.lax.convert_element_type(x, dt))(x),
+])
+def test_a_key_is_not_converted_to_another_dtype_nor_made_by_conversion(convert):
+  for lib in (sj, jax):
+    key = lib.random.key(0)
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
+      convert(lib, key, np.float32)
+    with pytest.raises(ValueError, match="Cannot convert_element_type from uint32 to key<fry>"):
+      lib.lax.convert_element_type(np.zeros(2, np.uint32), key.dtype)
+  with pytest.raises(ValueError, match="from key<fry> to int32"):
+    random.key(0).astype(np.int32)
+
+
 def test_grad_float0_tangent():
   f = lambda rnd: lambda x, k: x * rnd.uniform(k)  # noqa: E731
   gx = sj.grad(f(random))(2., random.key(0))

@@ -1,7 +1,9 @@
 """flax.nnx: an MLP with Dropout and BatchNorm built from `nnx.Rngs`, trained with
-`nnx.Optimizer` (optax adamw) in an `nnx.jit` step; prints the losses, final parameters and
-batch statistics as JSON, and writes the lowered training step (the same step as a pure
-function of the split graph state) to the path given as the first argument."""
+`nnx.Optimizer` (optax adamw) in an `nnx.jit` step; and a Conv followed by a stack of layers
+made by `nnx.split_rngs` + `nnx.vmap` and run by `nnx.scan`, trained the same way (optax sgd).
+Prints the losses, final parameters and batch statistics as JSON, and writes the lowered
+training step (the same step as a pure function of the split graph state) to the path given as
+the first argument."""
 import json
 import sys
 
@@ -52,12 +54,34 @@ def pure_step(state, x, y):
   return loss, nnx.state((model, optimizer))
 
 
+class Stack(nnx.Module):
+  def __init__(self, rngs: nnx.Rngs):
+    self.conv = nnx.Conv(1, 4, kernel_size=(3,), rngs=rngs)
+
+    @nnx.split_rngs(splits=3)
+    @nnx.vmap(in_axes=(0,), out_axes=0)
+    def create(rngs):
+      return nnx.Linear(4, 4, rngs=rngs)
+    self.layers = create(rngs)
+
+  def __call__(self, x):
+    @nnx.scan(in_axes=(nnx.Carry, 0), out_axes=nnx.Carry)
+    def body(h, layer):
+      return nnx.tanh(layer(h))
+    return body(self.conv(x[..., None]), self.layers).mean(axis=(1, 2))
+
+
+stack = Stack(nnx.Rngs(3))
+stack_optimizer = nnx.Optimizer(stack, optax.sgd(0.1), wrt=nnx.Param)
+stack_losses = [float(train_step(stack, stack_optimizer, x, y[:, 0])) for _ in range(4)]
+
 with open(sys.argv[1], "w") as f:
   f.write(jax.jit(pure_step).lower(state, x, y).as_text())
 params = nnx.state(model, nnx.Param)
 stats = nnx.state(model, nnx.BatchStat)
 print(json.dumps({
-    "losses": losses, "eval": evaluated.tolist(),
+    "losses": losses, "eval": evaluated.tolist(), "stack_losses": stack_losses,
+    "stack_params": [p.tolist() for p in jax.tree_util.tree_leaves(nnx.state(stack, nnx.Param))],
     "params": [p.tolist() for p in jax.tree_util.tree_leaves(params)],
     "batch_stats": [p.tolist() for p in jax.tree_util.tree_leaves(stats)],
 }))
