@@ -1,4 +1,6 @@
-"""jax.nn's activations and normalizations, over stablejax.numpy and stablejax.lax."""
+"""jax.nn's activations and normalizations, over stablejax.numpy and stablejax.lax. Those JAX
+jits are jitted here too (a nested `jit` equation, a private function in the module), as XLA
+fuses and so rounds a program by its calls."""
 from __future__ import annotations
 
 import functools
@@ -13,6 +15,7 @@ from stablejax import numpy as jnp
 from stablejax.api import vmap
 from stablejax.config import config
 from stablejax.custom_derivatives import custom_jvp
+from stablejax.jit import jit
 from stablejax.numpy._promotion import dtype as dtype_of
 from stablejax.numpy._promotion import ensure_arraylike, promote_args_inexact, shape
 from stablejax.util import canonicalize_axis
@@ -57,6 +60,7 @@ def _mean(x: Any, axis: Axis, where: Any) -> Any:
 
 # Activations.
 
+@jit
 def identity(x: Any) -> Any:
   """The identity activation: `x`, as an array."""
   (x,) = ensure_arraylike("identity", x)
@@ -68,6 +72,7 @@ def _masked_tangent(g: Any, keep: Any) -> Any:
 
 
 @custom_jvp
+@jit
 def relu(x: Any) -> Any:
   """max(x, 0), with gradient 0 at 0."""
   return jnp.maximum(x, 0)
@@ -77,6 +82,7 @@ relu.defjvps(lambda g, ans, x: _masked_tangent(g, jnp.greater(x, 0)))
 
 
 @custom_jvp
+@jit
 def relu6(x: Any) -> Any:
   """min(max(x, 0), 6), with gradient 0 at 0 and at 6."""
   return jnp.minimum(jnp.maximum(x, 0), 6.)
@@ -86,40 +92,47 @@ relu6.defjvps(lambda g, ans, x: _masked_tangent(
     g, jnp.logical_and(jnp.greater(x, 0), jnp.less(x, 6))))
 
 
+@jit
 def squareplus(x: Any, b: Any = 4) -> Any:
   """(x + sqrt(x^2 + b)) / 2."""
   x, b = ensure_arraylike("squareplus", x, b)
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
+@jit
 def softplus(x: Any) -> Any:
   """log(1 + exp(x))."""
   return jnp.logaddexp(x, 0)
 
 
+@jit
 def sparse_plus(x: Any) -> Any:
   """0 for x <= -1, (x + 1)^2 / 4 for -1 < x < 1, x for x >= 1."""
   (x,) = ensure_arraylike("sparse_plus", x)
   return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@jit
 def soft_sign(x: Any) -> Any:
   """x / (|x| + 1)."""
   (x,) = ensure_arraylike("soft_sign", x)
   return x / (jnp.abs(x) + 1)
 
 
+@jit(inline=True)
 def sigmoid(x: Any) -> Any:
   """1 / (1 + exp(-x))."""
   return lax.logistic(x)
 
 
+@jit
 def sparse_sigmoid(x: Any) -> Any:
   """The derivative of sparse_plus: clip((x + 1) / 2, 0, 1)."""
   (x,) = ensure_arraylike("sparse_sigmoid", x)
   return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@jit
 def silu(x: Any) -> Any:
   """x * sigmoid(x)."""
   (x,) = ensure_arraylike("silu", x)
@@ -129,18 +142,21 @@ def silu(x: Any) -> Any:
 swish = silu
 
 
+@jit
 def mish(x: Any) -> Any:
   """x * tanh(softplus(x))."""
   (x,) = ensure_arraylike("mish", x)
   return x * jnp.tanh(softplus(x))
 
 
+@jit
 def log_sigmoid(x: Any) -> Any:
   """log(sigmoid(x)) = -softplus(-x)."""
   (x,) = ensure_arraylike("log_sigmoid", x)
   return -softplus(-x)
 
 
+@jit
 def elu(x: Any, alpha: Any = 1.0) -> Any:
   """x for x > 0, alpha * (exp(x) - 1) otherwise."""
   (x,) = ensure_arraylike("elu", x)
@@ -148,18 +164,21 @@ def elu(x: Any, alpha: Any = 1.0) -> Any:
   return jnp.where(positive, x, alpha * jnp.expm1(jnp.where(positive, 0.0, x)))
 
 
+@jit
 def leaky_relu(x: Any, negative_slope: Any = 1e-2) -> Any:
   """x for x >= 0, negative_slope * x otherwise."""
   (x,) = ensure_arraylike("leaky_relu", x)
   return jnp.where(jnp.greater_equal(x, 0), x, negative_slope * x)
 
 
+@jit
 def hard_tanh(x: Any) -> Any:
   """x clipped to [-1, 1]."""
   (x,) = ensure_arraylike("hard_tanh", x)
   return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@jit
 def celu(x: Any, alpha: Any = 1.0) -> Any:
   """max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)."""
   return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
@@ -169,6 +188,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@jit
 def selu(x: Any) -> Any:
   """scale * elu(x, alpha) with the self-normalizing constants."""
   return _SELU_SCALE * elu(x, _SELU_ALPHA)
@@ -184,6 +204,7 @@ def gelu(x: Any, approximate: bool = True) -> Any:
   return jnp.asarray(0.5 * x * lax.erfc(-x * np.sqrt(0.5).astype(dt)), dtype=dt)
 
 
+@jit(static_argnames=("axis",))
 def glu(x: Any, axis: int = -1) -> Any:
   """The first half of `x` along `axis` gated by the sigmoid of the second half."""
   (x,) = ensure_arraylike("glu", x)
@@ -197,11 +218,13 @@ def glu(x: Any, axis: int = -1) -> Any:
       lax.slice_in_dim(x, half, size, axis=axis))
 
 
+@jit
 def hard_sigmoid(x: Any) -> Any:
   """relu6(x + 3) / 6."""
   return relu6(x + 3.0) / 6.0
 
 
+@jit
 def hard_silu(x: Any) -> Any:
   """x * hard_sigmoid(x)."""
   (x,) = ensure_arraylike("hard_silu", x)
@@ -213,6 +236,7 @@ tanh = jnp.tanh
 
 
 @custom_jvp
+@jit
 def log1mexp(x: Any) -> Any:
   """log(1 - exp(-x)), computed stably (x >= 0)."""
   (x,) = ensure_arraylike("log1mexp", x)
@@ -256,12 +280,14 @@ def logsumexp(a: Any, axis: Axis = None, b: Any = None, keepdims: bool = False,
   return out
 
 
+@jit(static_argnames=("axis", "keepdims"))
 def logmeanexp(x: Any, axis: Axis = None, where: Any = None, keepdims: bool = False) -> Any:
   """logsumexp(x) - log(n), n the number of elements reduced."""
   lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
   return lse - jnp.log(_count(x, axis, where, keepdims, dtype_of(lse)))
 
 
+@jit(static_argnames=("axis",))
 def log_softmax(x: Any, axis: Axis = -1, where: Any = None) -> Any:
   """x - logsumexp(x) along `axis`; -inf where `where` is False."""
   (x,) = ensure_arraylike("log_softmax", x)
@@ -297,6 +323,7 @@ def _softmax_jvp(axis: Axis, primals: tuple, tangents: tuple) -> tuple:
   return y, y * (x_dot - _sum(y * x_dot, axis, where))
 
 
+@jit(static_argnames=("axis", "algorithm"))
 def standardize(x: Any, axis: Axis = -1, mean: Any = None, variance: Any = None,
                 epsilon: Any = 1e-5, where: Any = None, *, algorithm: str = "fast") -> Any:
   """(x - mean) / sqrt(variance + epsilon), the moments over `axis` unless given."""
@@ -323,9 +350,14 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
     warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={dtype_of(x)}",
                   DeprecationWarning, stacklevel=2)
   dtype = dtypes.default_float() if dtype is None else dtypes.canonicalize(np.dtype(dtype))
+  return _one_hot(x, operator.index(num_classes), dtype, axis)
+
+
+@jit(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x: Any, num_classes: int, dtype: np.dtype, axis: int) -> Any:
   out_axis = canonicalize_axis(axis, len(shape(x)) + 1)
   classes_shape = [1] * len(shape(x))
-  classes_shape.insert(out_axis, operator.index(num_classes))
+  classes_shape.insert(out_axis, num_classes)
   classes = lax.broadcasted_iota(dtype_of(x), classes_shape, out_axis)
   return jnp.asarray(jnp.equal(jnp.expand_dims(x, out_axis), classes), dtype=dtype)
 
