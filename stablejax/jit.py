@@ -26,7 +26,7 @@ from stablejax.passes.discharge import discharge_refs, hoist_ref_consts
 from stablejax.lax.state import AbstractRef
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable, devices as runtime_devices
-from stablejax.runtime.array import buffers_of
+from stablejax.runtime.arguments import Signature
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
                                  tree_unflatten)
@@ -101,23 +101,22 @@ class _Traced:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch", "kept")
+  __slots__ = ("in_tree", "signature", "run", "finish", "epoch")
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
          kept: Sequence[bool] | None = None) -> _Hit | None:
     """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
-    `flat` are the positional arguments), or None unless all are Arrays on the executable's
-    device. `kept` flags the arguments the executable takes (None: all; unused ones pruned)."""
-    sh = exe.sharding
-    for x in flat:
-      if type(x) is not Array or x._buf._sharding is not sh:
-        return None
+    `flat` are the positional arguments), or None unless each is an Array on the executable's
+    device or a host value (`Signature`). `kept` flags the arguments the executable takes
+    (None: all; unused ones pruned, and never transferred)."""
+    take = None if kept is None else [i for i, k in enumerate(kept) if k]
+    signature = Signature.of(flat, exe.device, take)
+    if signature is None:
+      return None
     hit = cls()
-    hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
-    hit.sharding, hit.run = sh, exe.run
+    hit.in_tree, hit.signature, hit.run = in_tree, signature, exe.run
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
-    hit.kept = None if kept is None else tuple(i for i, k in enumerate(kept) if k)
     return hit
 
 
@@ -254,16 +253,13 @@ class Jitted:
     hit = self._hit
     if hit is not None and trace_state.trace is eval_trace and hit.epoch == config.epoch:
       # The dispatch fast path: the last call's signature again (argument structure, and types
-      # compared by identity: Arrays share canonical avals), every argument an Array on the
-      # executable's device.
+      # compared by identity: Arrays share canonical avals; host values by type, dtype, shape)
       if hit.in_tree is None:
-        flat = args if not kwargs and len(args) == len(hit.avals) else None
+        flat = None if kwargs else args
       else:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
-      buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
+      buffers = None if flat is None else hit.signature.buffers(flat)
       if buffers is not None:
-        if hit.kept is not None:  # (the unused arguments pruned from the module)
-          buffers = [buffers[i] for i in hit.kept]
         return hit.finish(hit.run(buffers))
     if config.disable_jit:
       return self.fun(*args, **kwargs)
@@ -280,12 +276,16 @@ class Jitted:
                                  self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
-      outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
+      # the next call of this signature takes the fast path; this one its transfers
+      self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
+          flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept)
+      buffers = None if hit is None else hit.signature.buffers(flat)
+      if buffers is not None:
+        outs = exe.run(buffers)
+      else:
+        outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
         self._check_special(outs, args, kwargs)
-      elif not self._has_static:
-        self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
-                            traced.out_tree, traced.kept)
     elif self.inline:
       outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.refs,
                         *traced.closed_over, *flat)

@@ -1,0 +1,109 @@
+"""`Signature`: what a call's concrete arguments were, per position, so that a call repeating it
+(jit's last call, an eager primitive's) finds its device buffers with no aval computed again:
+an Array of a canonical aval on the executable's device is checked by identity, a numpy array
+by its type, dtype object and shape, a Python or numpy scalar by its type alone (its weak type
+follows from the type), and all the host values then go to the device in one `put_host`."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from stablejax import core, dtypes
+from stablejax.runtime import pjrt
+from stablejax.runtime.array import Array, canonical_aval
+
+_SCALAR_TYPES = frozenset({bool, int, float, complex})
+
+
+class _Host:
+  """One host argument position: the Python type, and for a numpy array its dtype (as given,
+  before canonicalization) and shape; the aval it is put as, and how it becomes that value."""
+  __slots__ = ("type", "dtype", "shape", "aval", "convert", "bounds")
+
+  def accepts(self, x: Any) -> bool:
+    if type(x) is not self.type:
+      return False
+    if self.shape is not None:  # (a numpy array)
+      return x.dtype is self.dtype and x.shape == self.shape
+    return self.bounds is None or self.bounds[0] <= x <= self.bounds[1]
+
+
+def _host(x: Any) -> _Host | None:
+  """The host position of `x` (a numpy array or scalar, a Python scalar), or None for any other
+  value (these take the slow path: its checks and errors)."""
+  t = type(x)
+  if t is not np.ndarray and t not in _SCALAR_TYPES and not isinstance(x, np.generic):
+    return None
+  aval = core.get_aval(x)
+  if aval.dtype == dtypes.float0 or not isinstance(aval.dtype, np.dtype):
+    return None
+  h = _Host()
+  h.type, h.aval = t, canonical_aval(aval)
+  h.dtype, h.shape = (x.dtype, x.shape) if t is np.ndarray else (None, None)
+  h.convert = _converter(h.dtype, aval.dtype) if t is np.ndarray else aval.dtype.type
+  info = np.iinfo(aval.dtype) if t is int else None  # a Python int must fit its weak type
+  h.bounds = None if info is None else (int(info.min), int(info.max))
+  return h
+
+
+def _converter(given: np.dtype, want: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+  if given == want:
+    return lambda x: x
+  return lambda x: np.asarray(x, want)
+
+
+class Signature:
+  """Per argument position: the canonical aval of an Array on `sharding`'s device, or a host
+  position; `take` selects the arguments the executable takes (None: all)."""
+  __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_avals")
+
+  @classmethod
+  def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None
+         ) -> Signature | None:
+    """The signature of the arguments `xs` of a call run on `device`, or None if one is neither
+    an Array on that device nor a host value."""
+    sh = pjrt.sharding(device)
+    specs = []
+    for x in xs:
+      if type(x) is Array:
+        if x._buf._sharding is not sh:
+          return None
+        specs.append(x.aval)
+      else:
+        spec = _host(x)
+        if spec is None:
+          return None
+        specs.append(spec)
+    sig = cls()
+    sig.specs, sig.sharding, sig.device = tuple(specs), sh, device
+    sig.avals = tuple(s.aval if type(s) is _Host else s for s in specs)
+    sig.take = None if take is None else tuple(take)
+    taken = specs if take is None else [specs[i] for i in take]
+    sig.host = tuple(i for i, s in enumerate(taken) if type(s) is _Host)
+    sig.host_avals = [taken[i].aval for i in sig.host]
+    return sig
+
+  def buffers(self, xs: Sequence[Any]) -> list | None:
+    """The buffers of the arguments `xs` (those taken), their host values put on the device,
+    if they repeat this signature; else None."""
+    specs = self.specs
+    if len(xs) != len(specs):
+      return None
+    sh, out = self.sharding, []
+    for x, spec in zip(xs, specs):
+      if type(x) is Array:
+        if x.aval is not spec or x._buf._sharding is not sh:
+          return None
+        out.append(x._buf)
+      elif type(spec) is _Host and spec.accepts(x):
+        out.append(spec.convert(x))
+      else:
+        return None
+    if self.take is not None:
+      out = [out[i] for i in self.take]
+    if self.host:
+      put = pjrt.put_host([out[i] for i in self.host], self.host_avals, self.device)
+      for i, buf in zip(self.host, put):
+        out[i] = buf
+    return out
