@@ -2,7 +2,9 @@
 (jit's last call, an eager primitive's) finds its device buffers with no aval computed again:
 an Array of a canonical aval on the executable's device is checked by identity, a numpy array
 by its type, dtype object and shape, a Python or numpy scalar by its type alone (its weak type
-follows from the type), and all the host values then go to the device in one `put_host`."""
+follows from the type), and all the host values then go to the device in one `put_host`. A
+Python scalar repeated (a learning rate, a constant operand) reuses its buffer: scalars are
+immutable (numpy's too), and a buffer is never written once made."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -10,16 +12,19 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from stablejax import core, dtypes
+from stablejax.config import config
 from stablejax.runtime import pjrt
 from stablejax.runtime.array import Array, canonical_aval
 
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
+_SCALARS_KEPT = 16  # the buffers of the last distinct values of each scalar argument
 
 
 class _Host:
   """One host argument position: the Python type, and for a numpy array its dtype (as given,
-  before canonicalization) and shape; the aval it is put as, and how it becomes that value."""
-  __slots__ = ("type", "dtype", "shape", "aval", "convert", "bounds")
+  before canonicalization) and shape; the aval it is put as, and how it becomes that value.
+  `kept` holds the buffers of a Python scalar's last values (None: not kept)."""
+  __slots__ = ("type", "dtype", "shape", "aval", "convert", "bounds", "kept")
 
   def accepts(self, x: Any) -> bool:
     if type(x) is not self.type:
@@ -27,6 +32,18 @@ class _Host:
     if self.shape is not None:  # (a numpy array)
       return x.dtype is self.dtype and x.shape == self.shape
     return self.bounds is None or self.bounds[0] <= x <= self.bounds[1]
+
+  def kept_buffer(self, x: Any) -> pjrt.Buffer | None:
+    """The buffer already made of the scalar `x`, if any and not donated since."""
+    buf = self.kept.get(x)
+    if buf is None or buf.is_deleted() or config.transfer_guard_host_to_device is not None:
+      return None
+    return buf
+
+  def keep(self, x: Any, buf: pjrt.Buffer) -> None:
+    if len(self.kept) >= _SCALARS_KEPT:
+      self.kept.clear()
+    self.kept[x] = buf
 
 
 def _host(x: Any) -> _Host | None:
@@ -44,6 +61,9 @@ def _host(x: Any) -> _Host | None:
   h.convert = _converter(h.dtype, aval.dtype) if t is np.ndarray else aval.dtype.type
   info = np.iinfo(aval.dtype) if t is int else None  # a Python int must fit its weak type
   h.bounds = None if info is None else (int(info.min), int(info.max))
+  # Python and numpy scalars are immutable: their buffers can be kept (a float's key must
+  # tell -0.0 from 0.0, which compare equal: zeros are never kept; nor complex numbers)
+  h.kept = {} if t is not np.ndarray and aval.dtype.kind != "c" else None
   return h
 
 
@@ -56,7 +76,7 @@ def _converter(given: np.dtype, want: np.dtype) -> Callable[[np.ndarray], np.nda
 class Signature:
   """Per argument position: the canonical aval of an Array on `sharding`'s device, or a host
   position; `take` selects the arguments the executable takes (None: all)."""
-  __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_avals")
+  __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs")
 
   @classmethod
   def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None
@@ -81,7 +101,7 @@ class Signature:
     sig.take = None if take is None else tuple(take)
     taken = specs if take is None else [specs[i] for i in take]
     sig.host = tuple(i for i, s in enumerate(taken) if type(s) is _Host)
-    sig.host_avals = [taken[i].aval for i in sig.host]
+    sig.host_specs = tuple(taken[i] for i in sig.host)
     return sig
 
   def buffers(self, xs: Sequence[Any]) -> list | None:
@@ -97,13 +117,29 @@ class Signature:
           return None
         out.append(x._buf)
       elif type(spec) is _Host and spec.accepts(x):
-        out.append(spec.convert(x))
+        out.append(x)
       else:
         return None
     if self.take is not None:
       out = [out[i] for i in self.take]
     if self.host:
-      put = pjrt.put_host([out[i] for i in self.host], self.host_avals, self.device)
-      for i, buf in zip(self.host, put):
-        out[i] = buf
+      self._put(out)
     return out
+
+  def _put(self, out: list) -> None:
+    """Replace the host values in `out` by buffers: kept ones, else all put in one go."""
+    todo, values, avals = [], [], []
+    for i, spec in zip(self.host, self.host_specs):
+      x = out[i]
+      buf = None if spec.kept is None or not x else spec.kept_buffer(x)
+      if buf is None:
+        todo.append((i, spec, x))
+        values.append(spec.convert(x))
+        avals.append(spec.aval)
+      else:
+        out[i] = buf
+    if todo:
+      for (i, spec, x), buf in zip(todo, pjrt.put_host(values, avals, self.device)):
+        out[i] = buf
+        if spec.kept is not None and x:
+          spec.keep(x, buf)
