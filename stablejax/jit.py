@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import config, core, debug_special, leak_checks, pipeline, platforms, spmd
+from stablejax import (config, core, debug_special, leak_checks, packed_arguments, pipeline,
+                       platforms, spmd)
 from stablejax.config import TRACE_CONTEXT, disable_jit
 from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
@@ -68,7 +69,7 @@ class _Traced:
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
                "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
-               "ref_jaxpr", "traced_jaxpr")
+               "ref_jaxpr", "traced_jaxpr", "packed")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
@@ -96,12 +97,13 @@ class _Traced:
     self.donated = donated  # per flat argument: whether its buffer is donated (() for none)
     self.executable = None
     self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
+    self.packed: dict = {}  # (packed positions, passes) -> its executable (packed_arguments)
 
 
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "signature", "run", "finish", "epoch")
+  __slots__ = ("in_tree", "signature", "run", "finish", "epoch", "pending")
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
@@ -117,6 +119,7 @@ class _Hit:
     hit = cls()
     hit.in_tree, hit.signature, hit.run = in_tree, signature, exe.run
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
+    hit.pending = None  # (the trace, the positions of numpy arrays to pack from the next call)
     return hit
 
 
@@ -260,7 +263,10 @@ class Jitted:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
       buffers = None if flat is None else hit.signature.buffers(flat)
       if buffers is not None:
-        return hit.finish(hit.run(buffers))
+        outs = hit.run(buffers)
+        if hit.pending is not None:  # (called again: its numpy arrays packed from now on)
+          self._pack(hit)
+        return hit.finish(outs)
     if config.disable_jit:
       return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
@@ -281,6 +287,7 @@ class Jitted:
           flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept)
       buffers = None if hit is None else hit.signature.buffers(flat)
       if buffers is not None:
+        hit.pending = self._packable(traced, hit, exe)
         outs = exe.run(buffers)
       else:
         outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
@@ -293,6 +300,25 @@ class Jitted:
       outs = jit_p.bind(*traced.refs, *traced.closed_over, *flat, jaxpr=traced.jaxpr,
                         name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _packable(self, traced: _Traced, hit: _Hit, exe: Any) -> tuple | None:
+    """(trace, positions) of the numpy arguments to pack into one transfer, if several."""
+    if any(traced.donated) or not isinstance(exe, Executable):
+      return None
+    avals = traced.compiled_jaxpr.in_avals
+    positions = tuple(i for i in hit.signature.packable() if packed_arguments.packable(avals[i]))
+    return (traced, positions) if len(positions) > 1 else None
+
+  def _pack(self, hit: _Hit) -> None:
+    """Run `hit`'s signature with its numpy arguments in one transfer (`packed_arguments`)."""
+    (traced, positions), hit.pending = hit.pending, None
+    key = (positions, self._passes())
+    exe = traced.packed.get(key)
+    if exe is None:
+      closed = packed_arguments.unpacking(traced.compiled_jaxpr, positions)
+      exe = traced.packed[key] = pipeline.executable(
+          closed, self.name, self.device, key[1], (), self.compiler_options)
+    hit.signature, hit.run = hit.signature.packing(positions), exe.run
 
   def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
     """Call a function taking refs: with their values, writing their final values back."""

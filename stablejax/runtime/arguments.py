@@ -76,7 +76,8 @@ def _converter(given: np.dtype, want: np.dtype) -> Callable[[np.ndarray], np.nda
 class Signature:
   """Per argument position: the canonical aval of an Array on `sharding`'s device, or a host
   position; `take` selects the arguments the executable takes (None: all)."""
-  __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs")
+  __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs", "packed",
+               "packed_specs", "packed_aval", "unpacked")
 
   @classmethod
   def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None
@@ -102,6 +103,28 @@ class Signature:
     taken = specs if take is None else [specs[i] for i in take]
     sig.host = tuple(i for i, s in enumerate(taken) if type(s) is _Host)
     sig.host_specs = tuple(taken[i] for i in sig.host)
+    sig.packed = sig.packed_specs = sig.packed_aval = sig.unpacked = None
+    return sig
+
+  def packable(self) -> list[int]:
+    """The positions (among those taken) of its numpy arrays."""
+    return [i for i, s in zip(self.host, self.host_specs) if s.shape is not None]
+
+  def packing(self, positions: Sequence[int]) -> Signature:
+    """This signature for the executable taking the numpy arrays at `positions` (among those
+    taken) as one leading uint8 vector of their bytes, its other arguments after it."""
+    sig = Signature()
+    sig.specs, sig.avals, sig.sharding, sig.device, sig.take = (
+        self.specs, self.avals, self.sharding, self.device, self.take)
+    sig.packed = tuple(positions)
+    taken = dict(zip(self.host, self.host_specs))
+    sig.packed_specs = tuple(taken[i] for i in sig.packed)
+    size = sum(s.aval.size * s.aval.dtype.itemsize for s in sig.packed_specs)
+    sig.packed_aval = core.ShapedArray((size,), np.dtype(np.uint8))
+    rest = [(i, s) for i, s in taken.items() if i not in sig.packed]
+    sig.host, sig.host_specs = tuple(i for i, _ in rest), tuple(s for _, s in rest)
+    n = len(self.specs) if self.take is None else len(self.take)
+    sig.unpacked = tuple(i for i in range(n) if i not in sig.packed)
     return sig
 
   def buffers(self, xs: Sequence[Any]) -> list | None:
@@ -122,9 +145,20 @@ class Signature:
         return None
     if self.take is not None:
       out = [out[i] for i in self.take]
+    if self.packed is not None:
+      return self._put_packed(out)
     if self.host:
       self._put(out)
     return out
+
+  def _put_packed(self, out: list) -> list:
+    """The packed numpy arrays' bytes as one buffer, then the others' buffers."""
+    blob = np.concatenate([np.ascontiguousarray(spec.convert(out[i])).reshape(-1).view(
+        np.uint8) for i, spec in zip(self.packed, self.packed_specs)])
+    if self.host:
+      self._put(out)
+    (buf,) = pjrt.put_host([blob], [self.packed_aval], self.device)
+    return [buf, *[out[i] for i in self.unpacked]]
 
   def _put(self, out: list) -> None:
     """Replace the host values in `out` by buffers: kept ones, else all put in one go."""

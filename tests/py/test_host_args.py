@@ -138,3 +138,44 @@ def test_eager_primitive_on_host_values_alone():
   for _ in range(2):
     _same(jnp.sin(np.arange(4, dtype=np.float32)), jjnp.sin(np.arange(4, dtype=np.float32)))
     _same(sj.lax.add(np.float32(1), np.float32(2)), jax.lax.add(np.float32(1), np.float32(2)))
+
+
+def _packed_case(api, np_):
+  def f(a, b, c, d, s, e, g, h, unused, i):
+    return [a * 2, np_.where(b, c, 0), d.astype(np_.float32) + s, e * 1, g + 1, h.sum(), i]
+  return api.jit(f)
+
+
+def test_jit_numpy_arguments_packed_into_one_transfer():
+  """Called again, a signature with several numpy arrays packs them (bools, ints of each
+  width, float16, float64 canonicalized, 0-d, empty, non-contiguous; beside a device array,
+  a scalar and an unused argument)."""
+  rng = np.random.default_rng(0)
+  host = [rng.standard_normal((3, 4)).astype(np.float32), rng.random(5) > 0.5,
+          np.arange(5, dtype=np.int8), np.arange(6, dtype=np.int16).reshape(2, 3), 0.5,
+          rng.standard_normal(3).astype(np.float16), np.arange(4, dtype=np.float64),
+          np.arange(12, dtype=np.int32).reshape(3, 4).T, np.ones(3, np.float32),
+          np.array(7, np.uint32)]
+  empty = np.zeros((0, 2), np.float32)
+  f, g = _packed_case(sj, jnp), _packed_case(jax, jjnp)
+  for call in range(4):
+    args = list(host)
+    if call == 3:
+      args[0] = args[0] + 1  # new values, the same signature
+    for ours, theirs in zip(f(*args), g(*args)):
+      _same(ours, theirs)
+  assert f._hit is not None and f._hit.signature.packed is not None
+  f2 = sj.jit(lambda a, b: (a, b))
+  for _ in range(3):
+    a, b = f2(empty, np.ones(2, np.float32))
+    assert a.shape == (0, 2) and np.asarray(b).tolist() == [1.0, 1.0]
+
+
+def test_jit_packed_signature_falls_back_on_change():
+  f = sj.jit(lambda a, b: a + b)
+  x, y = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
+  for _ in range(3):
+    np.testing.assert_array_equal(np.asarray(f(x, y)), [3.0] * 3)
+  assert f._hit.signature.packed is not None
+  np.testing.assert_array_equal(np.asarray(f(x, sj.device_put(y))), [3.0] * 3)
+  np.testing.assert_array_equal(np.asarray(f(x.astype(np.int32), y.astype(np.int32))), [3] * 3)
