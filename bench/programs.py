@@ -115,3 +115,22 @@ def eager_while(np_, lax_, trips: int = 10) -> Callable:
     i, x = carry
     return i + 1, np_.sin(x)
   return lambda x: lax_.while_loop(cond_fun, body_fun, (0, x))[1]
+
+
+def mlp3(np_) -> Callable:
+  """A 3-layer tanh MLP's forward pass taking its 7 arrays as arguments:
+  `f(w1, b1, w2, b2, w3, b3, x)` (the host-argument dispatch rows)."""
+  def f(w1, b1, w2, b2, w3, b3, x):
+    h = np_.tanh(x @ w1 + b1)
+    h = np_.tanh(h @ w2 + b2)
+    return h @ w3 + b3
+  return f
+
+
+def mlp3_data(sizes=(16, 32, 32, 4), batch: int = 8) -> tuple:
+  """`mlp3`'s 7 arguments, deterministic numpy arrays (small: the call, not the work, is timed)."""
+  rng = np.random.default_rng(2)
+  params = [a for m, n in zip(sizes[:-1], sizes[1:])
+            for a in ((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
+                      rng.standard_normal(n).astype(np.float32))]
+  return (*params, rng.standard_normal((batch, sizes[0])).astype(np.float32))

@@ -12,8 +12,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from stablejax import cache_misses, config, core, debug_special, leak_checks, pipeline, platforms, spmd
-from stablejax.config import disable_jit
+from stablejax import (cache_misses, config, core, debug_special, leak_checks, packed_arguments,
+                       pipeline, platforms, spmd)
+from stablejax.config import TRACE_CONTEXT, disable_jit
 from stablejax.sharding import current_mesh
 from stablejax.core import eval_trace, trace_state
 from stablejax.interpreters import dce
@@ -25,7 +26,7 @@ from stablejax.passes.discharge import discharge_refs, hoist_ref_consts
 from stablejax.lax.state import AbstractRef
 from stablejax.runtime.backend import get_backend
 from stablejax.runtime import Array, Executable, devices as runtime_devices
-from stablejax.runtime.array import buffers_of
+from stablejax.runtime.arguments import Signature
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
                                  tree_unflatten)
@@ -67,7 +68,7 @@ class _Traced:
   over (passed as leading arguments), and the output tree."""
   __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
                "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
-               "ref_jaxpr", "traced_jaxpr")
+               "ref_jaxpr", "traced_jaxpr", "packed")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
@@ -95,28 +96,29 @@ class _Traced:
     self.donated = donated  # per flat argument: whether its buffer is donated (() for none)
     self.executable = None
     self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
+    self.packed: dict = {}  # (packed positions, passes) -> its executable (packed_arguments)
 
 
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "avals", "sharding", "run", "finish", "epoch", "kept")
+  __slots__ = ("in_tree", "signature", "run", "finish", "epoch", "pending")
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
          kept: Sequence[bool] | None = None) -> _Hit | None:
     """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
-    `flat` are the positional arguments), or None unless all are Arrays on the executable's
-    device. `kept` flags the arguments the executable takes (None: all; unused ones pruned)."""
-    sh = exe.sharding
-    for x in flat:
-      if type(x) is not Array or x._buf._sharding is not sh:
-        return None
+    `flat` are the positional arguments), or None unless each is an Array on the executable's
+    device or a host value (`Signature`). `kept` flags the arguments the executable takes
+    (None: all; unused ones pruned, and never transferred)."""
+    take = None if kept is None else [i for i, k in enumerate(kept) if k]
+    signature = Signature.of(flat, exe.device, take)
+    if signature is None:
+      return None
     hit = cls()
-    hit.in_tree, hit.avals = in_tree, tuple([x.aval for x in flat])
-    hit.sharding, hit.run = sh, exe.run
+    hit.in_tree, hit.signature, hit.run = in_tree, signature, exe.run
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
-    hit.kept = None if kept is None else tuple(i for i, k in enumerate(kept) if k)
+    hit.pending = None  # (the trace, the positions of numpy arrays to pack from the next call)
     return hit
 
 
@@ -253,17 +255,17 @@ class Jitted:
     hit = self._hit
     if hit is not None and trace_state.trace is eval_trace and hit.epoch == config.epoch:
       # The dispatch fast path: the last call's signature again (argument structure, and types
-      # compared by identity: Arrays share canonical avals), every argument an Array on the
-      # executable's device.
+      # compared by identity: Arrays share canonical avals; host values by type, dtype, shape)
       if hit.in_tree is None:
-        flat = args if not kwargs and len(args) == len(hit.avals) else None
+        flat = None if kwargs else args
       else:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
-      buffers = None if flat is None else buffers_of(flat, hit.avals, hit.sharding)
+      buffers = None if flat is None else hit.signature.buffers(flat)
       if buffers is not None:
-        if hit.kept is not None:  # (the unused arguments pruned from the module)
-          buffers = [buffers[i] for i in hit.kept]
-        return hit.finish(hit.run(buffers))
+        outs = hit.run(buffers)
+        if hit.pending is not None:  # (called again: its numpy arrays packed from now on)
+          self._pack(hit)
+        return hit.finish(outs)
     if config.disable_jit:
       return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
@@ -279,12 +281,17 @@ class Jitted:
                                  self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
       exe = self._executable(traced)
-      outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
+      # the next call of this signature takes the fast path; this one its transfers
+      self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
+          flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept)
+      buffers = None if hit is None else hit.signature.buffers(flat)
+      if buffers is not None:
+        hit.pending = self._packable(traced, hit, exe)
+        outs = exe.run(buffers)
+      else:
+        outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
         self._check_special(outs, args, kwargs)
-      elif not self._has_static:
-        self._hit = _Hit.of(flat, None if flat is args else traced.in_tree, exe,
-                            traced.out_tree, traced.kept)
     elif self.inline:
       outs = eval_jaxpr(traced.jaxpr.jaxpr, traced.jaxpr.consts, *traced.refs,
                         *traced.closed_over, *flat)
@@ -292,6 +299,25 @@ class Jitted:
       outs = jit_p.bind(*traced.refs, *traced.closed_over, *flat, jaxpr=traced.jaxpr,
                         name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
+
+  def _packable(self, traced: _Traced, hit: _Hit, exe: Any) -> tuple | None:
+    """(trace, positions) of the numpy arguments to pack into one transfer, if several."""
+    if any(traced.donated) or not isinstance(exe, Executable):
+      return None
+    avals = traced.compiled_jaxpr.in_avals
+    positions = tuple(i for i in hit.signature.packable() if packed_arguments.packable(avals[i]))
+    return (traced, positions) if len(positions) > 1 else None
+
+  def _pack(self, hit: _Hit) -> None:
+    """Run `hit`'s signature with its numpy arguments in one transfer (`packed_arguments`)."""
+    (traced, positions), hit.pending = hit.pending, None
+    key = (positions, self._passes())
+    exe = traced.packed.get(key)
+    if exe is None:
+      closed = packed_arguments.unpacking(traced.compiled_jaxpr, positions)
+      exe = traced.packed[key] = pipeline.executable(
+          closed, self.name, self.device, key[1], (), self.compiler_options)
+    hit.signature, hit.run = hit.signature.packing(positions), exe.run
 
   def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
     """Call a function taking refs: with their values, writing their final values back."""

@@ -20,7 +20,7 @@ from stablejax.passes import registry
 from stablejax.lax.state import Ref
 from stablejax.passes.discharge import discharge_refs, discharge_state, has_refs
 from stablejax.runtime import Array
-from stablejax.runtime.array import buffers_of
+from stablejax.runtime.arguments import Signature
 from stablejax.runtime.sharded import (ShardedExecutable, compile_spmd, output_hlo_shardings,
                                        parameter_hlo_shardings)
 from stablejax.util import on_clear_caches, weak_cache
@@ -305,11 +305,11 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
                        "config option is set")
   hit = _last_call.get(prim)
-  if hit is not None and len(args) == len(hit.avals) and hit.epoch == config.epoch and (
+  if hit is not None and hit.epoch == config.epoch and (
       params is hit.params or params == hit.params):
     # The fast path: this primitive's last call again (argument types compared by identity:
-    # Arrays share canonical avals), every argument an Array on the executable's device.
-    buffers = buffers_of(args, hit.avals, hit.sharding)
+    # Arrays share canonical avals; host values by type, dtype and shape).
+    buffers = hit.signature.buffers(args)
     if buffers is not None:
       outs = hit.run(buffers)
       if debug_special.enabled():
@@ -327,9 +327,9 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
         device = d
       elif d is not device:
         on_device = False
-    else:
+    else:  # (a host value goes to the device; a ref is discharged)
       avals.append(core.get_aval(x))
-      on_device, refs = False, refs or type(x) is Ref
+      refs = refs or type(x) is Ref
   device, avals, spread = device or runtime.default_device(), tuple(avals), tuple(spread)
   where = device if not any(spread) else spread
   cache, key, keep = _eager_cache(prim, avals, params, where)
@@ -344,9 +344,12 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
   exe = entry[0]
   if refs:
     return run_with_refs(exe, args)
-  if on_device and not isinstance(exe, ShardedExecutable):
-    _last_call[prim] = _LastCall(avals, params, exe)
-    outs = exe.launch(args)
+  signature = Signature.of(args, exe.device) if on_device and isinstance(
+      exe, runtime.Executable) else None
+  buffers = None if signature is None else signature.buffers(args)
+  if buffers is not None:
+    _last_call[prim] = _LastCall(params, signature, exe)
+    outs = exe.run(buffers)
   else:
     outs = exe(*args)
   if debug_special.enabled():
@@ -382,11 +385,11 @@ def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
 
 
 class _LastCall:
-  """A primitive's last eager call on Arrays, and what runs it again."""
-  __slots__ = ("avals", "params", "sharding", "run", "epoch")
+  """A primitive's last eager call on Arrays and host values, and what runs it again."""
+  __slots__ = ("params", "signature", "run", "epoch")
 
-  def __init__(self, avals: tuple, params: dict, exe: runtime.Executable):
-    self.avals, self.params, self.sharding, self.run = avals, params, exe.sharding, exe.run
+  def __init__(self, params: dict, signature: Signature, exe: runtime.Executable):
+    self.params, self.signature, self.run = params, signature, exe.run
     self.epoch = config.epoch  # (a config change, such as the matmul precision, voids it)
 
 

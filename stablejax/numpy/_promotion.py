@@ -151,9 +151,9 @@ def promote_shapes(name: str, *args: Any) -> list:
 
 def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
   """The promoted operands in the common cases, decided without the promotion lattice: arrays
-  of one type, beside which Python int and float scalars take a strong inexact array's dtype;
-  None for every other case."""
-  aval, scalars = None, False
+  of one type (numpy arrays of its dtype and shape too), beside which Python int and float
+  scalars take a strong inexact array's dtype; None for every other case."""
+  aval, scalars, host = None, False, []
   for x in args:
     if type(x) is Array or isinstance(x, core.Tracer):
       a = x.aval
@@ -164,9 +164,12 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
         return None
     elif type(x) is float or type(x) is int:
       scalars = True
+    elif type(x) is np.ndarray:
+      host.append(x)
     else:
       return None
-  if aval is None:
+  if aval is None or host and (aval.weak_type or any(
+      x.dtype != aval.dtype or x.shape != aval.shape for x in host)):
     return None
   if dtypes.kind(aval.dtype) not in "fc":
     # (booleans are never weakly typed once promoted: the lattice makes them strong)
@@ -178,7 +181,7 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
     return None  # (the lattice: also a 64-bit array made under enable_x64, used after it)
   for x in args:
     dtypes.check_python_int(x)
-  return [x if type(x) is not float and type(x) is not int else np.asarray(x, aval.dtype)
+  return [x if type(x) is not float and type(x) is not int else aval.dtype.type(x)
           for x in args]
 
 

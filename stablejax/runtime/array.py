@@ -211,19 +211,6 @@ def _gather(x: Array) -> np.ndarray:
 _new = object.__new__
 
 
-def buffers_of(xs: Sequence[Any], avals: Sequence[core.ShapedArray], sharding: Any
-               ) -> list | None:
-  """The buffers of `xs` if every one is an Array of exactly the aval object in `avals` (Arrays
-  share canonical avals, so this is a type check by identity) on `sharding`, else None: the
-  check of the dispatch fast paths (jit's last call, an eager primitive's)."""
-  buffers = []
-  for x, aval in zip(xs, avals):
-    if type(x) is not Array or x.aval is not aval or x._buf._sharding is not sharding:
-      return None
-    buffers.append(x._buf)
-  return buffers
-
-
 def _unpickle(value: np.ndarray, weak_type: bool) -> Array:
   aval = core.ShapedArray(value.shape, value.dtype, weak_type)
   return Array(pjrt.put(value, aval, pjrt.default_device()), aval)

@@ -36,19 +36,25 @@ class CompileError(RuntimeError):
 # ----------------------------------------------------------------------------------------------
 # Shardings: jaxlib wants a SingleDeviceSharding that answers these callbacks.
 
+_REPLICATED = xla_client.HloSharding.replicate()
+
+
 class SingleDeviceSharding(_jax.SingleDeviceSharding):
-  """The sharding of an array that lives whole on one device (`sj.sharding.SingleDeviceSharding`)."""
+  """The sharding of an array that lives whole on one device (`sj.sharding.SingleDeviceSharding`).
+  jaxlib reads `memory_kind` and the HLO sharding on every transfer: an attribute and a shared
+  object, not a property and a new one each time."""
+  memory_kind: str | None = None  # (shadows the property jax, once imported, gives jaxlib's class)
+
+  def __init__(self, device: Device, *, memory_kind: str | None = None):
+    super().__init__(device, memory_kind=memory_kind)
+    self.memory_kind = self._memory_kind
 
   def _to_xla_hlo_sharding(self, ndim: int) -> xla_client.HloSharding:
-    return xla_client.HloSharding.replicate()
+    return _REPLICATED
 
   @property
   def _device_assignment(self) -> tuple:
     return (self._device,)
-
-  @property
-  def memory_kind(self) -> str | None:
-    return self._memory_kind
 
   is_fully_addressable = True
   is_fully_replicated = True
@@ -300,8 +306,11 @@ def platform_of(device: Device) -> str:
 # ----------------------------------------------------------------------------------------------
 # Buffers
 
-_PUT_KW = ({"enable_x64": True} if "enable_x64" in (_jax.batched_device_put.__doc__ or "") else {})
+# committed, no forced copy, the host value copied during the call (a numpy array the caller
+# changes afterwards must not change the buffer), and 64-bit values kept where jaxlib asks
 _COPY = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+_PUT_ARGS = (True, False, _COPY) + (
+    (True,) if "enable_x64" in (_jax.batched_device_put.__doc__ or "") else ())
 
 
 def check_dtypes(dts: Sequence[np.dtype], device: Device) -> None:
@@ -319,8 +328,18 @@ def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   x = np.asarray(x, aval.dtype)
   if config.transfer_guard_host_to_device is not None:
     transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
-  return _jax.batched_device_put(aval, sharding(device), [x], [device], True, False, _COPY,
-                                 **_PUT_KW)
+  return _jax.batched_device_put(aval, sharding(device), [x], [device], *_PUT_ARGS)
+
+
+def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Buffer]:
+  """The host values `xs` (numpy arrays or scalars already of their avals' dtypes, on a device
+  that holds those dtypes) as buffers on `device`, one transfer each: jaxlib's batched put
+  batches the shards of one array, not several arrays."""
+  if config.transfer_guard_host_to_device is not None:
+    for aval in avals:
+      transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
+  sh, devices, put_one = sharding(device), [device], _jax.batched_device_put
+  return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
 
 
 def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
