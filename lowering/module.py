@@ -14,7 +14,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
 from stablejax.interpreters.rule_checks import rule_location
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects,
+                             has_subjaxprs)
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
@@ -389,8 +390,7 @@ def _on_extended(ctx: LoweringRuleContext, eqn: JaxprEqn) -> bool:
   control flow (whose jaxprs are lowered on the keys' physical types)."""
   if _all_plain(ctx.avals_in) and _all_plain(ctx.avals_out):
     return False
-  return not any(isinstance(x, (Jaxpr, ClosedJaxpr)) for v in eqn.params.values()
-                 for x in (v if type(v) is tuple else (v,)))
+  return not has_subjaxprs(eqn)
 
 
 def _has_extended(jaxpr: Jaxpr) -> bool:

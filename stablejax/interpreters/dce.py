@@ -16,7 +16,8 @@ import threading
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from stablejax import core
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eqn_effects, replace_subjaxprs
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Var, eqn_effects, has_subjaxprs,
+                             replace_subjaxprs)
 
 # rule(used_outputs, eqn) -> (used_inputs, the equation computing the used outputs from the
 # used inputs, or None to drop it). Called only for equations with a used output or an effect;
@@ -58,7 +59,7 @@ def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[
     if not any(used) and not eqn_effects(eqn):
       continue
     rule = dce_rules.get(eqn.primitive)
-    if rule is None and not eqn.params:  # the common case: all inputs used, nothing inside
+    if rule is None and (not eqn.params or not has_subjaxprs(eqn)):  # all inputs used
       live.update([v for v in eqn.invars if type(v) is Var])
       kept.append(eqn)
       continue
