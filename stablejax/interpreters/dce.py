@@ -27,8 +27,8 @@ DceRule = Callable[[list[bool], JaxprEqn], tuple[list[bool], JaxprEqn | None]]
 dce_rules: dict[core.Primitive, DceRule] = {}
 
 J = TypeVar("J", ClosedJaxpr, Jaxpr)
-# The jaxprs that pruning with every output used left unchanged (every input used, nothing
-# dead): pruned again (jit's unused-argument check, then the `dce` pass), they are answered at
+# The jaxprs that pruning with every output used left unchanged (every input used, not only
+# instantiated; nothing dead): pruned again (jit's unused-argument check, then the `dce` pass), they are answered at
 # once. Jaxprs are not changed in place.
 _clean: weakref.WeakSet = weakref.WeakSet()
 
@@ -79,7 +79,8 @@ def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[
   unchanged = (all(used_outputs) and all(used_inputs) and len(kept) == len(jaxpr.eqns) and
                all(a is b for a, b in zip(kept, reversed(jaxpr.eqns))))
   if unchanged:
-    _clean.add(j)
+    if all(v in live for v in jaxpr.invars):  # (used, not only instantiated)
+      _clean.add(j)
     return j, used_inputs
   new_jaxpr = jaxpr.replace(invars=keep(jaxpr.invars, used_inputs),
                             outvars=keep(jaxpr.outvars, used_outputs), eqns=kept[::-1])
