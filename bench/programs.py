@@ -8,11 +8,11 @@ from typing import Callable
 import numpy as np
 
 
-def chain(np_, n_eqns: int) -> Callable:
-  """A fresh program of `n_eqns` equations: repeated sin, multiply by a literal, add."""
+def chain(np_, n_eqns: int, scale: float = 2.0) -> Callable:
+  """A fresh program of `n_eqns` equations: repeated sin, multiply by the literal `scale`, add."""
   def f(x):
     for _ in range(n_eqns // 3):
-      x = np_.sin(x) * 2.0 + x
+      x = np_.sin(x) * scale + x
     return x
   return f
 

@@ -17,10 +17,12 @@ with every stage dumped and without). Times are per call (seconds, shown in us/m
 sides run
 alternately (stablejax, JAX, stablejax, JAX, ...), each figure the median of its runs after a
 warm-up, which is also a check that the program's outputs agree with JAX's. Growth rows
-show each side's own time(2n) / time(n) and judge stablejax's against the target; the memory row
-shows tracemalloc peaks; the import and persistent-cache rows time fresh subprocesses. Without JAX
-installed, stablejax's figures are printed alone. Progress (rows done, their rate, the time left)
-goes to stderr. Exits 1 if a row failed or disagreed with JAX.
+show each side's own time(2n) / time(n) and judge stablejax's against the target; the "peak
+memory" row shows tracemalloc peaks (Python's heap), the "peak RSS" rows the growth of a fresh
+process's resident-set peak (native memory too: the MLIR module); the import and
+persistent-cache rows time fresh subprocesses. Without JAX installed, stablejax's figures are
+printed alone. Progress (rows done, their rate, the time left) goes to stderr. Exits 1 if a row
+failed or disagreed with JAX.
 """
 from __future__ import annotations
 
@@ -211,7 +213,8 @@ def traced(work: Callable[[Side, int], Callable[[], Any]], n: int,
   return timed(lambda s: work(s, n), CHECKS[work], fresh=True, repeat=repeat)
 
 
-def growth(work: Callable[[Side, int], Callable[[], Any]], n: int) -> Measure:
+def growth(work: Callable[[Side, int], Callable[[], Any]], n: int,
+           repeat: tuple[int, int] = (5, 1)) -> Measure:
   """Each side's own time(2n) / time(n) of `work`."""
   def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
     agree(CHECKS[work], sides)
@@ -219,7 +222,7 @@ def growth(work: Callable[[Side, int], Callable[[], Any]], n: int) -> Measure:
     for side in sides:
       runs += [functools.partial(time_run, work(side, n)),
                functools.partial(time_run, work(side, 2 * n))]
-    times = alternate(runs, cfg.repeat((5, 1)))
+    times = alternate(runs, cfg.repeat(repeat))
     return [big / small for small, big in zip(times[::2], times[1::2])]
   return measure
 
@@ -241,6 +244,76 @@ def peak_memory(work: Callable[[Side, int], Callable[[], Any]], n: int) -> Measu
     return alternate([functools.partial(peak_bytes, work(s, n)) for s in sides],
                      cfg.repeat((3, 1)))
   return measure
+
+
+WORKS = {work.__name__: work for work in CHECKS}
+
+
+def memory_child(side_name: str, work_name: str, n: int) -> None:
+  """The child process of the peak-RSS rows: prints the growth of the resident set's peak over
+  one run of `work` at `n` equations, after a warm-up at CHECK_EQNS (imports, caches, the MLIR
+  context). Linux's /proc/self/clear_refs resets the peak first; a JSON line either way."""
+  side, work = load_side(side_name), WORKS[work_name]
+  work(side, CHECK_EQNS)()
+  time_run(lambda: None)  # collects garbage
+  try:
+    with open("/proc/self/clear_refs", "w") as f:
+      f.write("5")  # the peak (VmHWM) starts again from the resident set now
+  except OSError as e:
+    print(json.dumps({"unavailable": f"needs Linux's /proc/self/clear_refs ({e})"}))
+    return
+  before = _status_bytes("VmRSS")
+  work(side, n)()
+  print(json.dumps({"bytes": _status_bytes("VmHWM") - before}))
+
+
+def _status_bytes(key: str) -> float:
+  with open("/proc/self/status") as f:
+    line = next(line for line in f if line.startswith(key + ":"))
+  return float(line.split()[1]) * 1024  # (in kB)
+
+
+def peak_rss(work: Callable[[Side, int], Callable[[], Any]], n: int) -> Measure:
+  """The peak resident memory `work` adds at `n` equations, each run a fresh process: unlike
+  tracemalloc's, it counts the MLIR module and the other native memory of lowering."""
+  def child_bytes(side: Side) -> float:
+    out = json.loads(child(os.path.abspath(__file__), "--memory-child", side.name,
+                           work.__name__, str(n)))
+    if "unavailable" in out:
+      raise Unavailable(out["unavailable"])
+    return out["bytes"]
+
+  def measure(sides: Sequence[Side], cfg: Settings) -> list[float]:
+    agree(CHECKS[work], sides)
+    return alternate([functools.partial(child_bytes, s) for s in sides], cfg.repeat((2, 1)))
+  return measure
+
+
+def lowered(build: Callable[[Side, int], tuple[Callable, tuple]], n: int = 3000) -> Measure:
+  """`jit(...).lower(*args).as_text()` of a fresh program: `build(side, n)` gives the jitted
+  program of about `n` equations and its arguments; checked by running it at CHECK_EQNS."""
+  def make(side: Side) -> Callable[[], str]:
+    def run():
+      fun, args = build(side, n)
+      return fun.lower(*args).as_text()
+    return run
+
+  def check(side: Side) -> Any:
+    fun, args = build(side, CHECK_EQNS)
+    return fun(*args)
+  return timed(make, check, fresh=True, repeat=(7, 2))
+
+
+def scaled_chain(side: Side, n: int) -> tuple[Callable, tuple]:
+  return side.api.jit(programs.chain(side.np, n, scale=1.0001)), (X8,)
+
+
+def grad_chain(side: Side, n: int) -> tuple[Callable, tuple]:
+  return side.api.jit(side.api.grad(programs.scalar_chain(side.np, n))), (X8,)
+
+
+def vmap_chain(side: Side, n: int) -> tuple[Callable, tuple]:
+  return side.api.jit(side.api.vmap(programs.chain(side.np, n))), (XS,)
 
 
 # Dispatch, eager operations and steps of compiled programs.
@@ -512,6 +585,14 @@ ROWS = [
     Row("growth 3,000->6,000: make_jaxpr", 2.1, growth(trace, 3000), "x", True),
     Row("growth 3,000->6,000: make_jaxpr(grad)", 2.1, growth(grad_trace, 3000), "x", True),
     Row("growth 3,000->6,000: lower", 2.1, growth(lower, 3000), "x", True),
+    Row("lower, sin(x) * 1.0001 + x, 3,000 eqns", 0.3, lowered(scaled_chain)),
+    Row("lower, jit(grad(f)), 3,000 eqns", 0.3, lowered(grad_chain)),
+    Row("lower, jit(vmap(f)), 3,000 eqns", 0.3, lowered(vmap_chain)),
+    Row("lower, MLP training step", 0.3,
+        lowered(lambda s, n: (mlp(s, 1.0), MLP_DATA))),
+    Row("lower, scan RNN", 0.3, lowered(lambda s, n: (rnn(s, 1.0), RNN_DATA))),
+    Row("growth 50,000->100,000: make_jaxpr", 2.1, growth(trace, 50000, (3, 1)), "x", True),
+    Row("growth 50,000->100,000: lower", 2.1, growth(lower, 50000, (3, 1)), "x", True),
     Row("MLP compile (first call of a fresh jit(step))", 1.0, salted(mlp, MLP_DATA)),
     Row("MLP training step (cached)", 1.0, stepped(mlp, MLP_DATA, carry=True)),
     Row("scan RNN compile (first call)", 1.0, salted(rnn, RNN_DATA)),
@@ -521,6 +602,8 @@ ROWS = [
     Row("eager lax.while_loop f32[8], 10 trips", 1.0,
         eager(lambda s: programs.eager_while(s.np, s.lax), 1)),
     Row("peak memory, make_jaxpr 3,000 eqns", 1.0, peak_memory(trace, 3000), "bytes"),
+    Row("peak RSS, make_jaxpr 100,000 eqns", 1.0, peak_rss(trace, 100000), "bytes"),
+    Row("peak RSS, lower 100,000 eqns", 1.0, peak_rss(lower, 100000), "bytes"),
     # stablejax with the hook (first figure) against without it (second): the ratio is its cost
     Row("sj/sj: lower 3,000 eqns, dumps+logs off/no hook", 1.01, hooks_off(3000)),
     Row("sj/sj: lower 3,000 eqns, dumps on/off", 3.0, dumps_on(3000)),
@@ -590,9 +673,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="only rows whose name contains SUBSTRING (repeatable)")
   parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON to PATH")
   parser.add_argument("--cache-child", nargs=2, help=argparse.SUPPRESS)
+  parser.add_argument("--memory-child", nargs=3, help=argparse.SUPPRESS)
   args = parser.parse_args(argv)
   if args.cache_child:
     cache_child(*args.cache_child)
+    return 0
+  if args.memory_child:
+    side_name, work_name, n = args.memory_child
+    memory_child(side_name, work_name, int(n))
     return 0
   sides, cfg = load_sides(), Settings(args.quick)
   rows = [r for r in ROWS

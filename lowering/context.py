@@ -72,7 +72,9 @@ class _ThreadState(threading.local):
     self.context: ir.Context | None = None
     self.element_types: dict[np.dtype, ir.Type] = {}
     self.tensor_types: dict[tuple, ir.RankedTensorType] = {}
-    self.scalar_attrs: dict[tuple, ir.DenseElementsAttr] = {}  # (dtype, bytes) -> attribute
+    # (dtype, bytes) -> the attribute of that scalar and its type
+    self.scalar_attrs: dict[tuple, tuple[ir.DenseElementsAttr, ir.Type]] = {}
+    self.dims_attrs: dict[tuple, ir.DenseI64ArrayAttr] = {}  # broadcast dimensions
 
 
 _state = _ThreadState()
@@ -129,21 +131,25 @@ def make_op(name: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Va
                              attributes=attributes)
 
 
-_SCALAR_ATTRS_LIMIT = 4096
+_ATTRS_LIMIT = 4096  # (a cache of attributes keeps at most this many)
 
 
 def dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
   """A DenseElementsAttr holding numpy array `x` (any dtype stablejax supports); those of
   scalars (every literal of a program) are built once per value."""
-  if x.ndim == 0:
-    key = (x.dtype, x.tobytes())
-    attr = _state.scalar_attrs.get(key)
-    if attr is None:
-      if len(_state.scalar_attrs) >= _SCALAR_ATTRS_LIMIT:
-        _state.scalar_attrs.clear()
-      attr = _state.scalar_attrs[key] = _dense_attr(x)
-    return attr
-  return _dense_attr(x)
+  return _scalar_attr(x)[0] if x.ndim == 0 else _dense_attr(x)
+
+
+def _scalar_attr(x: np.ndarray) -> tuple[ir.DenseElementsAttr, ir.Type]:
+  """The attribute of rank-0 `x` and its type, built once per value."""
+  key = (x.dtype, x.tobytes())
+  entry = _state.scalar_attrs.get(key)
+  if entry is None:
+    if len(_state.scalar_attrs) >= _ATTRS_LIMIT:
+      _state.scalar_attrs.clear()
+    attr = _dense_attr(x)
+    entry = _state.scalar_attrs[key] = (attr, attr.type)
+  return entry
 
 
 def _dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
@@ -152,6 +158,8 @@ def _dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
 
 
 def _as_array(value: Any, dtype: Any) -> np.ndarray:
+  if type(value) is np.ndarray and value.dtype is dtype and dtype.kind != "V":
+    return value  # (a literal of a jaxpr: already an array of its type; float0 is kind "V")
   if isinstance(dtype, dtypes.ExtendedDType):  # a key array: its data
     return np.asarray(value, dtype.physical_dtype)
   dtype = dtypes.dtype_of(value) if dtype is None else np.dtype(dtype)
@@ -177,12 +185,25 @@ def ir_constant(value: Any, shape: Sequence[int] | None = None, dtype: Any = Non
 
 
 def _constant(x: np.ndarray) -> ir.Value:
-  attr = dense_attr(x)
-  return make_op("stablehlo.constant", [attr.type], [], {"value": attr}).result
+  if x.ndim == 0:
+    attr, attr_type = _scalar_attr(x)
+  else:
+    attr = _dense_attr(x)
+    attr_type = attr.type
+  return make_op("stablehlo.constant", [attr_type], [], {"value": attr}).result
 
 
 def broadcast_to(value: ir.Value, dims: Sequence[int], shape: Sequence[int], dtype: np.dtype
                  ) -> ir.Value:
   """`stablehlo.broadcast_in_dim` of `value` to `shape`, operand axis i going to dims[i]."""
   return make_op("stablehlo.broadcast_in_dim", [shaped_ir_type(shape, dtype)], [value],
-                 {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(list(dims))}).result
+                 {"broadcast_dimensions": _dims_attr(tuple(dims))}).result
+
+
+def _dims_attr(dims: tuple[int, ...]) -> ir.DenseI64ArrayAttr:
+  attr = _state.dims_attrs.get(dims)
+  if attr is None:
+    if len(_state.dims_attrs) >= _ATTRS_LIMIT:
+      _state.dims_attrs.clear()
+    attr = _state.dims_attrs[dims] = ir.DenseI64ArrayAttr.get(list(dims))
+  return attr

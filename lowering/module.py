@@ -14,7 +14,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, platforms
 from stablejax.interpreters import partial_eval as pe
 from stablejax.interpreters.rule_checks import rule_location
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects,
+                             has_subjaxprs)
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
@@ -84,7 +85,7 @@ class ModuleContext:
     self.callees: dict[Any, str] = {}  # (callee ClosedJaxpr, platforms) -> its function's name
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
-    self._rules: dict[core.Primitive, tuple[Callable, ...]] = {}
+    self._rules: dict[core.Primitive, tuple[tuple[Callable, ...], bool]] = {}
     self._locations: dict[Any, ir.Location] = {}  # by name, or (name, frames) with debug info
     self._frame_locations: dict[tuple, ir.Location] = {}
 
@@ -128,11 +129,17 @@ class ModuleContext:
 
   def rules(self, prim: core.Primitive) -> tuple[Callable, ...]:
     """The rules lowering `prim` on each of `platforms` (looked up once per module)."""
-    rules = self._rules.get(prim)
-    if rules is None:
+    return self._rule_entry(prim)[0]
+
+  def _rule_entry(self, prim: core.Primitive) -> tuple[tuple[Callable, ...], bool]:
+    """(`rules(prim)`, whether the types of their results are checked: `checks_results`); a
+    rule of `overrides` (this lowering's `lowering_rules`) in place of the registry's."""
+    entry = self._rules.get(prim)
+    if entry is None:
       override = self.overrides.get(prim)
-      rules = self._rules[prim] = tuple(override or lookup_rule(prim, p) for p in self.platforms)
-    return rules
+      rules = tuple(override or lookup_rule(prim, p) for p in self.platforms)
+      entry = self._rules[prim] = (rules, any(map(checks_results, rules)))
+    return entry
 
   def location(self, name: str, source_info: SourceInfo | None) -> ir.Location:
     """A NameLoc `name`; with debug info, `scope/name` around the call-site chain of the
@@ -291,11 +298,13 @@ def _const_value(x: Any, aval: core.ShapedArray) -> ir.Value:
 
 
 def _apply_rule(rule: Callable, ctx: LoweringRuleContext, args: Sequence[ir.Value],
-                params: dict) -> list[ir.Value]:
+                params: dict, check_types: bool) -> list[ir.Value]:
   prim = ctx.primitive
   try:
-    outs = _normalize_results(prim, rule(ctx, *args, **params))
-    _check_results(prim, outs, ctx.avals_out, checks_results(rule))
+    outs = rule(ctx, *args, **params)
+    outs = [outs] if isinstance(outs, ir.Value) else _normalize_results(prim, outs)
+    if check_types or len(outs) != len(ctx.avals_out):
+      _check_results(prim, outs, ctx.avals_out, check_types)
   except ir.MLIRError as e:
     error = LoweringError(f"the lowering rule for '{prim.name}' failed to build an op: {e}")
     _add_context(error, ctx, rule)
@@ -346,7 +355,7 @@ def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
   distinct rule (lowered for its platforms only), as JAX's `lower_per_platform`."""
   distinct = list({id(r): r for r in rules}.values())
   if len(distinct) == 1:
-    return _apply_rule(distinct[0], ctx, args, params)
+    return _apply_rule(distinct[0], ctx, args, params, checks_results(distinct[0]))
   module_ctx = ctx.module_context
   rule_of = {p: next(i for i, r in enumerate(distinct) if r is rule)
              for p, rule in zip(module_ctx.platforms, rules)}
@@ -359,7 +368,7 @@ def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
     narrowed = tuple(p for p in module_ctx.platforms if rule_of[p] == i)
     inner = ctx.replace(module_context=module_ctx.replace(platforms=narrowed))
     with ir.InsertionPoint(region.blocks.append()):
-      outs = _apply_rule(rule, inner, args, params)
+      outs = _apply_rule(rule, inner, args, params, checks_results(rule))
       tokens = inner.tokens_out or inner.tokens_in
       hlo.return_([tokens[e] for e in effects] + outs)
   results = list(case.results)
@@ -369,23 +378,28 @@ def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
 
 
 def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value],
-               name: str, info: SourceInfo | None, tokens: Tokens) -> list[ir.Value]:
-  """Lower one equation, its ordered effects' tokens taken from and updated in `tokens`."""
+               name: str, info: SourceInfo | None, tokens: Tokens, extended: bool = True
+               ) -> list[ir.Value]:
+  """Lower one equation, its ordered effects' tokens taken from and updated in `tokens`.
+  Without `extended`, its jaxpr has no values of extended dtypes."""
   prim = eqn.primitive
   # an equation's ordered effects are among its jaxpr's, which have tokens
   tokens_in = {e: tokens[e] for e in ordered_effects(eqn_effects(eqn))} if tokens else None
   ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
                             [v.aval for v in eqn.outvars], name, info, tokens_in)
-  try:
-    rules = module_ctx.rules(prim)
-  except NotImplementedError as e:  # a missing rule (MissingLoweringRule, or JAX's type)
-    _add_context(e, ctx, None)
-    raise
-  if prim not in physical_lowerings and _on_extended(ctx, eqn):
+  entry = module_ctx._rules.get(prim)
+  if entry is None:
+    try:
+      entry = module_ctx._rule_entry(prim)
+    except NotImplementedError as e:  # a missing rule (MissingLoweringRule, or JAX's type)
+      _add_context(e, ctx, None)
+      raise
+  rules, check_types = entry
+  if extended and prim not in physical_lowerings and _on_extended(ctx, eqn):
     rules = tuple(_per_component(rule) for rule in rules)
   with module_ctx.location(name, info):
     if len(rules) == 1:
-      outs = _apply_rule(rules[0], ctx, args, eqn.params)
+      outs = _apply_rule(rules[0], ctx, args, eqn.params, check_types)
     else:
       outs = _lower_per_platform(ctx, rules, args, eqn.params)
   if ctx.tokens_out:
@@ -396,9 +410,25 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
 def _on_extended(ctx: LoweringRuleContext, eqn: JaxprEqn) -> bool:
   """Whether the equation takes or makes values of extended dtypes (keys) and is not a call or
   control flow (whose jaxprs are lowered on the keys' physical types)."""
-  return (any(not isinstance(a.dtype, np.dtype) for a in (*ctx.avals_in, *ctx.avals_out)) and
-          not any(isinstance(x, (Jaxpr, ClosedJaxpr)) for v in eqn.params.values()
-                  for x in (v if type(v) is tuple else (v,))))
+  if _all_plain(ctx.avals_in) and _all_plain(ctx.avals_out):
+    return False
+  return not has_subjaxprs(eqn)
+
+
+def _has_extended(jaxpr: Jaxpr) -> bool:
+  """Whether a value of `jaxpr` has an extended dtype (a key): each variable an equation reads
+  is an input of the jaxpr or an earlier equation's output (literals are numpy scalars)."""
+  return not (_all_plain([v.aval for v in jaxpr.constvars]) and
+              _all_plain([v.aval for v in jaxpr.invars]) and
+              _all_plain([v.aval for e in jaxpr.eqns for v in e.outvars]))
+
+
+def _all_plain(avals: Sequence[core.ShapedArray]) -> bool:
+  """Whether all `avals` have numpy dtypes (a loop, not `all()`: this runs for every equation)."""
+  for a in avals:
+    if not isinstance(a.dtype, np.dtype):
+      return False
+  return True
 
 
 def _component(value: ir.Value, aval: core.ShapedArray, j: int) -> ir.Value:
@@ -462,10 +492,11 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
     return env[atom]
 
   own_stack = source_info is None
+  extended = _has_extended(jaxpr)
   for eqn in jaxpr.eqns:
     args = [env[x] if type(x) is Var else read(x) for x in eqn.invars]
     outs = _lower_eqn(module_ctx, eqn, args, _eqn_name(name_stack, eqn, own_stack),
-                      source_info or eqn.source_info, tokens)
+                      source_info or eqn.source_info, tokens, extended)
     if len(outs) == 1:
       env[eqn.outvars[0]] = outs[0]
     else:
@@ -710,12 +741,13 @@ def module_text(op: ir.Module | ir.Operation, debug_info: bool | str = False) ->
   """The MLIR text of a lowered (so verified) module or one of its operations, printed without
   verifying it again (the printer's own check costs a fifth of the printing). `debug_info`
   prints locations: as `#loc` aliases at the end (True), or each in full on its op's line
-  (`"inline"`, MLIR's local scope)."""
+  (`"inline"`, MLIR's local scope). Printed as bytes and decoded once: the printer writes a
+  hundred thousand pieces for a big module, each one decoded apart when printing to a `str`."""
   if debug_info not in (False, True, "inline"):
     raise ValueError(f"debug_info must be True, False or 'inline', not {debug_info!r}")
   op = op.operation if isinstance(op, ir.Module) else op
   return op.get_asm(enable_debug_info=bool(debug_info), assume_verified=True,
-                    use_local_scope=debug_info == "inline")
+                    use_local_scope=debug_info == "inline", binary=True).decode()
 
 
 def verify_module(module: ir.Module) -> None:

@@ -137,7 +137,17 @@ class ClosedJaxpr:
 def eqn_effects(eqn: JaxprEqn) -> frozenset[core.Effect]:
   """The effects of an equation: its primitive's, and those of the jaxprs in its params."""
   own = eqn.primitive.effects(eqn.params)
-  return own.union(*(j.effects for j in subjaxprs(eqn)))
+  return own.union(*(j.effects for j in subjaxprs(eqn))) if has_subjaxprs(eqn) else own
+
+
+def has_subjaxprs(eqn: JaxprEqn) -> bool:
+  """Whether `eqn`'s params hold a jaxpr (`subjaxprs`); cheaper than asking that generator,
+  for the passes that ask it of every equation."""
+  for val in eqn.params.values():
+    if isinstance(val, (Jaxpr, ClosedJaxpr)) or (
+        type(val) is tuple and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in val)):
+      return True
+  return False
 
 
 def subjaxprs(eqn: JaxprEqn) -> Iterator[ClosedJaxpr | Jaxpr]:

@@ -246,10 +246,10 @@ def _minmax_rule(op_class: type, direction: str) -> Callable:
 def _mul_rule(ctx: LoweringRuleContext, x: ir.Value, y: ir.Value, out_dtype=None) -> ir.Value:
   """With `out_dtype`, the operands are converted to it first (as JAX)."""
   args = broadcast_operands(ctx, (x, y))
+  out_type = aval_to_ir_type(ctx.avals_out[0])
   if out_dtype is not None:
-    out_type = aval_to_ir_type(ctx.avals_out[0])
     args = [hlo.convert(out_type, a) for a in args]
-  return hlo.multiply(*args)
+  return make_op("stablehlo.multiply", [out_type], args).result
 
 
 def _clamp_rule(ctx: LoweringRuleContext, lo: ir.Value, x: ir.Value, hi: ir.Value) -> ir.Value:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from stablejax import core
-from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eqn_effects, replace_subjaxprs
+from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Var, eqn_effects, has_subjaxprs,
+                             replace_subjaxprs)
 
 # rule(used_outputs, eqn) -> (used_inputs, the equation computing the used outputs from the
 # used inputs, or None to drop it). Called only for equations with a used output or an effect;
@@ -25,6 +27,10 @@ DceRule = Callable[[list[bool], JaxprEqn], tuple[list[bool], JaxprEqn | None]]
 dce_rules: dict[core.Primitive, DceRule] = {}
 
 J = TypeVar("J", ClosedJaxpr, Jaxpr)
+# The jaxprs that pruning with every output used left unchanged (every input used, not only
+# instantiated; nothing dead): pruned again (jit's unused-argument check, then the `dce` pass), they are answered at
+# once. Jaxprs are not changed in place.
+_clean: weakref.WeakSet = weakref.WeakSet()
 
 
 def dce_jaxpr(j: J) -> J:
@@ -40,6 +46,8 @@ def prune_jaxpr(j: J, used_outputs: Sequence[bool], instantiate: bool | Sequence
   in `instantiate`), and which of its inputs it still takes. Pruned once per (jaxpr, used
   outputs, instantiate) within one pass."""
   n_in = len(_open(j).invars)
+  if j in _clean and all(used_outputs):
+    return j, [True] * n_in
   inst = (instantiate,) * n_in if isinstance(instantiate, bool) else tuple(instantiate)
   key = (id(j), tuple(used_outputs), inst)
   memo = _memo()
@@ -58,7 +66,7 @@ def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[
     if not any(used) and not eqn_effects(eqn):
       continue
     rule = dce_rules.get(eqn.primitive)
-    if rule is None and not eqn.params:  # the common case: all inputs used, nothing inside
+    if rule is None and (not eqn.params or not has_subjaxprs(eqn)):  # all inputs used
       live.update([v for v in eqn.invars if type(v) is Var])
       kept.append(eqn)
       continue
@@ -71,6 +79,8 @@ def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[
   unchanged = (all(used_outputs) and all(used_inputs) and len(kept) == len(jaxpr.eqns) and
                all(a is b for a, b in zip(kept, reversed(jaxpr.eqns))))
   if unchanged:
+    if all(v in live for v in jaxpr.invars):  # (used, not only instantiated)
+      _clean.add(j)
     return j, used_inputs
   new_jaxpr = jaxpr.replace(invars=keep(jaxpr.invars, used_inputs),
                             outvars=keep(jaxpr.outvars, used_outputs), eqns=kept[::-1])

@@ -32,6 +32,19 @@ def test_dce_keeps_a_live_jaxpr_as_is():
   assert passes.dce_closed_jaxpr(closed) is closed
 
 
+def test_dce_pruning_again_still_finds_unused_inputs():
+  """A jaxpr the dce pass (its inputs instantiated) left as is still reports an unused input
+  when pruned again without instantiating (jit's keep_unused=False check); one using every
+  input is answered at once, the same as pruning it."""
+  unused = sj.make_jaxpr(lambda x, y: x * 2.0)(1.0, 2.0)
+  assert passes.dce_jaxpr(unused) is unused
+  assert passes.prune_jaxpr(unused, [True], False)[1] == [True, False]
+  used = sj.make_jaxpr(lambda x, y: x * y)(1.0, 2.0)
+  assert passes.dce_jaxpr(used) is used
+  assert passes.prune_jaxpr(used, [True], False) == (used, [True, True])
+  assert sj.jit(lambda x, y: x * 2.0)(3.0, 4.0) == 6.0
+
+
 def test_dce_cleans_sub_jaxprs_once():
   inner = sj.jit(lambda x: (jnp.sin(x), jnp.exp(x))[0])
   closed = sj.make_jaxpr(lambda x: inner(x) + inner(x + 1.0))(1.0)
