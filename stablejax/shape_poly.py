@@ -779,3 +779,45 @@ def all_dim_vars(shapes: Iterable[Sequence[DimSize]]) -> list[str]:
     else:
       names.add(f.name)
   return sorted(names)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shape helpers for the rules: a symbolic dimension passes where an int does
+
+def canonicalize_dim(d: Any, what: str = "dimension") -> DimSize:
+  """`d` as a dimension: a symbolic one as it is, anything else as a Python int."""
+  if isinstance(d, DimExpr):
+    return d
+  try:
+    return operator.index(d)
+  except TypeError:
+    raise TypeError(f"{what} must be an integer or a symbolic dimension, got {d!r} of type "
+                    f"{type(d).__name__}") from None
+
+
+def slice_indices(s: slice, size: DimSize) -> tuple[DimSize, DimSize, int]:
+  """(start, stop, step) of the static slice `s` on an axis of `size`, as `slice.indices`,
+  where the size (or a bound) may be symbolic."""
+  if not any(isinstance(v, DimExpr) for v in (size, s.start, s.stop)):
+    return s.indices(size)
+  step = 1 if s.step is None else operator.index(s.step)
+  if step == 0:
+    raise ValueError("slice step cannot be zero")
+
+  def clamp(v: DimSize | None, default: DimSize, low: DimSize, high: DimSize) -> DimSize:
+    if v is None:
+      return default
+    if not isinstance(v, DimExpr) and v < 0:
+      v = v + size
+    return min_dim(max_dim(v, low), high)
+
+  if step > 0:
+    return clamp(s.start, 0, 0, size), clamp(s.stop, size, 0, size), step
+  return clamp(s.start, size - 1, -1, size - 1), clamp(s.stop, -1, -1, size - 1), step
+
+
+def slice_count(start: DimSize, stop: DimSize, step: int) -> DimSize:
+  """How many elements `range(start, stop, step)` has (0 where it is empty)."""
+  if step > 0:
+    return max_dim(0, (stop - start + step - 1) // step)
+  return max_dim(0, (start - stop - step - 1) // -step)

@@ -18,6 +18,7 @@ from stablejax.numpy._math_arithmetic import power
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
     promote_dtypes, result_type, scalar_like, shape, to_inexact)
+from stablejax.shape_poly import canonicalize_dim
 from stablejax.tree_util import tree_leaves
 from stablejax.util import canonicalize_axis
 
@@ -115,7 +116,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
 
 def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
   try:
-    out = (operator.index(shape_),) if np.ndim(shape_) == 0 else tuple(map(operator.index, shape_))
+    out = tuple(map(canonicalize_dim, (shape_,) if np.ndim(shape_) == 0 else shape_))
   except TypeError:
     raise TypeError(f"{name}: shape must be an int or a sequence of ints, got {shape_!r}") from None
   if any(d < 0 for d in out):

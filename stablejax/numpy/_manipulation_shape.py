@@ -3,7 +3,6 @@ transpose-like operations, expand_dims and squeeze, and joining along an axis (c
 concat, stack): the ones array creation builds on."""
 from __future__ import annotations
 
-import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,6 +14,7 @@ from stablejax.numpy._axes import (
 from stablejax.numpy._promotion import (
     convert, ensure_arraylike, promote_dtypes, shape, unchanged)
 from stablejax.runtime import Array
+from stablejax.shape_poly import canonicalize_dim
 from stablejax.util import canonicalize_axis, prod
 
 
@@ -23,7 +23,7 @@ _shape_of = shape
 
 def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> tuple[int, ...]:
   """`newshape` with its one -1 entry computed from the size."""
-  newshape = tuple(operator.index(d) for d in newshape)
+  newshape = tuple(canonicalize_dim(d, "reshape new shape") for d in newshape)
   known = prod(d for d in newshape if d != -1)
   if newshape.count(-1) > 1 or any(d < -1 for d in newshape):
     raise ValueError(f"cannot reshape array of shape {old} into shape {newshape}: at most one "
