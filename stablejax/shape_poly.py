@@ -148,22 +148,23 @@ class DimExpr:
     return DimExpr._build(coeffs, self.scope)
 
   def __add__(self, other: Any) -> DimSize:
-    return self._combine(1, other, 1, "add") if _is_dim(other) else NotImplemented
+    return self._combine(1, other, 1, "add") if _is_dim(other) else _as_value(self) + other
 
-  __radd__ = __add__
+  def __radd__(self, other: Any) -> DimSize:
+    return self._combine(1, other, 1, "add") if _is_dim(other) else other + _as_value(self)
 
   def __sub__(self, other: Any) -> DimSize:
-    return self._combine(1, other, -1, "sub") if _is_dim(other) else NotImplemented
+    return self._combine(1, other, -1, "sub") if _is_dim(other) else _as_value(self) - other
 
   def __rsub__(self, other: Any) -> DimSize:
-    return self._combine(-1, other, 1, "sub") if _is_dim(other) else NotImplemented
+    return self._combine(-1, other, 1, "sub") if _is_dim(other) else other - _as_value(self)
 
   def __neg__(self) -> DimSize:
     return self._combine(-1, 0, 0, "neg")
 
   def __mul__(self, other: Any) -> DimSize:
     if not _is_dim(other):
-      return NotImplemented
+      return _as_value(self) * other
     coeffs: dict[Term, int] = {}
     for t1, k1 in self.terms:
       for t2, k2 in self._poly(other, "mul").terms:
@@ -171,7 +172,14 @@ class DimExpr:
         coeffs[t] = coeffs.get(t, 0) + k1 * k2
     return DimExpr._build(coeffs, self.scope)
 
-  __rmul__ = __mul__
+  def __rmul__(self, other: Any) -> DimSize:
+    return self.__mul__(other) if _is_dim(other) else other * _as_value(self)
+
+  def __truediv__(self, other: Any) -> Any:
+    return _as_value(self) / other
+
+  def __rtruediv__(self, other: Any) -> Any:
+    return other / _as_value(self)
 
   def __pow__(self, power: Any, modulo: Any = None) -> DimSize:
     if modulo is not None or not isinstance(power, int) or power < 0:
@@ -182,17 +190,18 @@ class DimExpr:
     return result
 
   def __floordiv__(self, divisor: Any) -> DimSize:
-    return self._divmod(divisor)[0] if _is_dim(divisor) else NotImplemented
+    return self._divmod(divisor)[0] if _is_dim(divisor) else _as_value(self) // divisor
 
   def __rfloordiv__(self, dividend: Any) -> DimSize:
     return self._poly(dividend, "floordiv")._divmod(self)[0] if _is_dim(dividend) \
-        else NotImplemented
+        else dividend // _as_value(self)
 
   def __mod__(self, divisor: Any) -> DimSize:
-    return self._divmod(divisor)[1] if _is_dim(divisor) else NotImplemented
+    return self._divmod(divisor)[1] if _is_dim(divisor) else _as_value(self) % divisor
 
   def __rmod__(self, dividend: Any) -> DimSize:
-    return self._poly(dividend, "mod")._divmod(self)[1] if _is_dim(dividend) else NotImplemented
+    return self._poly(dividend, "mod")._divmod(self)[1] if _is_dim(dividend) \
+        else dividend % _as_value(self)
 
   def __divmod__(self, divisor: Any) -> tuple[DimSize, DimSize]:
     return self._divmod(divisor) if _is_dim(divisor) else NotImplemented
@@ -288,6 +297,17 @@ def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize
     q, r = divmod(rest, divisor.terms[0][1])
     return quotient + q, r
   return (quotient, 0) if rest == 0 else None
+
+
+# How a symbolic dimension computes with a value that is no dimension (`b * 1.5`, `x + b`): as
+# a traced scalar. stablejax.lax.dimensions sets it (its primitive lies above this module).
+as_value_rule: list = []
+
+
+def _as_value(d: DimExpr) -> Any:
+  if not as_value_rule:
+    raise TypeError(f"Symbolic dimension '{d}' cannot be used as a value here")
+  return as_value_rule[0](d)
 
 
 def _is_int(x: Any) -> bool:

@@ -177,7 +177,7 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
 def _reshape_abstract_eval(x: ShapedArray, *, new_sizes, dimensions):
   if any(d < 0 for d in new_sizes):
     raise TypeError(f"reshape new_sizes must all be non-negative, got {new_sizes}")
-  if prod(new_sizes) != x.size:
+  if shape_poly.is_constant_dim(x.size) and prod(new_sizes) != x.size:  # (symbolic: as JAX)
     raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total "
                     f"size {prod(new_sizes)}) for operand {x.str_short()} (of total size "
                     f"{x.size})")
