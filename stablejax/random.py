@@ -25,6 +25,7 @@ from stablejax.lax import random as lax_random
 from stablejax.lax.primitive_kit import const_like
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact
+from stablejax.shape_poly import canonicalize_dim
 
 ArrayLike = Any
 Array = Any
@@ -85,7 +86,7 @@ def _check_legacy_key_allowed() -> None:
 
 def _canonical_shape(name: str, shape: Shape) -> tuple[int, ...]:
   try:
-    return tuple(operator.index(d) for d in (shape if isinstance(shape, Sequence) else [shape]))
+    return tuple(canonicalize_dim(d) for d in (shape if isinstance(shape, Sequence) else [shape]))
   except TypeError:
     raise TypeError(f"{name}: shape must be a tuple of integers, got {shape!r}") from None
 

@@ -44,8 +44,10 @@ def _normalized(indices: Any, size: int, mode: str | None) -> Any:
     raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
   indices = convert(indices, INDEX_DTYPE)
   if mode == "wrap":
-    return lax.rem(lax.add(lax.rem(indices, np.int32(size)), np.int32(size)), np.int32(size))
-  return lax.select_n(lax.lt(indices, np.int32(0)), indices, lax.add(indices, np.int32(size)))
+    n = lax.dimension_as_scalar(size, np.int32)
+    return lax.rem(lax.add(lax.rem(indices, n), n), n)
+  return lax.select_n(lax.lt(indices, np.int32(0)), indices,
+                      lax.add(indices, lax.dimension_as_scalar(size, np.int32)))
 
 
 def take(a: Any, indices: Any, axis: int | None = None, out: None = None,

@@ -30,6 +30,7 @@ from stablejax.numpy._reductions import (
     MAX, MIN, Axis, check_out, check_where, computation_dtype, nan_reduction, reduce,
     reduced_axes, user_dtype)
 from stablejax.numpy._sorting_searching import searchsorted
+from stablejax.shape_poly import is_symbolic_dim
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
@@ -253,7 +254,10 @@ def _count(a: Any, axes: tuple[int, ...], where: Any, dt: np.dtype,
            keepdims: bool) -> Any:
   """How many elements each reduction sees: the size of `axes`, or the True count of `where`."""
   if where is None:
-    return np.asarray(size_of(shape(a)[i] for i in axes), dt)[()]
+    n = size_of(shape(a)[i] for i in axes)
+    if is_symbolic_dim(n):
+      return lax.convert_element_type(lax.dimension_as_value(n), dt)
+    return np.asarray(n, dt)[()]
   return sum_(broadcast_to(where, shape(a)), axes, dtype=dt, keepdims=keepdims)
 
 
