@@ -87,6 +87,7 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa
 
 
 def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
+  object = _from_protocol(object)  # noqa: A001
   if is_symbolic_dim(object):
     object = lax.dimension_as_value(object)  # noqa: A001
   if is_arraylike(object) and not _is_host(object):
@@ -101,6 +102,15 @@ def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
   except (TypeError, ValueError) as e:
     raise TypeError(f"array: cannot convert {object!r} to an array: {e}") from None
   return runtime.device_put(host.astype(dtypes.canonicalize(host.dtype), copy=False))
+
+
+def _from_protocol(obj: Any) -> Any:
+  """`obj` with the objects that convert themselves to an array (`__jax_array__`: a framework's
+  variable type) converted, in nested lists and tuples too, as jnp.array takes them."""
+  if isinstance(obj, (list, tuple)):
+    return [_from_protocol(x) for x in obj]
+  convert_self = getattr(obj, "__jax_array__", None)
+  return obj if convert_self is None else convert_self()
 
 
 def _holds_traced(obj: Any) -> bool:
