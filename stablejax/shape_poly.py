@@ -271,8 +271,11 @@ class DimExpr:
 
   __repr__ = __str__
 
-  def __reduce__(self):
-    raise TypeError(f"Symbolic dimension '{self}' cannot be pickled")
+  def __copy__(self) -> DimExpr:
+    return self  # (immutable, and tied to its scope)
+
+  def __deepcopy__(self, memo: dict) -> DimExpr:
+    return self
 
 
 def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize] | None:
@@ -483,7 +486,7 @@ def bounds(e: DimSize) -> tuple[float, float]:
   cached = scope._bounds_cache.get(e)
   if cached is None:
     facts = list(scope._facts) + _implicit_facts(e, scope)
-    cached = _search(e._coeffs(), facts, scope, depth=2)
+    cached = _search(e._coeffs(), facts, scope, depth=3)
     scope._bounds_cache[e] = cached
   return cached
 
