@@ -651,7 +651,6 @@ class _Parser:
     while self.spec[at:].strip():
       match = _TOKEN.match(self.spec, at)
       if match is None:
-        self.pos_char = at
         raise self.error(f"unexpected character {self.spec[at:].lstrip()[0]!r}", at)
       tokens.append((match.start(match.lastgroup), match.group(match.lastgroup)))
       at = match.end()

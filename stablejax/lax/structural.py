@@ -375,9 +375,10 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
   """`slice` along one axis (None and negative indices as in Python slicing)."""
   shape = core.get_aval(operand).shape
   axis = canonicalize_axis(axis, len(shape))
-  start, limit, _ = _builtin_slice(start_index, limit_index).indices(shape[axis])
+  start, limit, _ = shape_poly.slice_indices(_builtin_slice(start_index, limit_index),
+                                             shape[axis])
   starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-  starts[axis], limits[axis], strides[axis] = start, max(start, limit), stride
+  starts[axis], limits[axis], strides[axis] = start, shape_poly.max_dim(start, limit), stride
   return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
