@@ -21,6 +21,7 @@ from stablejax.numpy._math_arithmetic import remainder
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
     promote_args, result_type, scalar_like, shape, unchanged)
+from stablejax.shape_poly import max_dim
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
@@ -215,9 +216,10 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
 def _unravel(flat: Any, dims: Sequence[int]) -> list:
   """Row-major coordinates of in-bounds flat indices."""
   coords = []
+  dtype = core.get_aval(flat).dtype
   for d in reversed(dims):
-    coords.append(lax.rem(flat, np.asarray(d, core.get_aval(flat).dtype)) if d else flat)
-    flat = lax.div(flat, np.asarray(max(d, 1), core.get_aval(flat).dtype))
+    coords.append(lax.rem(flat, lax.dimension_as_scalar(d, dtype)) if d else flat)
+    flat = lax.div(flat, lax.dimension_as_scalar(max_dim(d, 1), dtype))
   return coords[::-1]
 
 
