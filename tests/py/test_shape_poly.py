@@ -234,6 +234,10 @@ SAME_TYPES = {
     "layer_norm": lambda sj_, np_, x: (x - x.mean(-1, keepdims=True)) / np_.sqrt(
         x.var(-1, keepdims=True) + 1e-5),
     "half_reshape": lambda sj_, np_, x: x.reshape(x.shape[0] // 2, 8),
+    "median": lambda sj_, np_, x: np_.median(x, axis=0),
+    "roll": lambda sj_, np_, x: np_.roll(x, 1, axis=0),
+    "diff": lambda sj_, np_, x: np_.diff(x, axis=0),
+    "argwhere": lambda sj_, np_, x: np_.argwhere(x[:, 0] > 0, size=3),
 }
 
 
@@ -317,6 +321,7 @@ KERAS_LIKE = {
     "while": ("seq", lambda sj_, np_, x: sj_.lax.while_loop(
         lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]),
     "size": ("seq", lambda sj_, np_, x: x.size * np_.ones(())),
+    "resize": ("img", lambda sj_, np_, x: sj_.image.resize(x, (x.shape[0], 16, 16, 3), "bilinear")),
 }
 
 
