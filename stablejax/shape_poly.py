@@ -287,7 +287,9 @@ def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize
     raise ZeroDivisionError(f"Symbolic dimension '{dividend}' divided by 0")
   rest: DimSize = dividend
   quotient: DimSize = 0
-  while isinstance(rest, DimExpr):
+  for _ in range(len(dividend.terms) * 4):  # (each step removes the leading term; bounded)
+    if not isinstance(rest, DimExpr):
+      break
     term, count = rest.terms[0]
     d_term, d_count = divisor.terms[0]
     q_term = _term_div(term, d_term)
@@ -296,6 +298,8 @@ def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize
     q = DimExpr._build({q_term: count // d_count}, scope)
     quotient = quotient + q
     rest = rest - divisor * q
+  if isinstance(rest, DimExpr) and constant:
+    return None
   if constant:
     q, r = divmod(rest, divisor.terms[0][1])
     return quotient + q, r

@@ -26,6 +26,8 @@ EXPRESSIONS = [
     ("b", (), lambda b: 7 // b), ("b", (), lambda b: (b * b) // b),
     ("b", (), lambda b: b.max(2 * b)),
     ("b", (), lambda b: b.max(3)), ("b", (), lambda b: b.min(3)), ("b", (), lambda b: 5 % b),
+    ("b", (), lambda b: (b ** 3 - 1) // (b - 1)), ("b", (), lambda b: (b * b + 1) % (b + 1)),
+    ("b", (), lambda b: b // -2), ("b", (), lambda b: (b * b + 2 * b + 1) // (b + 1)),
     ("a, b", (), lambda a, b: a + b), ("a, b", (), lambda a, b: b * a + a),
     ("a, b", (), lambda a, b: a.max(b) + a.min(b)), ("a, b", (), lambda a, b: (a * b) // b),
     ("a, b", (), lambda a, b: a // b), ("a, b", (), lambda a, b: (a + 2 * b) % b),
