@@ -240,6 +240,13 @@ SAME_TYPES = {
     "roll": lambda sj_, np_, x: np_.roll(x, 1, axis=0),
     "diff": lambda sj_, np_, x: np_.diff(x, axis=0),
     "argwhere": lambda sj_, np_, x: np_.argwhere(x[:, 0] > 0, size=3),
+    "fori_to_dim": lambda sj_, np_, x: sj_.lax.fori_loop(0, x.shape[0], lambda i, c: c + x[i],
+                                                         np_.zeros(4)),
+    "window_sum": lambda sj_, np_, x: sj_.lax.reduce_window(x, 0., sj_.lax.add, (2, 1), (1, 1),
+                                                            "VALID"),
+    "map": lambda sj_, np_, x: sj_.lax.map(np_.sum, x),
+    "vmap_axis_size": lambda sj_, np_, x: sj_.vmap(lambda: np_.float32(1),
+                                                   axis_size=x.shape[0])(),
 }
 
 
