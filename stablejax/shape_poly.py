@@ -271,8 +271,11 @@ class DimExpr:
 
   __repr__ = __str__
 
-  def __reduce__(self):
-    raise TypeError(f"Symbolic dimension '{self}' cannot be pickled")
+  def __copy__(self) -> DimExpr:
+    return self  # (immutable, and tied to its scope)
+
+  def __deepcopy__(self, memo: dict) -> DimExpr:
+    return self
 
 
 def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize] | None:
@@ -284,7 +287,9 @@ def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize
     raise ZeroDivisionError(f"Symbolic dimension '{dividend}' divided by 0")
   rest: DimSize = dividend
   quotient: DimSize = 0
-  while isinstance(rest, DimExpr):
+  for _ in range(len(dividend.terms) * 4):  # (each step removes the leading term; bounded)
+    if not isinstance(rest, DimExpr):
+      break
     term, count = rest.terms[0]
     d_term, d_count = divisor.terms[0]
     q_term = _term_div(term, d_term)
@@ -293,6 +298,8 @@ def _exact_divmod(dividend: DimExpr, divisor: DimExpr) -> tuple[DimSize, DimSize
     q = DimExpr._build({q_term: count // d_count}, scope)
     quotient = quotient + q
     rest = rest - divisor * q
+  if isinstance(rest, DimExpr) and constant:
+    return None
   if constant:
     q, r = divmod(rest, divisor.terms[0][1])
     return quotient + q, r
@@ -483,7 +490,7 @@ def bounds(e: DimSize) -> tuple[float, float]:
   cached = scope._bounds_cache.get(e)
   if cached is None:
     facts = list(scope._facts) + _implicit_facts(e, scope)
-    cached = _search(e._coeffs(), facts, scope, depth=2)
+    cached = _search(e._coeffs(), facts, scope, depth=3)
     scope._bounds_cache[e] = cached
   return cached
 
@@ -648,7 +655,6 @@ class _Parser:
     while self.spec[at:].strip():
       match = _TOKEN.match(self.spec, at)
       if match is None:
-        self.pos_char = at
         raise self.error(f"unexpected character {self.spec[at:].lstrip()[0]!r}", at)
       tokens.append((match.start(match.lastgroup), match.group(match.lastgroup)))
       at = match.end()

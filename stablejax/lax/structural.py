@@ -375,9 +375,10 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
   """`slice` along one axis (None and negative indices as in Python slicing)."""
   shape = core.get_aval(operand).shape
   axis = canonicalize_axis(axis, len(shape))
-  start, limit, _ = _builtin_slice(start_index, limit_index).indices(shape[axis])
+  start, limit, _ = shape_poly.slice_indices(_builtin_slice(start_index, limit_index),
+                                             shape[axis])
   starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-  starts[axis], limits[axis], strides[axis] = start, max(start, limit), stride
+  starts[axis], limits[axis], strides[axis] = start, shape_poly.max_dim(start, limit), stride
   return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
@@ -477,11 +478,12 @@ def _wrap_negative(i: Any, size: int, dtype: np.dtype) -> Any:
     return i  # the abstract eval reports the error
   if core.is_concrete(i):
     v = int(np.asarray(i))
-    return _scalar(v + size if v < 0 else v, dtype if dtypes.is_python_scalar(i) else aval.dtype)
+    return lax.dimension_as_scalar(v + size if v < 0 else v,
+                                   dtype if dtypes.is_python_scalar(i) else aval.dtype)
   if aval.dtype.kind == "u":
     return i
   return lax.select_n(lax.lt(i, _scalar(0, aval.dtype)), i,
-                      lax.add(i, _scalar(size, aval.dtype)))
+                      lax.add(i, lax.dimension_as_scalar(size, aval.dtype)))
 
 
 def _check_indices(name: str, operand: ShapedArray, indices: Sequence[ShapedArray]) -> None:
@@ -563,7 +565,7 @@ def _dynamic_slice_batcher(axis_data, args, dims, *, slice_sizes):
 def _clamp_index(start: Any, hi: int) -> Any:
   """Clamp a batch of indices (shape [B]) into [0, hi], as XLA clamps start indices."""
   dtype = core.get_aval(start).dtype
-  return lax.min(lax.max(start, _scalar(0, dtype)), _scalar(hi, dtype))
+  return lax.min(lax.max(start, _scalar(0, dtype)), lax.dimension_as_scalar(hi, dtype))
 
 
 def _bit_masks(start: Any, max_shift: int, shape: Sequence[int]):

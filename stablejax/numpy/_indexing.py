@@ -329,7 +329,8 @@ def _index_vector_part(i: Any, size: int) -> Any:
   i = convert(i, dtypes.int32)
   if unsigned:  # never counted from the end, even when int32 wraps it negative (as JAX)
     return i
-  return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, lax.dimension_as_scalar(size, np.int32)))
+  size = lax.dimension_as_scalar(size, np.int32)
+  return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, size))
 
 
 def _gather_order(x_shape: Sequence[int], entries: list, contiguous: bool

@@ -30,7 +30,7 @@ from stablejax.numpy._reductions import (
     MAX, MIN, Axis, check_out, check_where, computation_dtype, nan_reduction, reduce,
     reduced_axes, user_dtype)
 from stablejax.numpy._sorting_searching import searchsorted
-from stablejax.shape_poly import is_symbolic_dim
+from stablejax.shape_poly import is_symbolic_dim, max_dim
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
@@ -181,7 +181,7 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
 
   def at(p):
     idx = lax.clamp(np.int32(0), lax.convert_element_type(p, np.int32),
-                    np.int32(builtins.max(n - 1, 0)))
+                    lax.dimension_as_scalar(max_dim(n - 1, 0), np.int32))
     return take_along_axis(rows, idx, axis=-1)
 
   if method == "linear":

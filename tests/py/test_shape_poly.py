@@ -23,8 +23,11 @@ EXPRESSIONS = [
     ("b", (), lambda b: (2 * b) // 2), ("b", (), lambda b: (2 * b + 1) // 2),
     ("b", (), lambda b: (2 * b + 1) % 2), ("b", (), lambda b: (4 * b + 2) // 4),
     ("b", (), lambda b: b ** 3 - 2 * b), ("b", (), lambda b: (b + 1) * (b - 1)),
-    ("b", (), lambda b: 7 // b), ("b", (), lambda b: (b * b) // b), ("b", (), lambda b: b.max(2 * b)),
+    ("b", (), lambda b: 7 // b), ("b", (), lambda b: (b * b) // b),
+    ("b", (), lambda b: b.max(2 * b)),
     ("b", (), lambda b: b.max(3)), ("b", (), lambda b: b.min(3)), ("b", (), lambda b: 5 % b),
+    ("b", (), lambda b: (b ** 3 - 1) // (b - 1)), ("b", (), lambda b: (b * b + 1) % (b + 1)),
+    ("b", (), lambda b: b // -2), ("b", (), lambda b: (b * b + 2 * b + 1) // (b + 1)),
     ("a, b", (), lambda a, b: a + b), ("a, b", (), lambda a, b: b * a + a),
     ("a, b", (), lambda a, b: a.max(b) + a.min(b)), ("a, b", (), lambda a, b: (a * b) // b),
     ("a, b", (), lambda a, b: a // b), ("a, b", (), lambda a, b: (a + 2 * b) % b),
@@ -57,7 +60,8 @@ COMPARISONS = [
     ("b", (), lambda b: b >= 1), ("b", (), lambda b: b >= 2), ("b", (), lambda b: b > 0),
     ("b", (), lambda b: b < 1), ("b", (), lambda b: 2 * b >= b), ("b", (), lambda b: b <= 5),
     ("b", (), lambda b: b == 1), ("b", (), lambda b: b != b + 0), ("b", (), lambda b: b >= b // 2),
-    ("b", (), lambda b: b % 3 <= 2), ("b", (), lambda b: b % 3 < 3), ("b", (), lambda b: b % 3 >= 1),
+    ("b", (), lambda b: b % 3 <= 2), ("b", (), lambda b: b % 3 < 3),
+    ("b", (), lambda b: b % 3 >= 1),
     ("b", (), lambda b: 2 * (b // 2) <= b), ("b", (), lambda b: b - b // 2 >= 0),
     ("b", (), lambda b: b.max(3) >= 3), ("b", (), lambda b: b.max(3) >= b),
     ("b", (), lambda b: b.min(3) <= 3), ("b", (), lambda b: b.min(3) <= b),
@@ -113,7 +117,8 @@ def test_bounds_as_jax(spec, constraints, fn):
 
 
 @pytest.mark.parametrize("spec, kwargs", [
-    ("b +", {}), ("b -* 2", {}), ("max(b)", {}), ("(b, 4))", {}), ("b, _", {}), ("b, ...", {}), ("2.5", {}),
+    ("b +", {}), ("b -* 2", {}), ("max(b)", {}), ("(b, 4))", {}), ("b, _", {}), ("b, ...", {}),
+    ("2.5", {}),
     ("b", {"constraints": "b >= 2"}), ("b", {"constraints": ["b > 2"]}),
     ("b", {"constraints": ["1 >= 2"]}), ("b", {"constraints": ["b + a == 3"]}),
     (3, {}), ("_, 4", {"like": (None, 4)}), ("b, 3", {"like": (2, 4)}),
@@ -231,6 +236,17 @@ SAME_TYPES = {
     "layer_norm": lambda sj_, np_, x: (x - x.mean(-1, keepdims=True)) / np_.sqrt(
         x.var(-1, keepdims=True) + 1e-5),
     "half_reshape": lambda sj_, np_, x: x.reshape(x.shape[0] // 2, 8),
+    "median": lambda sj_, np_, x: np_.median(x, axis=0),
+    "roll": lambda sj_, np_, x: np_.roll(x, 1, axis=0),
+    "diff": lambda sj_, np_, x: np_.diff(x, axis=0),
+    "argwhere": lambda sj_, np_, x: np_.argwhere(x[:, 0] > 0, size=3),
+    "fori_to_dim": lambda sj_, np_, x: sj_.lax.fori_loop(0, x.shape[0], lambda i, c: c + x[i],
+                                                         np_.zeros(4)),
+    "window_sum": lambda sj_, np_, x: sj_.lax.reduce_window(x, 0., sj_.lax.add, (2, 1), (1, 1),
+                                                            "VALID"),
+    "map": lambda sj_, np_, x: sj_.lax.map(np_.sum, x),
+    "vmap_axis_size": lambda sj_, np_, x: sj_.vmap(lambda: np_.float32(1),
+                                                   axis_size=x.shape[0])(),
 }
 
 
@@ -250,7 +266,8 @@ def test_eval_shape_and_trace_with_constraints():
   out = sj.eval_shape(lambda x: jnp.concatenate([x, x[:1]]), spec)
   assert str(out.shape) == "(d + 1, 3)" and out.dtype == np.float32
   traced = sj.jit(lambda x: x.sum(0)).trace(spec)
-  assert str(traced.jaxpr) == "{ lambda ; a:f32[d,3]. let b:f32[3] = reduce_sum[axes=(0,)] a in (b,) }"
+  assert str(traced.jaxpr) == \
+      "{ lambda ; a:f32[d,3]. let b:f32[3] = reduce_sum[axes=(0,)] a in (b,) }"
 
 
 # programs with symbolic shapes that JAX refuses: the same error type
@@ -276,7 +293,56 @@ def test_tracing_error_types_as_jax(name):
 def test_lowering_symbolic_shapes_refused_clearly():
   b, = export.symbolic_shape("b")
   spec = sj.ShapeDtypeStruct((b, 4), np.float32)
-  with pytest.raises(NotImplementedError, match="lowering symbolic shapes is not supported yet.*'b'"):
+  refused = "lowering symbolic shapes is not supported yet.*'b'"
+  with pytest.raises(NotImplementedError, match=refused):
     sj.jit(jnp.sin).lower(spec)
   with pytest.raises(NotImplementedError, match="lowering symbolic shapes is not supported yet"):
     sj.jit(lambda x: x.shape[0] * 1.0).lower(spec)
+
+
+# Layers as keras builds them, traced with keras's one dimension for every unknown size
+# (`dynamic_dimension >= 2`): the same result types as JAX's
+KERAS_LIKE = {
+    "conv": ("img", lambda sj_, np_, x: sj_.lax.conv_general_dilated(
+        x, np_.ones((3, 3, 3, 4)), (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    "maxpool": ("img", lambda sj_, np_, x: sj_.lax.reduce_window(
+        x, -np_.inf, sj_.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")),
+    "global_pool": ("img", lambda sj_, np_, x: np_.mean(x, axis=(1, 2))),
+    "flatten": ("img", lambda sj_, np_, x: np_.reshape(x, (-1, 8 * 8 * 3))),
+    "batch_norm": ("img", lambda sj_, np_, x: (x - np_.mean(x, axis=(0, 1, 2))) / np_.sqrt(
+        np_.var(x, axis=(0, 1, 2)) + 1e-3)),
+    "dropout": ("img", lambda sj_, np_, x: np_.where(
+        sj_.random.bernoulli(sj_.random.key(0), 0.5, x.shape), x / 0.5, 0)),
+    "embedding": ("ids", lambda sj_, np_, i: np_.take(np_.ones((10, 4)), i, axis=0)),
+    "one_hot": ("ids", lambda sj_, np_, i: sj_.nn.one_hot(i, 10)),
+    "rnn": ("seq", lambda sj_, np_, x: sj_.lax.scan(lambda c, r: (np_.tanh(c + r), c),
+                                                    np_.zeros((x.shape[0], 5)),
+                                                    np_.swapaxes(x, 0, 1))[0]),
+    "attention": ("seq", lambda sj_, np_, x: sj_.nn.softmax(
+        np_.einsum("bqd,bkd->bqk", x, x) / np_.sqrt(5.0), axis=-1) @ x),
+    "causal_mask": ("seq", lambda sj_, np_, x: np_.where(
+        np_.tril(np_.ones((x.shape[1], x.shape[1]), bool)), 1., 0.)),
+    "top_k": ("seq", lambda sj_, np_, x: sj_.lax.top_k(x, 2)[0]),
+    "merge_axes": ("seq", lambda sj_, np_, x: x.reshape((-1, 5))),
+    "dense_grad": ("seq", lambda sj_, np_, x: sj_.grad(lambda w: np_.mean((x @ w) ** 2))(
+        np_.ones((5, 3)))),
+    "update": ("seq", lambda sj_, np_, x: x.at[:, 0].set(0.)),
+    "while": ("seq", lambda sj_, np_, x: sj_.lax.while_loop(
+        lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]),
+    "size": ("seq", lambda sj_, np_, x: x.size * np_.ones(())),
+    "resize": ("img", lambda sj_, np_, x: sj_.image.resize(x, (x.shape[0], 16, 16, 3), "bilinear")),
+}
+
+
+@pytest.mark.parametrize("name", KERAS_LIKE)
+def test_keras_like_layers_as_jax(name):
+  arg, fn = KERAS_LIKE[name]
+
+  def result_types(mod, np_):
+    d, = mod.export.symbolic_shape("(dynamic_dimension)", constraints=["dynamic_dimension>=2"])
+    spec = {"img": ((d, 8, 8, 3), np.float32), "seq": ((d, d, 5), np.float32),
+            "ids": ((d, 7), np.int32)}[arg]
+    out = mod.eval_shape(lambda x: fn(mod, np_, x), mod.ShapeDtypeStruct(*spec))
+    return [(str(o.shape), str(o.dtype)) for o in mod.tree_util.tree_leaves(out)]
+
+  assert result_types(sj, jnp) == result_types(jax, jjnp)
