@@ -20,6 +20,7 @@ from stablejax.lowering.rules import (  # noqa: E402,F401
     call, dot, elementwise, reductions, structural)
 from stablejax.lowering.rules import special  # noqa: E402,F401
 from stablejax.lowering.rules import misc  # noqa: E402,F401
+from stablejax.lowering.rules import dimensions  # noqa: E402,F401
 from stablejax.lowering.rules import bitwise  # noqa: E402,F401
 from stablejax.lowering.rules import sorting  # noqa: E402,F401
 from stablejax.lowering.rules import windowed_reductions  # noqa: E402,F401

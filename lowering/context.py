@@ -13,6 +13,7 @@ from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, dtypes
+from stablejax.shape_poly import is_symbolic_dim
 
 _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
     dtypes.bool_: lambda c: ir.IntegerType.get_signless(1, c),
@@ -116,7 +117,17 @@ def shaped_ir_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType
   return _new_tensor_type(shape, np.dtype(dtype)) if t is None else t
 
 
+def refuse_symbolic(shape: Sequence[Any]) -> None:
+  """Refuse a shape with a symbolic dimension: such shapes do not lower yet."""
+  for d in shape:
+    if is_symbolic_dim(d):
+      raise NotImplementedError(
+          f"lowering symbolic shapes is not supported yet: the symbolic dimension '{d}' in "
+          f"the shape {tuple(shape)}")
+
+
 def _new_tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> ir.RankedTensorType:
+  refuse_symbolic(shape)
   t = _state.tensor_types[shape, dtype] = ir.RankedTensorType.get(
       shape, dtype_to_ir_type(dtype), loc=ir.Location.unknown(make_ir_context()))
   return t

@@ -26,12 +26,16 @@ from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.jit import Jitted, jit
 from stablejax.lax.exported_call import call_exported_p
 from stablejax.lowering import make_ir_context
+from stablejax.shape_poly import (SymbolicScope, is_symbolic_dim, symbolic_dim_bounds,
+                                  symbolic_shape)
 from stablejax.stages import ShapeDtypeStruct
-from stablejax.tree_util import LEAF, PyTreeDef, tree_flatten, tree_unflatten
+from stablejax.tree_util import LEAF, PyTreeDef, broadcast_prefix, tree_flatten, tree_unflatten
 
-__all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",
+__all__ = ["DisabledSafetyCheck", "Exported", "SymbolicScope", "default_export_platform",
+           "deserialize", "export", "is_symbolic_dim",
            "maximum_supported_calling_convention_version",
-           "minimum_supported_calling_convention_version"]
+           "minimum_supported_calling_convention_version", "symbolic_args_specs",
+           "symbolic_dim_bounds", "symbolic_shape"]
 
 # The module calling convention (JAX's numbering): with several platforms, `main` takes the
 # index of the platform it runs on (a tensor<i32>) before the arguments.
@@ -42,6 +46,29 @@ _CALLING_CONVENTION_VERSION = 10
 _MAGIC = b"stablejax.export\x00"
 _HEADER = struct.Struct("<IQ")  # format version, metadata length
 FORMAT_VERSION = 1  # of the container; bump it when the metadata or the layout changes
+
+
+def symbolic_args_specs(args: Any, shapes_specs: Any, constraints: Sequence[str] = (),
+                        scope: SymbolicScope | None = None) -> Any:
+  """`args` (arrays or ShapeDtypeStructs) as ShapeDtypeStructs whose shapes `shapes_specs` (a
+  spec for all, or a tree of specs matching a prefix of `args`; None: `...`) makes symbolic,
+  all in one scope; `_` and `...` in a spec take the argument's own dimensions."""
+  if scope is None:
+    scope = SymbolicScope(constraints)
+  elif constraints:
+    raise ValueError("Cannot use both `scope` and `constraints`")
+  flat, tree = tree_flatten(args)
+  if isinstance(args, tuple) and isinstance(shapes_specs, list):
+    shapes_specs = tuple(shapes_specs)
+  try:
+    specs = broadcast_prefix(shapes_specs, args, is_leaf=lambda x: x is None)
+  except ValueError as e:
+    raise ValueError(f"export.symbolic_args_specs shapes_specs must be a prefix of the "
+                     f"arguments' tree: {e}") from None
+  avals = [x if isinstance(x, ShapeDtypeStruct) else api.typeof(x) for x in flat]
+  return tree_unflatten(tree, [
+      ShapeDtypeStruct(symbolic_shape(spec, like=a.shape, scope=scope), a.dtype)
+      for a, spec in zip(avals, specs)])
 
 
 class DisabledSafetyCheck:

@@ -12,6 +12,7 @@ import numpy as np
 from stablejax import core, lax
 from stablejax import numpy as jnp
 from stablejax.numpy._promotion import promote_dtypes_inexact
+from stablejax.shape_poly import is_symbolic_dim
 from stablejax.util import canonicalize_axis
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
@@ -141,7 +142,7 @@ def _method(method: str | ResizeMethod) -> ResizeMethod:
 
 
 def _check_shape(shape: Any, image: Any) -> tuple[int, ...]:
-  shape = tuple(int(n) for n in shape)
+  shape = tuple(n if is_symbolic_dim(n) else int(n) for n in shape)
   if len(shape) != np.ndim(image):
     raise ValueError(f"shape must have length equal to the number of dimensions of x;  "
                      f"{shape} vs {np.shape(image)}")

@@ -18,12 +18,14 @@ from stablejax.extend.core import (
     unsafe_am_i_under_a_jit_DO_NOT_USE, unsafe_am_i_under_a_vmap_DO_NOT_USE,
     unsafe_get_axis_names_DO_NOT_USE, valid_jaxtype)
 from stablejax.jaxpr import Atom
+from stablejax.shape_poly import is_constant_dim, is_constant_shape, max_dim, min_dim
 
 __all__ = [
     "Atom", "DebugInfo", "DropVar", "Effects", "JaxprTypeError",
     "ParamDict", "Value", "check_jaxpr", "ensure_compile_time_eval",
     "eval_context", "eval_jaxpr", "find_top_trace", "gensym", "get_opaque_trace_state",
-    "is_constant_dim", "is_constant_shape", "jaxprs_in_params", "new_jaxpr_eqn", "no_effects",
+    "is_constant_dim", "is_constant_shape", "jaxprs_in_params", "max_dim", "min_dim",
+    "new_jaxpr_eqn", "no_effects",
     "nonempty_axis_env_DO_NOT_USE", "primal_dtype_to_tangent_dtype", "pytype_aval_mappings",
     "unsafe_am_i_under_a_jit_DO_NOT_USE", "unsafe_am_i_under_a_vmap_DO_NOT_USE",
     "unsafe_get_axis_names_DO_NOT_USE", "valid_jaxtype",
@@ -47,10 +49,3 @@ def eval_context() -> core.set_current_trace:
   return core.set_current_trace(core.eval_trace)
 
 
-def is_constant_dim(d: Any) -> bool:
-  """Whether a dimension size is a plain integer (stablejax's shapes are all constant)."""
-  return isinstance(d, int)
-
-
-def is_constant_shape(shape: Sequence[Any]) -> bool:
-  return all(map(is_constant_dim, shape))

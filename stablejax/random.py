@@ -24,7 +24,8 @@ from stablejax.jit import jit
 from stablejax.lax import random as lax_random
 from stablejax.lax.primitive_kit import const_like
 from stablejax.lax.sharding import apply_out_sharding
-from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact
+from stablejax.numpy._promotion import broadcast_shapes, ensure_arraylike, promote_dtypes_inexact
+from stablejax.shape_poly import canonicalize_dim
 
 ArrayLike = Any
 Array = Any
@@ -85,7 +86,7 @@ def _check_legacy_key_allowed() -> None:
 
 def _canonical_shape(name: str, shape: Shape) -> tuple[int, ...]:
   try:
-    return tuple(operator.index(d) for d in (shape if isinstance(shape, Sequence) else [shape]))
+    return tuple(canonicalize_dim(d) for d in (shape if isinstance(shape, Sequence) else [shape]))
   except TypeError:
     raise TypeError(f"{name}: shape must be a tuple of integers, got {shape!r}") from None
 
@@ -242,11 +243,11 @@ def _inexact_dtype(name: str, dtype: DTypeLike | None) -> np.dtype:
 
 
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
-  if param_shapes and np.broadcast_shapes(shape, *param_shapes) != shape:
+  joined = broadcast_shapes(name, shape, *param_shapes) if param_shapes else shape
+  if joined != shape:
     raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
                      f"argument, and the result of broadcasting the shapes must equal the "
-                     f"shape argument, but got result "
-                     f"{np.broadcast_shapes(shape, *param_shapes)} for shape argument {shape}.")
+                     f"shape argument, but got result {joined} for shape argument {shape}.")
 
 
 _uniform = jit(lax_random.uniform, static_argnums=(3, 4))

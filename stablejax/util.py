@@ -8,6 +8,8 @@ import gc
 import weakref
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
+from stablejax.shape_poly import is_symbolic_dim
+
 T = TypeVar("T")
 
 
@@ -50,9 +52,10 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
 
 
 def prod(xs: Iterable[int]) -> int:
+  """The product of dimensions (a symbolic one makes it symbolic)."""
   out = 1
   for x in xs:
-    out *= int(x)
+    out *= x if is_symbolic_dim(x) else int(x)
   return out
 
 

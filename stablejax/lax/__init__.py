@@ -5,6 +5,7 @@ from stablejax.lax.special import *  # noqa: F401,F403
 from stablejax.lax.structural import *  # noqa: F401,F403
 from stablejax.lax.reductions import *  # noqa: F401,F403
 from stablejax.lax.misc import *  # noqa: F401,F403
+from stablejax.lax.dimensions import *  # noqa: F401,F403
 from stablejax.lax.dot import *  # noqa: F401,F403
 from stablejax.lax.ragged_dot import *  # noqa: F401,F403
 from stablejax.lax.slicing import *  # noqa: F401,F403

@@ -18,6 +18,7 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
+from stablejax.shape_poly import is_symbolic_dim
 from stablejax.typed_sharding import elementwise_rule, sharding_rules
 from stablejax.util import join_sizes
 
@@ -265,7 +266,9 @@ def _fill_scalar(fill_value: Any, dtype: np.dtype, weak_type: bool) -> Any:
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
   """An array of `shape` filled with the scalar `fill_value` (weakly typed if it is a Python
-  scalar and no dtype is given)."""
+  scalar and no dtype is given; a symbolic dimension fills it with its value)."""
+  if is_symbolic_dim(fill_value):
+    fill_value = lax.dimension_as_value(fill_value)
   fill_aval = core.get_aval(fill_value)
   if fill_aval.ndim:
     raise TypeError(f"full must be called with a scalar fill_value, got one of type "

@@ -20,6 +20,7 @@ from stablejax import core, dtypes, lax
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
+from stablejax.shape_poly import is_constant_dim
 
 Array = Any
 
@@ -66,7 +67,7 @@ def threefry2x32(k1: Array, k2: Array, x1: Any, x2: Any) -> tuple[Array, Array]:
 def _counts(shape: tuple[int, ...]) -> Array:
   """The low 32 bits of a 64-bit iota of `shape` (row-major); the high bits are 0."""
   size = math.prod(shape)
-  if size > 2 ** 32:
+  if is_constant_dim(size) and size > 2 ** 32:  # (a symbolic size is checked by no one, as JAX)
     raise NotImplementedError(f"random bits for more than 2**32 values (shape {shape})")
   if not shape:
     return np.uint32(0)

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from stablejax import core, dtypes, lax
-from stablejax import simplify_rules as simplify
+from stablejax import shape_poly, simplify_rules as simplify
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
@@ -47,6 +47,13 @@ def _ints(xs: Sequence, what: str) -> tuple[int, ...]:
       raise TypeError(f"{what} must be integers, got {x!r} of type {type(x).__name__}")
     out.append(int(v))
   return tuple(out)
+
+
+def _dims(xs: Sequence, what: str) -> tuple[Any, ...]:
+  """`xs` as a tuple of dimensions: Python ints, or symbolic dimensions."""
+  if not isinstance(xs, (Sequence, np.ndarray)):
+    raise TypeError(f"{what} must be a sequence of integers, got {xs!r}")
+  return tuple(x if shape_poly.is_symbolic_dim(x) else _ints((x,), what)[0] for x in xs)
 
 
 def canonical_axes(name: str, axes: Sequence[int], ndim: int) -> tuple[int, ...]:
@@ -95,7 +102,7 @@ def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: S
   """Broadcast `operand` to `shape`; operand axis i becomes result axis broadcast_dimensions[i]."""
   if not shape and not broadcast_dimensions and _is_array(operand):
     return operand
-  return broadcast_in_dim_p.bind(operand, shape=_ints(shape, "broadcast_in_dim shape"),
+  return broadcast_in_dim_p.bind(operand, shape=_dims(shape, "broadcast_in_dim shape"),
                                  broadcast_dimensions=_ints(broadcast_dimensions,
                                                             "broadcast_dimensions"))
 
@@ -147,7 +154,7 @@ batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batcher
 def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
   """Add leading axes of the given sizes to `operand`, repeating it along them."""
   shape = core.get_aval(operand).shape
-  sizes = _ints(sizes, "broadcast sizes")
+  sizes = _dims(sizes, "broadcast sizes")
   return broadcast_in_dim(operand, sizes + shape, tuple(range(len(sizes), len(sizes) + len(shape))))
 
 
@@ -158,7 +165,7 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
             ) -> Any:
   """Reshape `operand` (in row-major order, after transposing by `dimensions` if given)."""
   shape = core.get_aval(operand).shape
-  new_sizes = _ints(new_sizes, "reshape new_sizes")
+  new_sizes = _dims(new_sizes, "reshape new_sizes")
   dims = None if dimensions is None else _ints(dimensions, "reshape dimensions")
   if dims == tuple(range(len(shape))):
     dims = None
@@ -170,7 +177,7 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
 def _reshape_abstract_eval(x: ShapedArray, *, new_sizes, dimensions):
   if any(d < 0 for d in new_sizes):
     raise TypeError(f"reshape new_sizes must all be non-negative, got {new_sizes}")
-  if prod(new_sizes) != x.size:
+  if shape_poly.is_constant_dim(x.size) and prod(new_sizes) != x.size:  # (symbolic: as JAX)
     raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total "
                     f"size {prod(new_sizes)}) for operand {x.str_short()} (of total size "
                     f"{x.size})")
@@ -358,8 +365,8 @@ batching.fancy_primitive_batchers[concatenate_p] = _concatenate_batcher
 def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
           strides: Sequence[int] | None = None) -> Any:
   """The static window [start, limit) with `strides` of `operand`."""
-  return slice_p.bind(operand, start_indices=_ints(start_indices, "slice start_indices"),
-                      limit_indices=_ints(limit_indices, "slice limit_indices"),
+  return slice_p.bind(operand, start_indices=_dims(start_indices, "slice start_indices"),
+                      limit_indices=_dims(limit_indices, "slice limit_indices"),
                       strides=None if strides is None else _ints(strides, "slice strides"))
 
 
@@ -368,9 +375,10 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
   """`slice` along one axis (None and negative indices as in Python slicing)."""
   shape = core.get_aval(operand).shape
   axis = canonicalize_axis(axis, len(shape))
-  start, limit, _ = _builtin_slice(start_index, limit_index).indices(shape[axis])
+  start, limit, _ = shape_poly.slice_indices(_builtin_slice(start_index, limit_index),
+                                             shape[axis])
   starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-  starts[axis], limits[axis], strides[axis] = start, max(start, limit), stride
+  starts[axis], limits[axis], strides[axis] = start, shape_poly.max_dim(start, limit), stride
   return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
@@ -470,11 +478,12 @@ def _wrap_negative(i: Any, size: int, dtype: np.dtype) -> Any:
     return i  # the abstract eval reports the error
   if core.is_concrete(i):
     v = int(np.asarray(i))
-    return _scalar(v + size if v < 0 else v, dtype if dtypes.is_python_scalar(i) else aval.dtype)
+    return lax.dimension_as_scalar(v + size if v < 0 else v,
+                                   dtype if dtypes.is_python_scalar(i) else aval.dtype)
   if aval.dtype.kind == "u":
     return i
   return lax.select_n(lax.lt(i, _scalar(0, aval.dtype)), i,
-                      lax.add(i, _scalar(size, aval.dtype)))
+                      lax.add(i, lax.dimension_as_scalar(size, aval.dtype)))
 
 
 def _check_indices(name: str, operand: ShapedArray, indices: Sequence[ShapedArray]) -> None:
@@ -500,7 +509,7 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
   shape = core.get_aval(operand).shape
   indices = _start_indices("dynamic_slice", shape, start_indices)
   return dynamic_slice_p.bind(operand, *indices,
-                              slice_sizes=_ints(slice_sizes, "dynamic_slice slice_sizes"))
+                              slice_sizes=_dims(slice_sizes, "dynamic_slice slice_sizes"))
 
 
 def _dynamic_slice_abstract_eval(x: ShapedArray, *indices: ShapedArray, slice_sizes):
@@ -556,7 +565,7 @@ def _dynamic_slice_batcher(axis_data, args, dims, *, slice_sizes):
 def _clamp_index(start: Any, hi: int) -> Any:
   """Clamp a batch of indices (shape [B]) into [0, hi], as XLA clamps start indices."""
   dtype = core.get_aval(start).dtype
-  return lax.min(lax.max(start, _scalar(0, dtype)), _scalar(hi, dtype))
+  return lax.min(lax.max(start, _scalar(0, dtype)), lax.dimension_as_scalar(hi, dtype))
 
 
 def _bit_masks(start: Any, max_shift: int, shape: Sequence[int]):
@@ -718,7 +727,7 @@ batching.fancy_primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slic
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[Sequence[int]]) -> Any:
   """Pad each axis with (low, high, interior) copies of the scalar `padding_value`; negative
   low/high crop."""
-  config = tuple(_ints(c, "pad padding_config entries") for c in padding_config)
+  config = tuple(_dims(c, "pad padding_config entries") for c in padding_config)
   if any(len(c) != 3 for c in config):
     raise TypeError(f"pad: each padding_config entry must be (low, high, interior), got "
                     f"{padding_config}")
@@ -809,7 +818,7 @@ def iota(dtype: Any, size: int) -> Any:
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
   """An array of `shape` whose elements are their index along `dimension`."""
-  shape = _ints(shape, "iota shape")
+  shape = _dims(shape, "iota shape")
   (dimension,) = canonical_axes("broadcasted_iota", (dimension,), len(shape))
   return iota_p.bind(dtype=dtypes.canonicalize(dtype), shape=shape, dimension=dimension)
 

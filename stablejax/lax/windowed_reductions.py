@@ -24,6 +24,7 @@ from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.lax.primitive_kit import any_dtype, check_dtype, def_reference, numeric_dtypes
 from stablejax.lax.primitive_kit import evaluate_reference, standard_primitive
 from stablejax.lax.reductions import evaluate_jaxpr_reference, flatten_operands, trace_reduction
+from stablejax.shape_poly import max_dim
 from stablejax.tree_util import tree_unflatten
 
 __all__ = [
@@ -66,7 +67,7 @@ def window_output_shape(shape: Sequence[int], window_dimensions: Sequence[int],
   for n, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides, padding,
                                        base_dilation, window_dilation):
     span = _dilate(n, bd) + lo + hi - _dilate(w, wd)
-    out.append(0 if span < 0 else span // s + 1)
+    out.append(max_dim(0, span // s + 1))  # (0 where the window does not fit)
   return tuple(out)
 
 

@@ -20,6 +20,7 @@ from stablejax.numpy._math_transcendental import log10
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
     promote_dtypes, result_type, scalar_like, shape, to_inexact)
+from stablejax.shape_poly import canonicalize_dim, is_symbolic_dim, slice_count
 from stablejax.tree_util import tree_leaves
 from stablejax.util import canonicalize_axis
 
@@ -88,6 +89,9 @@ def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,  # noqa
 
 
 def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
+  object = _from_protocol(object)  # noqa: A001
+  if is_symbolic_dim(object):
+    object = lax.dimension_as_value(object)  # noqa: A001
   if is_arraylike(object) and not _is_host(object):
     return object if dtype is None else convert(object, dtype)
   if dtype is None and dtypes.is_python_scalar(object):
@@ -100,6 +104,15 @@ def _array(object: Any, dtype: np.dtype | None) -> Any:  # noqa: A002
   except (TypeError, ValueError) as e:
     raise TypeError(f"array: cannot convert {object!r} to an array: {e}") from None
   return runtime.device_put(host.astype(dtypes.canonicalize(host.dtype), copy=False))
+
+
+def _from_protocol(obj: Any) -> Any:
+  """`obj` with the objects that convert themselves to an array (`__jax_array__`: a framework's
+  variable type) converted, in nested lists and tuples too, as jnp.array takes them."""
+  if isinstance(obj, (list, tuple)):
+    return [_from_protocol(x) for x in obj]
+  convert_self = getattr(obj, "__jax_array__", None)
+  return obj if convert_self is None else convert_self()
 
 
 def _holds_traced(obj: Any) -> bool:
@@ -117,7 +130,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
 
 def _shape_tuple(name: str, shape_: Shape) -> tuple[int, ...]:
   try:
-    out = (operator.index(shape_),) if np.ndim(shape_) == 0 else tuple(map(operator.index, shape_))
+    out = tuple(map(canonicalize_dim, (shape_,) if np.ndim(shape_) == 0 else shape_))
   except TypeError:
     raise TypeError(f"{name}: shape must be an int or a sequence of ints, got {shape_!r}") from None
   if any(d < 0 for d in out):
@@ -180,6 +193,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
 
 
 def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+  if any(is_symbolic_dim(x) for x in (start, stop, step)):
+    return _symbolic_arange(start, stop, step, dtype)
   given = [core.concrete_or_error(x, "an arange bound") for x in (start, stop, step)
            if x is not None]
   if any(dtypes.is_complex(dtypes.dtype_of(b)) for b in given):
@@ -202,6 +217,20 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
   if start != 0:
     out = lax.add(scalar_like(out, start), out)
   return convert(out, dtype)
+
+
+def _symbolic_arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+  """arange up to a symbolic dimension (from and by integers)."""
+  start, stop = (0, start) if stop is None else (start, stop)
+  step = 1 if step is None else step
+  if is_symbolic_dim(start) or is_symbolic_dim(step):
+    raise TypeError(f"arange: only the stop may be a symbolic dimension, got start={start} and "
+                    f"step={step}")
+  dtype = _canonical_dtype(dtype) or dtypes.default_int()
+  out = lax.iota(dtype, slice_count(operator.index(start), stop, operator.index(step)))
+  if step != 1:
+    out = lax.mul(scalar_like(out, step), out)
+  return out if start == 0 else lax.add(scalar_like(out, start), out)
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
@@ -253,8 +282,8 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, retstep: bool, dt
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *,  # noqa: N803
         device: Any = None) -> Any:
   """The N x M matrix with ones on diagonal `k` and zeros elsewhere."""
-  N = operator.index(N)  # noqa: N806
-  M = N if M is None else operator.index(M)  # noqa: N806
+  N = canonicalize_dim(N)  # noqa: N806
+  M = N if M is None else canonicalize_dim(M)  # noqa: N806
   if N < 0 or M < 0:
     raise ValueError(f"eye: negative dimensions are not allowed, got N={N}, M={M}")
   int_dtype = dtypes.default_int()

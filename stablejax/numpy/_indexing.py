@@ -20,6 +20,7 @@ from stablejax.numpy import _math_arithmetic
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed
 from stablejax.numpy._promotion import (
     broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
+from stablejax.shape_poly import is_symbolic_dim, max_dim, min_dim, slice_count, slice_indices
 
 
 _NON_TUPLE_SEQUENCE = ("Using a non-tuple sequence for multidimensional indexing is not "
@@ -227,11 +228,11 @@ def rewriting_take(x: Any, idx: Any, *, indices_are_sorted: bool = False,
 def _slice_bounds(s: slice, size: int) -> tuple[int, int, int]:
   """(first, count, step) of a static slice on an axis of `size`."""
   for v in (s.start, s.stop, s.step):
-    if v is not None and _static_int(v) is None:
+    if v is not None and not is_symbolic_dim(v) and _static_int(v) is None:
       raise TypeError(f"slice bounds must be static integers or None, got {s} (use "
                       "lax.dynamic_slice for traced starts)")
-  start, stop, step = s.indices(size)
-  return start, len(range(start, stop, step)), step
+  start, stop, step = slice_indices(s, size)
+  return start, slice_count(start, stop, step), step
 
 
 def _forward_slice(s: slice, size: int) -> tuple[int, int, int]:
@@ -239,7 +240,7 @@ def _forward_slice(s: slice, size: int) -> tuple[int, int, int]:
   does; a negative step means the result is then reversed."""
   start, n, step = _slice_bounds(s, size)
   if step > 0:
-    return start, max(start, s.indices(size)[1]), step
+    return start, max_dim(start, slice_indices(s, size)[1]), step
   return (start + (n - 1) * step, start + 1, step) if n else (0, 0, 1)
 
 
@@ -248,7 +249,7 @@ def _clamped_int(i: Any, axis: int, size: int) -> int:
   if size == 0:
     raise IndexError(f"index is out of bounds for axis {axis} with size 0")
   i = _static_int(i)
-  return int(np.clip(i + size if i < 0 else i, 0, size - 1))
+  return min_dim(max_dim(i + size if i < 0 else i, 0), size - 1)
 
 
 def _basic_index(x: Any, entries: list) -> Any:
@@ -328,7 +329,8 @@ def _index_vector_part(i: Any, size: int) -> Any:
   i = convert(i, dtypes.int32)
   if unsigned:  # never counted from the end, even when int32 wraps it negative (as JAX)
     return i
-  return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, np.int32(size)))
+  size = lax.dimension_as_scalar(size, np.int32)
+  return lax.select_n(lax.lt(i, np.int32(0)), i, lax.add(i, size))
 
 
 def _gather_order(x_shape: Sequence[int], entries: list, contiguous: bool

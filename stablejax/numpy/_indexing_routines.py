@@ -21,7 +21,9 @@ from stablejax.numpy._math_arithmetic import remainder
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, ensure_arraylike,
     promote_args, result_type, scalar_like, shape, unchanged)
+from stablejax.shape_poly import max_dim
 from stablejax.util import canonicalize_axis
+from stablejax.util import prod as size_of
 
 INDEX_DTYPE = dtypes.int32
 
@@ -44,8 +46,10 @@ def _normalized(indices: Any, size: int, mode: str | None) -> Any:
     raise TypeError(f"indices must be integers, got dtype {dtypes.dtype_of(indices)}")
   indices = convert(indices, INDEX_DTYPE)
   if mode == "wrap":
-    return lax.rem(lax.add(lax.rem(indices, np.int32(size)), np.int32(size)), np.int32(size))
-  return lax.select_n(lax.lt(indices, np.int32(0)), indices, lax.add(indices, np.int32(size)))
+    n = lax.dimension_as_scalar(size, np.int32)
+    return lax.rem(lax.add(lax.rem(indices, n), n), n)
+  return lax.select_n(lax.lt(indices, np.int32(0)), indices,
+                      lax.add(indices, lax.dimension_as_scalar(size, np.int32)))
 
 
 def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
@@ -56,7 +60,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
   if axis is None:
-    a, axis = lax.reshape(a, (int(np.prod(shape(a))),)), 0
+    a, axis = lax.reshape(a, (size_of(shape(a)),)), 0
   a_shape = shape(a)
   axis = canonicalize_axis(axis, len(a_shape))
   gather_mode = _take_mode("take", mode)
@@ -93,8 +97,8 @@ def _along_axis(name: str, arr: Any, indices: Any, axis: int | None, mode: str |
   normalized (negative ones counted from the end when `wrap_negative`) and given a last
   index-vector axis; and those other axes."""
   if axis is None:
-    arr, indices, axis = lax.reshape(arr, (int(np.prod(shape(arr))),)), \
-        lax.reshape(indices, (int(np.prod(shape(indices))),)), 0
+    arr, indices, axis = lax.reshape(arr, (size_of(shape(arr)),)), \
+        lax.reshape(indices, (size_of(shape(indices)),)), 0
   a_shape, i_shape = shape(arr), shape(indices)
   if len(a_shape) != len(i_shape):
     raise ValueError(f"indices and arr must have the same number of dimensions; "
@@ -195,7 +199,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar) "
                      "instead.")
   n = static_size("nonzero", a, size)
-  mask = lax.ne(lax.reshape(a, (int(np.prod(a_shape)),)),
+  mask = lax.ne(lax.reshape(a, (size_of(a_shape),)),
                 lax.full((), 0, core.get_aval(a).dtype))
   flat, filled = _first_true_positions(mask, n)
   fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * len(a_shape)
@@ -212,9 +216,10 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
 def _unravel(flat: Any, dims: Sequence[int]) -> list:
   """Row-major coordinates of in-bounds flat indices."""
   coords = []
+  dtype = core.get_aval(flat).dtype
   for d in reversed(dims):
-    coords.append(lax.rem(flat, np.asarray(d, core.get_aval(flat).dtype)) if d else flat)
-    flat = lax.div(flat, np.asarray(max(d, 1), core.get_aval(flat).dtype))
+    coords.append(lax.rem(flat, lax.dimension_as_scalar(d, dtype)) if d else flat)
+    flat = lax.div(flat, lax.dimension_as_scalar(max_dim(d, 1), dtype))
   return coords[::-1]
 
 
@@ -225,7 +230,7 @@ def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | Non
   if len(shape(condition)) != 1:
     raise ValueError("condition must be a 1D array")
   if axis is None:
-    a, axis = lax.reshape(a, (int(np.prod(shape(a))),)), 0
+    a, axis = lax.reshape(a, (size_of(shape(a)),)), 0
   axis = canonicalize_axis(axis, len(shape(a)))
   condition = lax.ne(convert(condition, dtypes.bool_), False) if dtypes.dtype_of(
       condition) != dtypes.bool_ else condition
@@ -520,8 +525,8 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")
-  n = int(np.prod(shape(data)))
-  if n != int(np.prod(shape(mask))):
+  n = size_of(shape(data))
+  if n != size_of(shape(mask)):
     raise ValueError("place: arr and mask must be the same size")
   if not shape(vals)[0]:
     raise ValueError("Cannot place values from an empty array")
@@ -539,7 +544,7 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
                      "immutable. Pass inplace=False to instead return an updated array.")
   a, ind, v = map(asarray, ensure_arraylike("put", a, ind, v))
   ind, v = ravel(ind), ravel(v)
-  size = int(np.prod(shape(a)))
+  size = size_of(shape(a))
   if not size or not shape(ind)[0] or not shape(v)[0]:
     return a
   if mode == "clip":

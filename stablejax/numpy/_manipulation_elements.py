@@ -17,6 +17,7 @@ from stablejax.numpy._manipulation_shape import concatenate, moveaxis, ravel, re
 from stablejax.numpy._promotion import (
     broadcast_shapes as _broadcast_shapes, broadcast_to as _broadcast_to, concrete_int, convert,
     dtype, ensure_arraylike, shape)
+from stablejax.shape_poly import canonicalize_dim
 from stablejax.util import canonicalize_axis, prod
 
 Axis = int | Sequence[int] | None
@@ -25,6 +26,11 @@ Axis = int | Sequence[int] | None
 def _index_tuple(x: Any) -> tuple[int, ...]:
   """An int or a sequence of ints as a tuple of ints (TypeError for traced values)."""
   return (operator.index(x),) if np.ndim(x) == 0 else tuple(operator.index(i) for i in x)
+
+
+def _shape_tuple(x: Any) -> tuple[Any, ...]:
+  """A dimension or a sequence of them (ints or symbolic) as a tuple."""
+  return tuple(map(canonicalize_dim, (x,) if np.ndim(x) == 0 else x))
 
 
 def _as_array(name: str, x: Any) -> Any:
@@ -393,7 +399,7 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
   """The shape that arrays of `shapes` broadcast to."""
   if not shapes:
     return ()
-  shapes = [_index_tuple(s) for s in shapes]
+  shapes = [_shape_tuple(s) for s in shapes]
   try:
     return _broadcast_shapes("broadcast_shapes", *shapes)
   except ValueError:
@@ -404,7 +410,7 @@ def broadcast_to(array: Any, shape: int | Sequence[int], *,  # noqa: A002  (nump
                  out_sharding: Any = None) -> Any:
   """`array` broadcast to `shape`."""
   (array,) = ensure_arraylike("broadcast_to", array)
-  target = _index_tuple(shape)
+  target = _shape_tuple(shape)
   a_shape = core.get_aval(array).shape
   if len(a_shape) > len(target) or _broadcast_or_none(a_shape, target) != target:
     raise ValueError(f"Incompatible shapes for broadcasting: {a_shape} and requested shape "

@@ -3,7 +3,6 @@ transpose-like operations, expand_dims and squeeze, and joining along an axis (c
 concat, stack): the ones array creation builds on."""
 from __future__ import annotations
 
-import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,6 +14,8 @@ from stablejax.numpy._axes import (
 from stablejax.numpy._promotion import (
     convert, ensure_arraylike, promote_dtypes, shape, unchanged)
 from stablejax.runtime import Array
+from stablejax.errors import InconclusiveDimensionOperation
+from stablejax.shape_poly import canonicalize_dim, is_constant_dim, is_symbolic_dim
 from stablejax.util import canonicalize_axis, prod
 
 
@@ -23,14 +24,20 @@ _shape_of = shape
 
 def _resolve_shape(size: int, old: tuple[int, ...], newshape: Sequence[int]) -> tuple[int, ...]:
   """`newshape` with its one -1 entry computed from the size."""
-  newshape = tuple(operator.index(d) for d in newshape)
+  newshape = tuple(canonicalize_dim(d, "reshape new shape") for d in newshape)
   known = prod(d for d in newshape if d != -1)
   if newshape.count(-1) > 1 or any(d < -1 for d in newshape):
     raise ValueError(f"cannot reshape array of shape {old} into shape {newshape}: at most one "
                      "dimension may be -1 and the others must be non-negative")
-  if -1 in newshape and known and size % known == 0:
-    newshape = tuple(size // known if d == -1 else d for d in newshape)
-  if prod(newshape) != size or -1 in newshape:  # (a TypeError, as JAX's)
+  if -1 in newshape:
+    if is_symbolic_dim(size) and (not known or is_symbolic_dim(size % known)):
+      raise InconclusiveDimensionOperation(
+          f"Cannot divide evenly the sizes of shapes {old} and {newshape}: the remainder "
+          f"{size % known if known else size} should be 0")
+    if known and size % known == 0:
+      newshape = tuple(size // known if d == -1 else d for d in newshape)
+  # (a TypeError, as JAX's; a symbolic size is not checked here, as in JAX)
+  if is_constant_dim(size) and (-1 in newshape or prod(newshape) != size):
     raise TypeError(f"cannot reshape array of shape {old} (size {size}) into shape "
                     f"{newshape}")
   return newshape

@@ -11,15 +11,20 @@ import numpy as np
 from stablejax import core, dtypes, lax
 from stablejax.config import config
 from stablejax.runtime import Array, device_put
+from stablejax.shape_poly import is_symbolic_dim
 from stablejax.util import join_sizes
 
 
 def is_arraylike(x: Any) -> bool:
-  return isinstance(x, core.Tracer) or core.is_concrete(x)
+  """An array, a scalar, a traced value or a symbolic dimension (which computes as a value)."""
+  return isinstance(x, core.Tracer) or core.is_concrete(x) or is_symbolic_dim(x)
 
 
 def _canonical(x: Any) -> Any:
-  """`x` with a numpy array's dtype narrowed to the dtype stablejax computes in."""
+  """`x` with a numpy array's dtype narrowed to the dtype stablejax computes in, and a symbolic
+  dimension as a value."""
+  if is_symbolic_dim(x):
+    return lax.dimension_as_value(x)
   if isinstance(x, (np.ndarray, np.generic)):
     dtype = dtypes.canonicalize(x.dtype)
     if x.dtype != dtype:

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.jit import jit
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._creation import asarray, full, linspace, zeros
 from stablejax.numpy._elementwise import where
@@ -29,6 +30,7 @@ from stablejax.numpy._reductions import (
     MAX, MIN, Axis, check_out, check_where, computation_dtype, nan_reduction, reduce,
     reduced_axes, user_dtype)
 from stablejax.numpy._sorting_searching import searchsorted
+from stablejax.shape_poly import is_symbolic_dim, max_dim
 from stablejax.util import canonicalize_axis
 from stablejax.util import prod as size_of
 
@@ -179,7 +181,7 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
 
   def at(p):
     idx = lax.clamp(np.int32(0), lax.convert_element_type(p, np.int32),
-                    np.int32(builtins.max(n - 1, 0)))
+                    lax.dimension_as_scalar(max_dim(n - 1, 0), np.int32))
     return take_along_axis(rows, idx, axis=-1)
 
   if method == "linear":
@@ -252,7 +254,10 @@ def _count(a: Any, axes: tuple[int, ...], where: Any, dt: np.dtype,
            keepdims: bool) -> Any:
   """How many elements each reduction sees: the size of `axes`, or the True count of `where`."""
   if where is None:
-    return np.asarray(size_of(shape(a)[i] for i in axes), dt)[()]
+    n = size_of(shape(a)[i] for i in axes)
+    if is_symbolic_dim(n):
+      return lax.convert_element_type(lax.dimension_as_value(n), dt)
+    return np.asarray(n, dt)[()]
   return sum_(broadcast_to(where, shape(a)), axes, dtype=dt, keepdims=keepdims)
 
 
@@ -307,17 +312,30 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
   subtracted from the count; NaN where that count is not positive."""
   check_out("var", out)
   (a,) = ensure_arraylike("var", a)
+  return _var(a, axis=_static_axis(axis), dtype=dtype, correction=_correction(ddof, correction),
+              keepdims=keepdims, where=where, a_mean=mean)
+
+
+def _static_axis(axis: Axis) -> Axis:
+  """`axis` hashable, as a static argument of a jitted function."""
+  return tuple(axis) if isinstance(axis, list) else axis
+
+
+# As JAX's, var and std are jitted functions: their transposes sum the cotangents inside the
+# call before adding them to the caller's, which decides the rounding of a gradient through them.
+@jit(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a: Any, *, axis: Axis, dtype: Any, correction: Any, keepdims: bool, where: Any,
+         a_mean: Any) -> Any:
   where = check_where("var", where)
-  correction = _correction(ddof, correction)
   computation, result_dtype = _var_dtypes("var", dtype_of(a), dtype)
   a = convert(a, computation)
   axes = reduced_axes("var", axis, len(shape(a)))
-  if mean is None:
-    mean = _arithmetic_mean(a, axes, computation, keepdims=True, where=where)
-  a_mean = convert(mean, computation)
+  if a_mean is None:
+    a_mean = _arithmetic_mean(a, axes, computation, keepdims=True, where=where)
+  a_mean = convert(a_mean, computation)
   real = computation_dtype(np.zeros((), computation).real.dtype)
   total = sum_(_abs2(lax.sub(a, a_mean)), axes, dtype=real, keepdims=keepdims, where=where)
-  count = lax.sub(_count(a, axes, where, real, keepdims), scalar_like(total, correction))
+  count = lax.sub(_count(a, axes, where, real, keepdims), convert(correction, real))
   result = lax.div(total, count)
   result = lax.select_n(lax.gt(count, scalar_like(count, 0)),
                         lax.full_like(result, np.nan), result)
@@ -329,7 +347,15 @@ def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
         correction: int | float | None = None) -> Any:
   """The standard deviation over `axis`: the square root of `var`."""
   check_out("std", out)
-  return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
+  (a,) = ensure_arraylike("std", a)
+  return _std(a, axis=_static_axis(axis), dtype=dtype, correction=_correction(ddof, correction),
+              keepdims=keepdims, where=where, mean=mean)
+
+
+@jit(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a: Any, *, axis: Axis, dtype: Any, correction: Any, keepdims: bool, where: Any,
+         mean: Any) -> Any:
+  return lax.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
                       correction=correction))
 
 

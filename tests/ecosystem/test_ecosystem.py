@@ -26,7 +26,13 @@ CASES = {
     "chex_train": ("chex", 0.0),
     "numpyro_nuts": ("numpyro", 0.0),
     "numpyro_svi": ("numpyro", 0.0),
+    "keras_dense": ("keras", 0.0),
+    "keras_conv": ("keras", 0.0),
+    "keras_lstm": ("keras", 0.0),
 }
+
+# library -> the environment its programs (and the import that checks it is installed) run in
+LIBRARY_ENV = {"keras": {"KERAS_BACKEND": "jax"}}
 
 # program -> what stablejax lacks for it: the case is an expected failure (strict: it fails the
 # run once it passes, so the entry goes).
@@ -56,8 +62,10 @@ def _verify(text: str) -> None:
 
 
 @pytest.mark.parametrize("program", _cases())
-def test_program_matches_jax(program, tmp_path):
+def test_program_matches_jax(program, tmp_path, monkeypatch):
   library, tolerance = CASES[program]
+  for name, value in LIBRARY_ENV.get(library, {}).items():
+    monkeypatch.setenv(name, value)
   pytest.importorskip(library)
   theirs, _ = _run(program, tmp_path, on_stablejax=False)
   ours, text = _run(program, tmp_path, on_stablejax=True)

@@ -455,3 +455,30 @@ def test_einsum_contracts_with_the_callers_dot_general():
   want = jn.einsum(spec, q, k, _dot_general=recorder(theirs, jax.lax.dot_general))
   np.testing.assert_allclose(got, want, rtol=1e-6)
   assert ours == theirs and len(ours) == 1
+
+
+class _SelfConverting:
+  """A framework's variable type: not an array, but it converts itself (`__jax_array__`)."""
+
+  def __init__(self, value):
+    self.value = value
+
+  def __jax_array__(self):
+    return self.value
+
+
+def test_jax_array_protocol_as_jax():
+  """jnp.array and jnp.asarray take objects with `__jax_array__`, also in lists and under a
+  trace where it gives a traced value, as JAX's (keras's variables)."""
+  x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+  def f(np_, wrap):
+    v = wrap(x)
+    return (np_.asarray(v), np_.array([[v], (v,)]), np_.array(v, dtype=np.int32),
+            np_.asarray(v, dtype=np.float16))
+  want = f(jn, _SelfConverting)
+  for got in (f(jnp, _SelfConverting),
+              sj.jit(lambda y: f(jnp, lambda _: _SelfConverting(y)))(x)):
+    for g, w in zip(got, want):
+      assert g.dtype == w.dtype
+      np.testing.assert_array_equal(g, w)

@@ -179,6 +179,24 @@ def test_var_with_mean():
   check("var", x, axis=1, mean=m)
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_gradient_rounds_as_jax(name):
+  """var and std are jitted functions, as JAX's: a gradient through them (a batch norm's) sums
+  their cotangents inside the call first, so it is JAX's bit for bit, under jit and eagerly."""
+  x, w = rand((16, 8, 8, 4)), rand((16, 8, 8, 4), seed=2)
+
+  def bn(fns):
+    def f(x):
+      m = fns.mean(x, (0, 1, 2), keepdims=True)
+      s = getattr(fns, name)(x, axis=[0, 1, 2], keepdims=True)
+      inv = fns.reciprocal(s + 1e-3)
+      return ((x * inv - m * inv) * w).sum()
+    return f
+  want = jax.grad(bn(jjnp))(x)
+  np.testing.assert_array_equal(sj.grad(bn(jnp))(x), want)
+  np.testing.assert_array_equal(sj.jit(sj.grad(bn(jnp)))(x), jax.jit(jax.grad(bn(jjnp)))(x))
+
+
 def test_average():
   x = rand((3, 4))
   w = np.abs(rand((3, 4), seed=2)) + 0.1

@@ -11,6 +11,7 @@ from stablejax import core, dtypes
 from stablejax.interpreters import batching
 from stablejax.lax.control_flow.scan import scan
 from stablejax.lax.control_flow.while_loop import while_loop
+from stablejax.lax.dimensions import dimension_as_value
 from stablejax.lax.elementwise import add, bitwise_or, convert_element_type
 from stablejax.lax.structural import concatenate, pad, reshape, rev, slice_in_dim
 from stablejax.tree_util import tree_flatten, tree_map, tree_unflatten
@@ -24,6 +25,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
   """`for i in range(lower, upper): val = body_fun(i, val)`, staged; returns the final `val`."""
   if not callable(body_fun):
     raise TypeError(f"lax.fori_loop: body_fun argument should be callable, got {body_fun!r}")
+  lower, upper = dimension_as_value(lower), dimension_as_value(upper)  # (symbolic: traced)
   dtype = _bounds_dtype(lower, upper)
   lower_c, upper_c = _concrete_int(lower), _concrete_int(upper)
   if lower_c is not None and upper_c is not None:
