@@ -531,9 +531,21 @@ def _shared_traceback() -> Any:
   return seen.setdefault(tb, tb)
 
 
+_frames_of: dict = {}  # traceback -> `_user_frames` (shared tracebacks: filtered once per line)
+
+
 def _user_frames(traceback: Any) -> tuple:
   """The user's frames of a stack (innermost first): those below the innermost call into
   stablejax that are not the standard library's, at most SOURCE_FRAMES_LIMIT."""
+  frames = _frames_of.get(traceback)
+  if frames is None:
+    if len(_frames_of) >= _TRACEBACKS_LIMIT:
+      _frames_of.clear()
+    frames = _frames_of[traceback] = _filter_frames(traceback)
+  return frames
+
+
+def _filter_frames(traceback: Any) -> tuple:
   codes, lastis = traceback.raw_frames()
   i = 0
   while i < len(codes) and codes[i].co_filename.startswith(_LIB_DIRS):
