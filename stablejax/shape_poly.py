@@ -353,28 +353,25 @@ def _scope_of(*dims: DimSize) -> SymbolicScope | None:
 
 def max_dim(d1: DimSize, d2: DimSize) -> DimSize:
   """The larger of two dimensions: decided from bounds where possible, else a `max` atom."""
-  scope = _scope_of(d1, d2)
-  if scope is None:
-    return max(d1, d2)
-  lb, ub = bounds(d1 - d2)
-  if lb >= 0:
-    return d1
-  if ub <= 0:
-    return d2
-  return DimExpr._of_factor(_Factor(MAX, _operands(scope, d1, d2)), scope)
+  return _extremum(MAX, d1, d2)
 
 
 def min_dim(d1: DimSize, d2: DimSize) -> DimSize:
   """The smaller of two dimensions: decided from bounds where possible, else a `min` atom."""
+  return _extremum(MIN, d1, d2)
+
+
+def _extremum(kind: str, d1: DimSize, d2: DimSize) -> DimSize:
   scope = _scope_of(d1, d2)
+  if_ge, if_le = (d1, d2) if kind == MAX else (d2, d1)  # the answer if d1 >= d2, if d1 <= d2
   if scope is None:
-    return min(d1, d2)
+    return max(d1, d2) if kind == MAX else min(d1, d2)
   lb, ub = bounds(d1 - d2)
   if lb >= 0:
-    return d2
+    return if_ge
   if ub <= 0:
-    return d1
-  return DimExpr._of_factor(_Factor(MIN, _operands(scope, d1, d2)), scope)
+    return if_le
+  return DimExpr._of_factor(_Factor(kind, _operands(scope, d1, d2)), scope)
 
 
 def _operands(scope: SymbolicScope, *dims: DimSize) -> tuple[DimExpr, ...]:
