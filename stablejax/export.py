@@ -3,15 +3,11 @@ to an `Exported` (its StableHLO module as versioned portable bytecode, with its 
 result types and trees), serialized to bytes, deserialized in another process, and called from
 stablejax code (eagerly, under `jit`, `vmap` and `grad`) through the `call_exported` primitive.
 
-A serialized Exported is `_MAGIC`, then the format version and the metadata's length
-(`<IQ`), the metadata (JSON: name, trees, avals, platforms, versions, section sizes), the
-module's portable artifact (`stablehlo.serialize_portable_artifact`) and, when serialized with
-`vjp_order` > 0, the serialized Exported of its VJP."""
+A serialized Exported is JAX's own (`export_serialization`): `jax.export.deserialize` reads what
+`Exported.serialize` writes, and `deserialize` reads what JAX's `Exported.serialize` writes."""
 from __future__ import annotations
 
 import functools
-import json
-import struct
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -19,7 +15,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from stablejax import api, core, dtypes, pipeline, platforms as platforms_lib, runtime
+from stablejax import (api, core, dtypes, export_serialization, pipeline,
+                       platforms as platforms_lib, runtime)
 from stablejax.custom_derivatives import custom_vjp
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
@@ -29,7 +26,7 @@ from stablejax.lowering import make_ir_context
 from stablejax.shape_poly import (SymbolicScope, is_symbolic_dim, symbolic_dim_bounds,
                                   symbolic_shape)
 from stablejax.stages import ShapeDtypeStruct
-from stablejax.tree_util import LEAF, PyTreeDef, broadcast_prefix, tree_flatten, tree_unflatten
+from stablejax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_unflatten
 
 __all__ = ["DisabledSafetyCheck", "Exported", "SymbolicScope", "default_export_platform",
            "deserialize", "export", "is_symbolic_dim",
@@ -43,9 +40,9 @@ minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
 _CALLING_CONVENTION_VERSION = 10
 
-_MAGIC = b"stablejax.export\x00"
-_HEADER = struct.Struct("<IQ")  # format version, metadata length
-FORMAT_VERSION = 1  # of the container; bump it when the metadata or the layout changes
+# The start of stablejax's own container before it wrote JAX's format (never documented as
+# stable): such blobs are recognized, to say why they are not read.
+_OLD_CONTAINER_MAGIC = b"stablejax.export\x00"
 
 
 def symbolic_args_specs(args: Any, shapes_specs: Any, constraints: Sequence[str] = (),
@@ -115,7 +112,8 @@ class Exported:
                platforms: Sequence[str], mlir_module_serialized: bytes,
                calling_convention_version: int,
                get_vjp: Callable[[Exported], Exported] | None,
-               disabled_safety_checks: Sequence[DisabledSafetyCheck] = (), nr_devices: int = 1):
+               disabled_safety_checks: Sequence[DisabledSafetyCheck] = (), nr_devices: int = 1,
+               module_kept_var_idx: Sequence[int] | None = None):
     self.fun_name = fun_name
     # the number of devices the module was lowered for (JAX's `nr_devices`): stablejax exports
     # modules for one device
@@ -129,6 +127,9 @@ class Exported:
     self.calling_convention_version = calling_convention_version
     self._get_vjp = get_vjp
     self.disabled_safety_checks = tuple(disabled_safety_checks)
+    # the indices of the arguments the module takes (JAX drops unused ones; stablejax keeps all)
+    self.module_kept_var_idx = tuple(range(len(self.in_avals)) if module_kept_var_idx is None
+                                     else module_kept_var_idx)
     self._vjp: Exported | None = None
 
   def __repr__(self) -> str:
@@ -155,24 +156,10 @@ class Exported:
     return self._vjp
 
   def serialize(self, vjp_order: int = 0) -> bytes:
-    """The bytes `deserialize` reads back; `vjp_order` is how many orders of VJP to include
-    (1 lets the deserialized function be differentiated once)."""
-    vjp = self.vjp().serialize(vjp_order - 1) if vjp_order > 0 else b""
-    meta = json.dumps({
-        "fun_name": self.fun_name,
-        "in_tree": _tree_to_json(self.in_tree, "in_tree", self.fun_name),
-        "out_tree": _tree_to_json(self.out_tree, "out_tree", self.fun_name),
-        "in_avals": [_aval_to_json(a) for a in self.in_avals],
-        "out_avals": [_aval_to_json(a) for a in self.out_avals],
-        "platforms": list(self.platforms),
-        "calling_convention_version": self.calling_convention_version,
-        "module_size": len(self.mlir_module_serialized),
-        "vjp_size": len(vjp),
-        "disabled_safety_checks": [str(c) for c in self.disabled_safety_checks],
-        "nr_devices": self.nr_devices,
-    }).encode()
-    return b"".join([_MAGIC, _HEADER.pack(FORMAT_VERSION, len(meta)), meta,
-                     self.mlir_module_serialized, vjp])
+    """JAX's serialized Exported, which `deserialize` and `jax.export.deserialize` read back;
+    `vjp_order` is how many orders of VJP to include (1 lets the deserialized function be
+    differentiated once)."""
+    return export_serialization.serialize(self, vjp_order)
 
   def call(self, *args: Any, **kwargs: Any) -> Any:
     """Call the exported function on arrays of the types it was exported for (eagerly, or
@@ -318,37 +305,29 @@ def _bool_zeros(aval: core.ShapedArray) -> np.ndarray:
 # Deserializing
 
 def deserialize(blob: bytes | bytearray) -> Exported:
-  """The Exported that `Exported.serialize` wrote into `blob`."""
+  """The Exported that `Exported.serialize`, or JAX's, wrote into `blob`."""
   blob = bytes(blob)
-  if not blob.startswith(_MAGIC):
-    raise ValueError("deserialize: the blob is not a serialized stablejax Exported (it does not "
-                     "start with the stablejax.export header)")
-  offset = len(_MAGIC) + _HEADER.size
-  if len(blob) < offset:
-    raise ValueError("deserialize: the blob is truncated (no complete header)")
-  version, meta_size = _HEADER.unpack_from(blob, len(_MAGIC))
-  if version != FORMAT_VERSION:
-    raise ValueError(f"deserialize: the blob has format version {version}; this stablejax reads "
-                     f"format version {FORMAT_VERSION}")
-  try:
-    meta = json.loads(blob[offset:offset + meta_size])
-    module_end = offset + meta_size + meta["module_size"]
-    vjp_end = module_end + meta["vjp_size"]
-  except (ValueError, KeyError, TypeError) as e:
-    raise ValueError(f"deserialize: the blob's metadata is corrupt ({e})") from None
-  if len(blob) != vjp_end:
-    raise ValueError(f"deserialize: the blob has {len(blob)} bytes; its header describes "
-                     f"{vjp_end}")
-  module = blob[offset + meta_size:module_end]
-  _check_module(module, meta["fun_name"])
-  vjp = deserialize(blob[module_end:]) if meta["vjp_size"] else None
-  return Exported(meta["fun_name"], _tree_from_json(meta["in_tree"]),
-                  [_aval_from_json(a) for a in meta["in_avals"]],
-                  _tree_from_json(meta["out_tree"]),
-                  [_aval_from_json(a) for a in meta["out_avals"]], meta["platforms"], module,
-                  meta["calling_convention_version"], vjp and (lambda _: vjp),
-                  [DisabledSafetyCheck(c) for c in meta.get("disabled_safety_checks", ())],
-                  meta.get("nr_devices", 1))
+  if blob.startswith(_OLD_CONTAINER_MAGIC):
+    raise ValueError("deserialize: the blob is in the container of stablejax before it wrote "
+                     "JAX's format; export the function again")
+  return _from_serialized(export_serialization.deserialize(blob))
+
+
+def _from_serialized(s: export_serialization.SerializedExported) -> Exported:
+  version = s.calling_convention_version
+  if not (minimum_supported_calling_convention_version <= version
+          <= maximum_supported_calling_convention_version):
+    raise ValueError(f"deserialize: the exported function '{s.fun_name}' has calling "
+                     f"convention version {version}; stablejax calls versions "
+                     f"{minimum_supported_calling_convention_version} to "
+                     f"{maximum_supported_calling_convention_version}")
+  _check_module(s.mlir_module_serialized, s.fun_name)
+  vjp = s.vjp
+  return Exported(s.fun_name, s.in_tree, s.in_avals, s.out_tree, s.out_avals, s.platforms,
+                  s.mlir_module_serialized, version,
+                  vjp and (lambda _: _from_serialized(vjp)),
+                  [DisabledSafetyCheck(c) for c in s.disabled_checks], s.nr_devices,
+                  s.module_kept_var_idx)
 
 
 def _check_module(module: bytes, name: str) -> None:
@@ -359,51 +338,3 @@ def _check_module(module: bytes, name: str) -> None:
     raise ValueError(f"deserialize: the StableHLO module of '{name}' cannot be read "
                      f"(StableHLO {hlo.get_current_version()} reads versions from "
                      f"{hlo.get_minimum_version()}): {e}") from None
-
-
-# ----------------------------------------------------------------------------------------------
-# Avals and tree structures as JSON
-
-def _aval_to_json(aval: core.ShapedArray) -> list:
-  return [list(aval.shape), "float0" if aval.dtype == dtypes.float0 else aval.dtype.name,
-          aval.weak_type]
-
-
-def _aval_from_json(x: list) -> core.ShapedArray:
-  shape, dtype, weak_type = x
-  return core.ShapedArray(tuple(shape), dtypes.float0 if dtype == "float0" else np.dtype(dtype),
-                          weak_type)
-
-
-_SEQUENCES = {tuple: "tuple", list: "list"}
-_SEQUENCE_TYPES = {v: k for k, v in _SEQUENCES.items()}
-
-
-def _tree_to_json(tree: PyTreeDef, what: str, fun_name: str) -> Any:
-  """A leaf is "*", None is null, a tuple or list {"tuple"|"list": children}, a dict
-  {"dict": [[key, child], ...]} (str or int keys); other node types cannot be serialized."""
-  kind = tree.node_type
-  if kind is None:
-    return "*"
-  children = [_tree_to_json(c, what, fun_name) for c in tree.children]
-  if kind is type(None):
-    return None
-  if kind in _SEQUENCES:
-    return {_SEQUENCES[kind]: children}
-  if kind is dict and all(type(k) in (str, int) for k in tree.aux):
-    return {"dict": [[k, c] for k, c in zip(tree.aux, children)]}
-  node = "dict with keys other than str or int" if kind is dict else kind.__name__
-  raise ValueError(f"cannot serialize the {what} {tree} of the exported function '{fun_name}': "
-                   f"a {node} node; only tuples, lists, dicts and None can be serialized")
-
-
-def _tree_from_json(x: Any) -> PyTreeDef:
-  if x == "*":
-    return LEAF
-  if x is None:
-    return PyTreeDef(type(None), None, ())
-  (kind, children), = x.items()
-  if kind == "dict":
-    return PyTreeDef(dict, tuple(k for k, _ in children),
-                     tuple(_tree_from_json(c) for _, c in children))
-  return PyTreeDef(_SEQUENCE_TYPES[kind], None, tuple(map(_tree_from_json, children)))

@@ -53,20 +53,21 @@ def _platform_index(ctx: LoweringRuleContext, exported: Any) -> list[ir.Value]:
   """The leading platform-index operand of a module exported for several platforms (none for
   one): the index in `exported.platforms` of the platform running the call, a constant, or a
   `stablehlo.case` on the caller's own platform index when the caller runs on several; an error
-  when the module was not exported for a platform the caller runs on."""
+  when the module was not exported for a platform the caller runs on, unless its platform check
+  is disabled (then it runs as for its first platform, as in JAX)."""
   module_ctx = ctx.module_context
   running = module_ctx.platforms
   missing = [p for p in running if p not in exported.platforms]
-  if missing:
+  if missing and "platform" not in map(str, exported.disabled_safety_checks):
     raise LoweringError(f"the function '{exported.fun_name}' was exported for platforms "
                         f"{exported.platforms} but it is used on {missing}")
   if len(exported.platforms) == 1:
     return []
+  index = {p: exported.platforms.index(p) if p in exported.platforms else 0 for p in running}
   if len(running) == 1:
-    return [ir_constant(np.int32(exported.platforms.index(running[0])))]
+    return [ir_constant(np.int32(index[running[0]]))]
   # (the branches of the caller's platforms that do not run this code are never taken)
-  return [index_per_platform(module_ctx, [exported.platforms.index(p) if p in running else 0
-                                          for p in module_ctx.module_platforms])]
+  return [index_per_platform(module_ctx, [index.get(p, 0) for p in module_ctx.module_platforms])]
 
 
 def _call_exported_rule(ctx: LoweringRuleContext, *args: ir.Value, exported: Any
@@ -79,7 +80,8 @@ def _call_exported_rule(ctx: LoweringRuleContext, *args: ir.Value, exported: Any
     callee = module_ctx.callees[key] = insert_module(
         module_ctx, exported.mlir_module_serialized, f"call_exported_{exported.fun_name}")
   out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-  return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), [*index, *args]).results)
+  kept = [args[i] for i in exported.module_kept_var_idx]
+  return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), [*index, *kept]).results)
 
 
 register_lowering(lax.call_exported_p, _call_exported_rule)

@@ -89,7 +89,7 @@ def _call_exported_reference(*args: np.ndarray, exported: Any) -> list[np.ndarra
   index = [np.int32(exported.platforms.index("cpu"))] if len(exported.platforms) > 1 else []
   exe = runtime.compile_module(exported.mlir_module(), runtime.devices("cpu")[0],
                                exported.out_avals)
-  return [np.asarray(y) for y in exe(*index, *args)]
+  return [np.asarray(y) for y in exe(*index, *(args[i] for i in exported.module_kept_var_idx))]
 
 
 def_reference(call_exported_p, _call_exported_reference)

@@ -2,7 +2,6 @@
 the Exported eagerly and under jit, vmap and grad; the errors for bad calls and bad blobs."""
 import json
 import os
-import struct
 import subprocess
 import sys
 
@@ -205,23 +204,24 @@ def test_export_needs_a_jitted_function():
     jax_export.export(f_jax)
 
 
-def _corrupt(blob: bytes, what: str) -> bytes:
-  magic = len(b"stablejax.export\x00")
-  if what == "version":
-    return blob[:magic] + struct.pack("<I", 99) + blob[magic + 4:]
-  if what == "module":
-    return blob[:-10] + b"\x00" * 10
-  return {"garbage": b"garbage", "truncated": blob[:-1], "header": blob[:magic + 3]}[what]
+def _corrupt(blob: bytes, what: str, module: bytes) -> bytes:
+  if what == "module":  # the module's bytecode header zeroed
+    return blob.replace(module[:16], b"\x00" * 16)
+  if what == "old container":  # stablejax's container before JAX's format
+    return b"stablejax.export\x00" + blob
+  return {"garbage": b"garbage", "truncated": blob[:-20], "empty": b""}[what]
 
 
 @pytest.mark.parametrize("what, match", [
-    ("garbage", "not a serialized stablejax Exported"), ("version", "format version 99"),
-    ("truncated", "header describes"), ("header", "truncated"),
+    ("garbage", "not a serialized Exported"), ("truncated", "truncated"),
+    ("empty", "not a serialized Exported"),
     ("module", "StableHLO module of 'f_sj' cannot be read"),
+    ("old container", "container of stablejax before it wrote JAX's format"),
 ])
 def test_bad_blobs(exported, what, match):
   with pytest.raises(ValueError, match=match):
-    sj.export.deserialize(_corrupt(exported.serialize(), what))
+    sj.export.deserialize(_corrupt(exported.serialize(), what,
+                                   exported.mlir_module_serialized))
 
 
 def test_custom_pytree_nodes_cannot_be_serialized():
