@@ -18,6 +18,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import (api, core, dtypes, export_serialization, pipeline,
                        platforms as platforms_lib, runtime)
 from stablejax.custom_derivatives import custom_vjp
+from stablejax.export_custom_calls import check_custom_calls
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.jit import Jitted, jit
@@ -70,8 +71,9 @@ def symbolic_args_specs(args: Any, shapes_specs: Any, constraints: Sequence[str]
 
 class DisabledSafetyCheck:
   """A safety check to skip when exporting or deserializing, as JAX's: build one with
-  `platform()` or `custom_call(target_name)`. It is recorded in the Exported (stablejax checks
-  no custom-call targets, so disabling that check changes nothing else)."""
+  `platform()` (the module may be called on a platform it was not exported for) or
+  `custom_call(target_name)` (the module may call a target outside JAX's list of stable ones).
+  It is recorded in the Exported."""
 
   def __init__(self, _impl: str):
     self._impl = _impl
@@ -230,6 +232,8 @@ def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None,
       raise ValueError(f"cannot export '{name}': it has effects {sorted(map(str, closed.effects))}"
                        "; an exported module cannot carry host callbacks or effect tokens")
     module = pipeline.lower(closed, name, targets if len(targets) > 1 else targets[0])
+    check_custom_calls(module, [c.is_custom_call() for c in disabled_checks
+                                if c.is_custom_call() is not None], name)
     return Exported(name, traced.in_tree, closed.in_avals, traced.out_tree, closed.out_avals,
                     targets, _module_to_bytecode(module), _CALLING_CONVENTION_VERSION,
                     _vjp_exporter(closed), disabled_checks)

@@ -21,6 +21,7 @@ from flatbuffers import number_types as fb_types
 from flatbuffers.table import Table
 
 from stablejax import core, dtypes
+from stablejax.interpreters import ad
 from stablejax.shape_poly import SymbolicScope, symbolic_shape
 from stablejax.tree_util import LEAF, PyTreeDef
 
@@ -78,7 +79,9 @@ def _dtype_name(dtype: Any) -> str:
 
 
 def _dtype_of(name: str) -> Any:
-  return dtypes.float0 if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
+  """The dtype stablejax gives a value JAX serialized with dtype `name`: float0 (the cotangents
+  of integers, in VJPs) is read as bool, the type its values have in the module."""
+  return np.dtype(bool) if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,49 +144,56 @@ def serialize(exported: Any, vjp_order: int = 0) -> bytes:
   return bytes(w.builder.Output())
 
 
-def _write_exported(w: _Writer, e: Any, vjp_order: int) -> int:
+def _write_exported(w: _Writer, e: Any, vjp_order: int,
+                    avals: tuple[Sequence[core.ShapedArray], ...] | None = None) -> int:
+  """`e` with `vjp_order` orders of VJP; `avals`, its in and out avals as written if not its own
+  (a VJP's, with float0 for the booleans stablejax's exported VJPs take and give)."""
   if vjp_order > 0 and not e.has_vjp():
     raise ValueError(f"cannot serialize '{e.fun_name}' with vjp_order={vjp_order}: it has no "
                      "VJP of that order (it was deserialized with fewer)")
-  vjp = _write_exported(w, e.vjp(), vjp_order - 1) if vjp_order > 0 else 0
-  unique = list(dict.fromkeys(map(_aval_key, (*e.in_avals, *e.out_avals))))
+  in_avals, out_avals = avals or (e.in_avals, e.out_avals)
+  vjp = (_write_exported(w, e.vjp(), vjp_order - 1, _vjp_avals(in_avals, out_avals))
+         if vjp_order > 0 else 0)
+  unique = {_aval_key(a): a for a in (*in_avals, *out_avals)}
   index = {key: i for i, key in enumerate(unique)}
-  n_in, n_out = len(e.in_avals), len(e.out_avals)
   fields = dict(
       function_name=w.string(e.fun_name),
       in_tree=_write_tree(w, e.in_tree, "in_tree", e.fun_name),
-      in_avals=w.offsets([_write_aval(w, a) for a in e.in_avals]),
+      in_avals=w.offsets([_write_aval(w, a) for a in in_avals]),
       out_tree=_write_tree(w, e.out_tree, "out_tree", e.fun_name),
-      out_avals=w.offsets([_write_aval(w, a) for a in e.out_avals]),
-      in_shardings=w.offsets([w.table(_SHARDING) for _ in range(n_in)]),
-      out_shardings=w.offsets([w.table(_SHARDING) for _ in range(n_out)]),
+      out_avals=w.offsets([_write_aval(w, a) for a in out_avals]),
+      in_shardings=w.offsets([w.table(_SHARDING) for _ in in_avals]),
+      out_shardings=w.offsets([w.table(_SHARDING) for _ in out_avals]),
       platforms=w.offsets([w.string(p) for p in e.platforms]),
       ordered_effects=w.offsets([]), unordered_effects=w.offsets([]),
       disabled_checks=w.offsets([_write_check(w, c) for c in e.disabled_safety_checks]),
       mlir_module_serialized=w.builder.CreateByteVector(e.mlir_module_serialized),
       module_kept_var_idx=w.numbers(e.module_kept_var_idx, np.uint16),
-      unique_avals=w.offsets([_write_aval(w, a) for a in _avals_of(unique, e)]),
+      unique_avals=w.offsets([_write_aval(w, a) for a in unique.values()]),
       unique_abstract_meshes=w.offsets([]), unique_named_shardings=w.offsets([]),
-      in_avals_idxs=w.numbers([index[_aval_key(a)] for a in e.in_avals], np.uint32),
-      out_avals_idxs=w.numbers([index[_aval_key(a)] for a in e.out_avals], np.uint32),
+      in_avals_idxs=w.numbers([index[_aval_key(a)] for a in in_avals], np.uint32),
+      out_avals_idxs=w.numbers([index[_aval_key(a)] for a in out_avals], np.uint32),
       # 0: no sharding given
-      in_shardings_idxs=w.numbers([0] * n_in, np.uint32),
-      out_shardings_idxs=w.numbers([0] * n_out, np.uint32))
+      in_shardings_idxs=w.numbers([0] * len(in_avals), np.uint32),
+      out_shardings_idxs=w.numbers([0] * len(out_avals), np.uint32))
   if vjp:
     fields["vjp"] = vjp
   return w.table(_EXPORTED, serialization_version=SERIALIZATION_VERSION,
                  nr_devices=e.nr_devices, calling_convention_version=e.calling_convention_version,
-                 uses_global_constants=any(not _is_static(a) for a in e.in_avals), **fields)
+                 uses_global_constants=any(not _is_static(a) for a in in_avals), **fields)
+
+
+def _vjp_avals(in_avals: Sequence[core.ShapedArray], out_avals: Sequence[core.ShapedArray]
+               ) -> tuple[list[core.ShapedArray], list[core.ShapedArray]]:
+  """The avals, as JAX has them, of the VJP of a function of `in_avals` to `out_avals`: the
+  primal arguments, then the cotangents of the results; it returns the cotangents of the
+  arguments (float0 where a value is an integer: the module takes and gives booleans)."""
+  return ([*in_avals, *map(ad.tangent_aval, out_avals)], list(map(ad.tangent_aval, in_avals)))
 
 
 def _aval_key(aval: core.ShapedArray) -> tuple:
   """What JAX serializes of an aval (not its weak type)."""
   return tuple(map(str, aval.shape)), _dtype_name(aval.dtype)
-
-
-def _avals_of(keys: list[tuple], e: Any) -> list[core.ShapedArray]:
-  by_key = {_aval_key(a): a for a in (*e.in_avals, *e.out_avals)}
-  return [by_key[k] for k in keys]
 
 
 def _is_static(aval: core.ShapedArray) -> bool:

@@ -1,0 +1,295 @@
+"""JAX's serialized Exported, both ways: what stablejax's `Exported.serialize` writes is loaded
+by `jax.export.deserialize` and called (eagerly, under `jax.jit`, differentiated through the
+serialized VJPs), and what JAX's `Exported.serialize` writes is loaded by
+`stablejax.export.deserialize` and called likewise; the custom-call allowlist and the disabled
+safety checks as JAX's; the CPU artifacts of JAX's back-compatibility test data run against their
+stored outputs."""
+import dataclasses
+import importlib
+import pkgutil
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jjnp
+from jax import export as jax_export
+from jax._src.export import _export as jax_export_internal
+from jax._src.internal_test_util import export_back_compat_test_data as back_compat_data
+
+import stablejax as sj
+import stablejax.numpy as jnp
+from stablejax import core, export_serialization, lowering
+from stablejax.export_custom_calls import STABLE_CUSTOM_CALL_TARGETS
+from stablejax.tree_util import tree_flatten
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((2, 3)).astype(np.float32)
+N = np.arange(4, dtype=np.int32)
+
+
+def _f(np_, x, n, *, scale):
+  return {"y": [np_.sin(x) * scale, None], "n": n * 2, "s": (x * x).sum()}
+
+
+def f_sj(x, n, *, scale):
+  return _f(jnp, x, n, scale=scale)
+
+
+def f_jax(x, n, *, scale):
+  return _f(jjnp, x, n, scale=scale)
+
+
+def _close(got, want, rtol=1e-6, atol=1e-6):
+  got_leaves, got_tree = tree_flatten(got)
+  want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+  assert str(got_tree).replace("PyTreeDef", "") == str(want_tree).replace("PyTreeDef", "")
+  for g, w in zip(got_leaves, want_leaves):
+    assert np.asarray(g).dtype == np.asarray(w).dtype
+    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
+
+
+def _types(exported):
+  return ([(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.in_avals],
+          [(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.out_avals],
+          str(exported.in_tree).replace("PyTreeDef", ""),
+          str(exported.out_tree).replace("PyTreeDef", ""))
+
+
+@pytest.fixture(scope="module")
+def sj_exported():
+  return sj.export.export(sj.jit(f_sj))(X, N, scale=np.float32(2))
+
+
+@pytest.fixture(scope="module")
+def jax_exported():
+  return jax_export.export(jax.jit(f_jax))(X, N, scale=np.float32(2))
+
+
+# ----------------------------------------------------------------------------------------------
+# stablejax -> JAX
+
+def test_jax_reads_and_calls_a_stablejax_artifact(sj_exported, jax_exported):
+  back = jax_export.deserialize(bytearray(sj_exported.serialize()))
+  assert _types(back) == _types(jax_exported) == _types(sj_exported)
+  assert back.fun_name == "f_sj" and back.platforms == sj_exported.platforms
+  assert back.calling_convention_version == sj_exported.calling_convention_version == 10
+  assert back.nr_devices == 1 and back.module_kept_var_idx == (0, 1, 2)
+  assert (jax_export.minimum_supported_calling_convention_version
+          <= back.calling_convention_version
+          <= jax_export.maximum_supported_calling_convention_version)
+  want = f_sj(X, N, scale=np.float32(2))
+  _close(back.call(X, N, scale=np.float32(2)), want)
+  _close(jax.jit(back.call)(X, N, scale=np.float32(3)), f_sj(X, N, scale=np.float32(3)))
+  assert not back.has_vjp()
+
+
+def test_jax_differentiates_a_stablejax_artifact(sj_exported):
+  back = jax_export.deserialize(bytearray(sj_exported.serialize(vjp_order=2)))
+
+  def loss(x):
+    out = back.call(x, N, scale=np.float32(2))
+    return (out["y"][0] ** 2).sum() + out["s"]
+
+  def loss_jax(x):
+    out = f_jax(x, N, scale=np.float32(2))
+    return (out["y"][0] ** 2).sum() + out["s"]
+
+  _close(jax.grad(loss)(X), jax.grad(loss_jax)(X), rtol=1e-5)
+  _close(jax.jit(jax.grad(loss))(X), jax.grad(loss_jax)(X), rtol=1e-5)
+  hvp = lambda f: jax.grad(lambda x: jax.grad(f)(x).sum())(X)  # noqa: E731
+  _close(hvp(loss), hvp(loss_jax), rtol=1e-5, atol=1e-5)
+
+
+def test_jax_reads_several_platforms_and_dtypes():
+  def g(a, b, c):
+    return a.astype(jnp.float32) * 2, jnp.logical_not(b), c + 1
+
+  args = (np.ones((2,), jnp.bfloat16), np.array([True, False]), np.arange(3, dtype=np.uint8))
+  e = sj.export.export(sj.jit(g), platforms=("cuda", "cpu"))(*args)
+  back = jax_export.deserialize(bytearray(e.serialize()))
+  assert back.platforms == ("cuda", "cpu")
+  assert [a.dtype.name for a in back.in_avals] == ["bfloat16", "bool", "uint8"]
+  _close(back.call(*args), g(*args))
+
+
+# ----------------------------------------------------------------------------------------------
+# JAX -> stablejax
+
+def test_stablejax_reads_and_calls_a_jax_artifact(jax_exported):
+  got = sj.export.deserialize(jax_exported.serialize())
+  assert _types(got) == _types(jax_exported)
+  assert got.fun_name == jax_exported.fun_name and got.platforms == jax_exported.platforms
+  assert got.calling_convention_version == jax_exported.calling_convention_version
+  want = f_jax(X, N, scale=np.float32(2))
+  _close(got.call(X, N, scale=np.float32(2)), want)
+  _close(sj.jit(got.call)(X, N, scale=np.float32(2)), want)
+  with pytest.raises(ValueError, match="vjp_order=0"):
+    sj.grad(lambda x: got.call(x, N, scale=np.float32(2))["s"])(X)
+
+
+def test_stablejax_differentiates_a_jax_artifact(jax_exported):
+  got = sj.export.deserialize(bytes(jax_exported.serialize(vjp_order=2)))
+  assert got.has_vjp() and got.vjp().has_vjp()
+
+  def loss(call, x):
+    out = call(x, N, scale=np.float32(2))
+    return (out["y"][0] ** 2).sum() + out["s"]
+
+  want = jax.grad(lambda x: loss(f_jax, x))(X)
+  _close(sj.grad(lambda x: loss(got.call, x))(X), want, rtol=1e-5)
+  _close(sj.jit(sj.grad(lambda x: loss(got.call, x)))(X), want, rtol=1e-5)
+  hess = jax.grad(lambda x: jax.grad(lambda x: loss(f_jax, x))(x).sum())(X)
+  _close(sj.grad(lambda x: sj.grad(lambda x: loss(got.call, x))(x).sum())(X), hess,
+         rtol=1e-5, atol=1e-5)
+
+
+def test_unused_arguments_dropped_by_jax():
+  e = jax_export.export(jax.jit(lambda a, b, c: a * c))(np.float32(1), X, np.float32(3))
+  assert e.module_kept_var_idx == (0, 2)
+  got = sj.export.deserialize(e.serialize())
+  assert got.module_kept_var_idx == (0, 2)
+  assert float(got.call(np.float32(2), X, np.float32(3))) == 6
+  assert float(sj.jit(got.call)(np.float32(2), X, np.float32(3))) == 6
+  # and written back as JAX reads it
+  again = jax_export.deserialize(bytearray(got.serialize()))
+  assert again.module_kept_var_idx == (0, 2)
+  assert float(again.call(np.float32(2), X, np.float32(3))) == 6
+
+
+def test_symbolic_shapes_are_read_as_jax_writes_them():
+  b, = jax_export.symbolic_shape("b")
+  spec = jax.ShapeDtypeStruct((b, 2 * b + 1, 3), np.float32)
+  e = jax_export.export(jax.jit(lambda x: x.sum(axis=2)))(spec)
+  got = export_serialization.deserialize(bytes(e.serialize()))
+  assert [tuple(map(str, a.shape)) for a in got.in_avals] == [("b", "2*b + 1", "3")]
+  assert [tuple(map(str, a.shape)) for a in got.out_avals] == [("b", "2*b + 1")]
+  assert sj.export.is_symbolic_dim(got.in_avals[0].shape[0])
+  assert got.in_avals[0].shape[0] == got.out_avals[0].shape[0]  # (one scope)
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors and safety checks
+
+def test_custom_call_allowlist_is_jaxs():
+  assert STABLE_CUSTOM_CALL_TARGETS == jax_export_internal._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE
+
+
+def _ffi_fun(x):
+  return sj.ffi.ffi_call("my_unstable_target", sj.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def test_unstable_custom_calls_are_refused_unless_allowed():
+  match = "(?s)Cannot serialize code with custom calls whose targets have no compatibility " \
+          "guarantees.*my_unstable_target"
+  with pytest.raises(ValueError, match=match):
+    sj.export.export(sj.jit(_ffi_fun))(X)
+  jax_ffi = lambda x: jax.ffi.ffi_call(  # noqa: E731
+      "my_unstable_target", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+  with pytest.raises(ValueError, match=match):
+    jax_export.export(jax.jit(jax_ffi))(X)
+  check = sj.export.DisabledSafetyCheck.custom_call("my_unstable_target")
+  e = sj.export.export(sj.jit(_ffi_fun), disabled_checks=[check])(X)
+  back = jax_export.deserialize(bytearray(e.serialize()))
+  assert back.disabled_safety_checks == (jax_export.DisabledSafetyCheck.custom_call(
+      "my_unstable_target"),)
+  # LAPACK's targets are stable
+  sj.export.export(sj.jit(jnp.linalg.cholesky))(np.eye(3, dtype=np.float32))
+
+
+def test_disabled_platform_check_both_ways():
+  x = np.arange(3, dtype=np.float32)
+  checks = [jax_export.DisabledSafetyCheck.platform()]
+  e = jax_export.export(jax.jit(jjnp.sin), platforms=("tpu",), disabled_checks=checks)(x)
+  got = sj.export.deserialize(e.serialize())
+  assert got.disabled_safety_checks == (sj.export.DisabledSafetyCheck.platform(),)
+  np.testing.assert_allclose(got.call(x), np.sin(x), rtol=1e-6)
+  np.testing.assert_allclose(e.call(x), np.sin(x), rtol=1e-6)  # (JAX runs it too)
+
+  strict = sj.export.deserialize(
+      jax_export.export(jax.jit(jjnp.sin), platforms=("tpu",))(x).serialize())
+  with pytest.raises(lowering.LoweringError, match=r"exported for platforms \('tpu',\)"):
+    strict.call(x)
+  mine = sj.export.export(sj.jit(jnp.sin), platforms=("tpu",),
+                          disabled_checks=[sj.export.DisabledSafetyCheck.platform()])(x)
+  back = jax_export.deserialize(bytearray(mine.serialize()))
+  np.testing.assert_allclose(back.call(x), np.sin(x), rtol=1e-6)
+
+
+def test_dict_keys_must_be_strings():
+  e = sj.export.export(sj.jit(lambda d: d[1] * 2))({1: np.float32(1)})
+  with pytest.raises(ValueError, match="a dict with keys other than str node"):
+    e.serialize()
+
+
+def test_vjp_order_beyond_what_was_deserialized(jax_exported):
+  got = sj.export.deserialize(jax_exported.serialize(vjp_order=0))
+  with pytest.raises(ValueError, match="no VJP"):
+    got.serialize(vjp_order=1)
+
+
+def test_unsupported_calling_convention():
+  e = jax_export.export(jax.jit(jjnp.sin))(np.float32(1))
+  old = dataclasses.replace(e, calling_convention_version=8)
+  with pytest.raises(ValueError, match="calling convention version 8; stablejax calls "
+                                       "versions 9 to 10"):
+    sj.export.deserialize(old.serialize())
+
+
+# ----------------------------------------------------------------------------------------------
+# JAX's back-compatibility artifacts (the CPU ones, static shapes), built as JAX's harness builds
+# them, run against their stored outputs and JAX's own run of the same module
+
+def _artifacts(x):
+  if isinstance(x, dict) and "testdata_version" in x:
+    yield x
+  elif isinstance(x, (dict, list)):
+    for v in (x.values() if isinstance(x, dict) else x):
+      yield from _artifacts(v)
+
+
+def _cpu_artifacts():
+  for info in pkgutil.iter_modules(back_compat_data.__path__):
+    if info.ispkg:
+      continue
+    module = importlib.import_module(f"{back_compat_data.__name__}.{info.name}")
+    for name in dir(module):
+      if name.startswith("data_"):
+        for i, data in enumerate(_artifacts(getattr(module, name))):
+          if data["platform"] == "cpu" and "shape_assertion" not in data["custom_call_targets"] \
+             and data["xla_call_module_version"] >= 9:
+            yield pytest.param(data, id=f"{info.name}-{name}-{i}")
+
+
+CPU_ARTIFACTS = list(_cpu_artifacts())
+
+
+def test_the_cpu_artifacts_are_found():
+  assert len(CPU_ARTIFACTS) >= 40
+
+
+def _from_artifact(data):
+  inputs, outputs = tuple(data["inputs"]), tuple(data["expected_outputs"])
+  aval = lambda a: core.ShapedArray(np.shape(a), np.asarray(a).dtype)  # noqa: E731
+  in_leaves, in_tree = tree_flatten((inputs, {}))
+  out_leaves, out_tree = tree_flatten(outputs)
+  return sj.export.Exported("run_serialized", in_tree, list(map(aval, in_leaves)), out_tree,
+                            list(map(aval, out_leaves)), (data["platform"],),
+                            data["mlir_module_serialized"], data["xla_call_module_version"],
+                            None, nr_devices=data.get("nr_devices", 1))
+
+
+@pytest.mark.parametrize("data", CPU_ARTIFACTS)
+def test_back_compat_artifact(data):
+  exported = _from_artifact(data)
+  with sj.enable_x64(True), jax.enable_x64(True):  # (as JAX's harness runs them)
+    got = sj.jit(exported.call)(*data["inputs"])
+    jax_got = jax_export.deserialize(bytearray(exported.serialize())).call(*data["inputs"])
+  for g, j, want in zip(got, jax_got, data["expected_outputs"]):
+    assert np.asarray(g).dtype == want.dtype and np.shape(g) == want.shape
+    np.testing.assert_allclose(np.asarray(g), np.asarray(j), rtol=1e-5, atol=1e-6)
+    rtol = 1e-3 if want.dtype in (np.float32, np.complex64) else 1e-9
+    if np.allclose(np.asarray(j), want, rtol=rtol, atol=rtol):
+      # (eigenvectors and singular vectors are unique up to phase; where JAX's run of the
+      # module matches the stored outputs, stablejax's must too)
+      np.testing.assert_allclose(np.asarray(g), want, rtol=rtol, atol=rtol)
