@@ -124,6 +124,9 @@ def test_stablejax_reads_and_calls_a_jax_artifact(jax_exported):
   want = f_jax(X, N, scale=np.float32(2))
   _close(got.call(X, N, scale=np.float32(2)), want)
   _close(sj.jit(got.call)(X, N, scale=np.float32(2)), want)
+  xs = np.stack([X, 2 * X])
+  batched = sj.vmap(lambda x: got.call(x, N, scale=np.float32(2))["s"])(xs)
+  np.testing.assert_allclose(batched, [(x * x).sum() for x in xs], rtol=1e-6)
   with pytest.raises(ValueError, match="vjp_order=0"):
     sj.grad(lambda x: got.call(x, N, scale=np.float32(2))["s"])(X)
 
