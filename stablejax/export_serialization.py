@@ -62,7 +62,7 @@ _EXPORTED = _schema(
     "in_shardings_idxs:[u32] out_shardings_idxs:[u32]")
 
 # The enums
-_LEAF, _NONE, _TUPLE, _LIST, _DICT, _CUSTOM = range(6)
+_LEAF, _NONE, _TUPLE, _LIST, _DICT = range(5)  # (5: a custom node, from JAX's registry)
 _SHAPED_ARRAY = 0
 _MEMORY_DEVICE = 1
 _CHECK_PLATFORM, _CHECK_CUSTOM_CALL = 0, 1
@@ -75,7 +75,7 @@ _DTYPE_KIND = {name: kind for kind, name in enumerate(_DTYPES)}
 
 
 def _dtype_name(dtype: Any) -> str:
-  return "float0" if dtype == dtypes.float0 else np.dtype(dtype).name
+  return "float0" if dtype == dtypes.float0 else getattr(dtype, "name", str(dtype))
 
 
 def _dtype_of(name: str) -> Any:
@@ -138,7 +138,8 @@ class _Writer:
 
 
 def serialize(exported: Any, vjp_order: int = 0) -> bytes:
-  """`exported` (an `Exported`) as JAX serializes it, with `vjp_order` orders of its VJP."""
+  """`exported` (an `Exported`) as JAX serializes it, with `vjp_order` orders of its VJP (bytes;
+  JAX gives a bytearray of the same content)."""
   w = _Writer()
   w.builder.Finish(_write_exported(w, exported, vjp_order))
   return bytes(w.builder.Output())
@@ -203,8 +204,8 @@ def _is_static(aval: core.ShapedArray) -> bool:
 def _write_aval(w: _Writer, aval: core.ShapedArray) -> int:
   name = _dtype_name(aval.dtype)
   if name not in _DTYPE_KIND:
-    raise ValueError(f"cannot serialize an array of dtype {aval.dtype}: JAX's format has no "
-                     "such dtype")
+    raise ValueError(f"cannot serialize an array of dtype {aval.dtype}: stablejax serializes "
+                     f"the numeric dtypes of JAX's format ({', '.join(_DTYPES)})")
   shape = w.offsets([w.string(str(d)) for d in aval.shape])
   return w.table(_AVAL, kind=_SHAPED_ARRAY, shape=shape, dtype=_DTYPE_KIND[name],
                  memory_space=_MEMORY_DEVICE)
