@@ -41,7 +41,8 @@ def _python_filecheck() -> FileCheck:
 
 
 def _llvm_on_path() -> str | None:
-  """LLVM's `FileCheck` on PATH (not the Python one found through a case-insensitive file system)."""
+  """LLVM's `FileCheck` on PATH (not the Python one, found through a case-insensitive file
+  system)."""
   path = shutil.which("FileCheck")
   python = shutil.which("filecheck", path=os.path.dirname(sys.executable))
   if path is None or (python is not None and os.path.samefile(path, python)):
