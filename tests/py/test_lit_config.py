@@ -12,16 +12,17 @@ from stablejax import lit_config, test_util
 from stablejax.lit_util import arg, print_stablehlo
 
 USER_CFG = "from stablejax.lit_config import configure\nconfigure(config)\n"
-PASSING = """\
-# RUN: %PYTHON %s | FileCheck %s
-from stablejax.lit_util import print_stablehlo, run
+README = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "README.md")
 
-@run
-def add_one():
-  print_stablehlo(lambda x: x + 1, "f32[2,3]")
-  # CHECK-LABEL: TEST: add_one
-  # CHECK: stablehlo.add %arg0, %{{.*}} : tensor<2x3xf32>
-"""
+
+def _readme_example() -> str:
+  """The lit test of the README's "Writing lit tests"."""
+  with open(README) as file:
+    section = file.read().split("### Writing lit tests", 1)[1]
+  return re.search(r"```\n(.*?)```", section, re.S).group(1)
+
+
+PASSING = _readme_example()
 FAILING = PASSING.replace("stablehlo.add", "stablehlo.subtract")
 LLVM_ONLY = "# REQUIRES: llvm-filecheck\n" + PASSING
 
