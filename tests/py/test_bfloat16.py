@@ -371,4 +371,4 @@ def test_short_names():
 
 
 def test_cli_type_spec():
-  assert parse_type("bf16[2,3]").dtype == dtypes.bfloat16
+  assert parse_type("bf16[2,3]").array().dtype == dtypes.bfloat16

@@ -148,10 +148,10 @@ def test_debug_info_does_not_change_the_plain_module():
 
 
 def test_lit_runs_from_another_directory_without_writing_into_the_source(tmp_path):
-  lit = os.path.join(os.path.dirname(sys.executable), "lit")
   lit_dir = os.path.join(os.path.dirname(__file__), os.pardir, "lit")
   before = set(os.listdir(lit_dir))
-  proc = subprocess.run([lit, "-q", os.path.join(lit_dir, "locations.py")], cwd=tmp_path,
+  proc = subprocess.run([sys.executable, "-c", "from lit.main import main; main()", "-q",
+                         os.path.join(lit_dir, "locations.py")], cwd=tmp_path,
                         capture_output=True, text=True)
   assert proc.returncode == 0, proc.stdout + proc.stderr
   assert set(os.listdir(lit_dir)) - before == set()
