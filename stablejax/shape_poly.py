@@ -14,7 +14,7 @@ import itertools
 import math
 import operator
 import re
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from stablejax.errors import InconclusiveDimensionOperation
 
@@ -802,6 +802,58 @@ def all_dim_vars(shapes: Iterable[Sequence[DimSize]]) -> list[str]:
     else:
       names.add(f.name)
   return sorted(names)
+
+
+class DimArithmetic:
+  """The arithmetic `evaluate` computes a dimension with: Python's on ints; the lowering
+  subclasses it to emit ops on the values of the dimension variables."""
+
+  def constant(self, k: int) -> Any:
+    return k
+
+  def add(self, x: Any, y: Any) -> Any:
+    return x + y
+
+  def mul(self, x: Any, y: Any) -> Any:
+    return x * y
+
+  def floordiv(self, x: Any, y: Any) -> Any:
+    return x // y
+
+  def mod(self, x: Any, y: Any) -> Any:
+    return x % y
+
+  def max(self, x: Any, y: Any) -> Any:
+    return max(x, y)
+
+  def min(self, x: Any, y: Any) -> Any:
+    return min(x, y)
+
+
+def evaluate(d: DimSize, env: Mapping[str, Any],
+             arithmetic: DimArithmetic = DimArithmetic()) -> Any:
+  """The value of dimension `d` given the values `env` of its variables (by name), computed
+  with `arithmetic` (by default ints with Python's arithmetic, floor division included)."""
+  if not isinstance(d, DimExpr):
+    return arithmetic.constant(operator.index(d))
+  total = None
+  for term, k in d.terms:
+    value = arithmetic.constant(k) if term == _ONE or k != 1 else None
+    for factor, e in term:
+      f = _evaluate_factor(factor, env, arithmetic)
+      for _ in range(e):
+        value = f if value is None else arithmetic.mul(value, f)
+    total = value if total is None else arithmetic.add(total, value)
+  return total
+
+
+def _evaluate_factor(f: _Factor, env: Mapping[str, Any], arithmetic: DimArithmetic) -> Any:
+  if not f.operands:
+    if f.name not in env:
+      raise KeyError(f"the dimension variable '{f.name}' has no value")
+    return env[f.name]
+  x, y = (evaluate(_constant_of(o), env, arithmetic) for o in f.operands)
+  return getattr(arithmetic, f.name)(x, y)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
-from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
+from stablejax.lowering import shapes
+from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_op
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
@@ -47,7 +48,7 @@ def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
   operands alone (for ops that accept them, like `select` and `clamp`)."""
   shape = ctx.avals_out[0].shape
   return [x if aval.shape == shape or (keep_scalars and not aval.ndim)
-          else broadcast_to(x, range(aval.ndim), shape, aval.dtype)
+          else shapes.broadcast_in_dim(ctx, x, shape, aval.dtype, range(aval.ndim))
           for x, aval in zip(args, ctx.avals_in)]
 
 

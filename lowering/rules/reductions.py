@@ -11,6 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import dtypes, lax
+from stablejax.lowering import shapes
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
 from stablejax.lowering.registry import register_lowering
@@ -102,7 +103,7 @@ def _argminmax_rule(direction: str, identity: Callable) -> Callable:
     aval = ctx.avals_in[0]
     (axis,) = axes
     index_dtype = np.dtype(index_dtype)
-    indices = hlo.iota(shaped_ir_type(aval.shape, index_dtype), axis)
+    indices = shapes.iota(ctx, aval.shape, index_dtype, axis)
     inits = [ir_constant(identity(aval.dtype), dtype=aval.dtype),
              ir_constant(0, dtype=index_dtype)]
 
