@@ -22,7 +22,7 @@ from stablejax.shape_poly import (DimArithmetic, DimSize, evaluate, is_constant_
                                   is_symbolic_dim)
 
 
-class _IrArithmetic(DimArithmetic):
+class IrDimArithmetic(DimArithmetic):
   """Dimension arithmetic as StableHLO ops on scalars of the dimension variables' type."""
 
   def __init__(self):
@@ -40,9 +40,8 @@ class _IrArithmetic(DimArithmetic):
   def _rounds_up(self, r: ir.Value, y: ir.Value) -> ir.Value:
     """Whether truncated division rounded up: a non-zero remainder of the other sign than y."""
     zero = self.constant(0)
-    nonzero = hlo.compare(r, zero, hlo.ComparisonDirectionAttr.get("NE"))
-    signs = hlo.compare(hlo.compare(r, zero, hlo.ComparisonDirectionAttr.get("LT")),
-                        hlo.compare(y, zero, hlo.ComparisonDirectionAttr.get("LT")),
+    nonzero = _compare(r, zero, "NE")
+    signs = hlo.compare(_compare(r, zero, "LT"), _compare(y, zero, "LT"),
                         hlo.ComparisonDirectionAttr.get("NE"))
     return hlo.and_(nonzero, signs)
 
@@ -61,11 +60,22 @@ class _IrArithmetic(DimArithmetic):
   def min(self, x: ir.Value, y: ir.Value) -> ir.Value:
     return hlo.minimum(x, y)
 
+  def ge(self, x: ir.Value, y: ir.Value) -> ir.Value:
+    return _compare(x, y, "GE")
+
+  def eq(self, x: ir.Value, y: ir.Value) -> ir.Value:
+    return _compare(x, y, "EQ")
+
+
+def _compare(x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
+  return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                     compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
 
 def eval_dim(ctx: LoweringRuleContext, d: DimSize) -> ir.Value:
   """The size `d` as a scalar of the dimension variables' type (a constant for an int)."""
   module_ctx = ctx.module_context
-  return evaluate(d, dict(zip(module_ctx.dim_vars, module_ctx.dim_var_values)), _IrArithmetic())
+  return evaluate(d, dict(zip(module_ctx.dim_vars, module_ctx.dim_var_values)), IrDimArithmetic())
 
 
 def dim_value(ctx: LoweringRuleContext, d: DimSize, dtype: np.dtype) -> ir.Value:

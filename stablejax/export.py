@@ -24,7 +24,8 @@ from stablejax.custom_derivatives import custom_vjp
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.jit import Jitted, jit
-from stablejax.lax.exported_call import call_exported_p
+from stablejax import lowering
+from stablejax.lax.exported_call import argument_names, call_exported_p
 from stablejax.lowering import make_ir_context
 from stablejax.shape_poly import (SymbolicScope, is_symbolic_dim, symbolic_dim_bounds,
                                   symbolic_shape)
@@ -243,6 +244,8 @@ def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None,
       raise ValueError(f"cannot export '{name}': it has effects {sorted(map(str, closed.effects))}"
                        "; an exported module cannot carry host callbacks or effect tokens")
     module = pipeline.lower(closed, name, targets if len(targets) > 1 else targets[0])
+    lowering.export_main(module, closed.in_avals, argument_names(traced.in_tree),
+                         len(targets) > 1)
     return Exported(name, traced.in_tree, closed.in_avals, traced.out_tree, closed.out_avals,
                     targets, _module_to_bytecode(module), _CALLING_CONVENTION_VERSION,
                     _vjp_exporter(closed), disabled_checks)
