@@ -7,11 +7,12 @@ function's dimension variables (`ModuleContext.dim_var_values`), as JAX's loweri
 call these and never look at symbolic dimensions themselves."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core
@@ -189,3 +190,45 @@ def gather(ctx: LoweringRuleContext, operand: ir.Value, indices: ir.Value,
   return hlo.DynamicGatherOp(operand, indices, shape_tensor(ctx, slice_sizes),
                              dimension_numbers, indices_are_sorted=indices_are_sorted,
                              results=[out_type]).result
+
+
+def reduce_window(ctx: LoweringRuleContext, operands: Sequence[ir.Value],
+                  init_values: Sequence[ir.Value], out_avals: Sequence[core.ShapedArray],
+                  window: Sequence[DimSize], strides: Sequence[int],
+                  padding: Sequence[tuple[DimSize, DimSize]], base_dilation: Sequence[int],
+                  window_dilation: Sequence[int],
+                  reducer: Callable[..., Sequence[ir.Value]]) -> list[ir.Value]:
+  """`stablehlo.reduce_window` of `operands`, scalars combined by `reducer` (accumulators...,
+  values...). With a symbolic window or padding, JAX's `stablehlo.dynamic_reduce_window` custom
+  call of a reducer function (which the refinement of shapes makes a `reduce_window`)."""
+  out_types = [aval_to_ir_type(a) for a in out_avals]
+  scalar_types = [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type)
+                  for v in init_values]
+  if is_constant_shape((*window, *(p for pair in padding for p in pair))):
+    op = hlo.ReduceWindowOp(
+        out_types, list(operands), list(init_values), list(window),
+        window_strides=list(strides), base_dilations=list(base_dilation),
+        window_dilations=list(window_dilation),
+        padding=ir.DenseIntElementsAttr.get(np.asarray(padding, np.int64).reshape(-1, 2)))
+    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
+    with ir.InsertionPoint(block):
+      hlo.return_(list(reducer(*block.arguments)))
+    return list(op.results)
+  module_ctx = ctx.module_context
+  with ir.InsertionPoint.at_block_begin(module_ctx.module.body), ir.Location.unknown():
+    fn = func.FuncOp(module_ctx.unique_name("reduce_window_reducer"),
+                     ir.FunctionType.get(scalar_types * 2, scalar_types))
+    fn.sym_visibility = ir.StringAttr.get("private")
+  module_ctx.symbol_table.insert(fn)
+  block = fn.add_entry_block()
+  with ir.InsertionPoint(block):
+    func.ReturnOp(list(reducer(*block.arguments)))
+  pairs = hlo.concatenate([hlo.reshape(shaped_ir_type((1, 2), dim_var_aval().dtype),
+                                       shape_tensor(ctx, pair)) for pair in padding], 0)
+  op = hlo.CustomCallOp(
+      out_types, [*operands, *init_values, *(shape_tensor(ctx, s) for s in (
+          window, strides, base_dilation, window_dilation)), pairs],
+      "stablehlo.dynamic_reduce_window", api_version=ir.IntegerAttr.get(
+          ir.IntegerType.get_signless(32), 1),
+      called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(fn.name.value)]))
+  return list(op.results)

@@ -10,12 +10,14 @@ module's portable artifact (`stablehlo.serialize_portable_artifact`) and, when s
 from __future__ import annotations
 
 import functools
+import io
 import json
 import struct
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -274,10 +276,14 @@ def _canonical_platforms(platforms: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _module_to_bytecode(module: ir.Module) -> bytes:
-  """Portable StableHLO bytecode, for a StableHLO at least 4 weeks old (as JAX targets)."""
+  """Portable StableHLO bytecode, for a StableHLO at least 4 weeks old (as JAX targets), by
+  jaxlib's serializer as JAX's export does: it legalizes CHLO first, which the bindings'
+  `serialize_portable_artifact` cannot do for ops on dynamic shapes."""
   target = hlo.get_version_from_compatibility_requirement(
       hlo.StablehloCompatibilityRequirement.WEEK_4)
-  return hlo.serialize_portable_artifact(module, target)
+  data = io.BytesIO()
+  module.operation.write_bytecode(file=data)
+  return _jax.mlir.serialize_portable_artifact(data.getvalue(), target)
 
 
 def _vjp_exporter(closed: ClosedJaxpr) -> Callable[[Exported], Exported]:

@@ -31,7 +31,7 @@ def _upper_bounds(operand_shape: Sequence[int], sizes: Sequence[int], index_map:
   broadcast to their shape."""
   dtype, given = _index_dtype(indices), core.get_aval(indices).dtype
   shape = core.get_aval(indices).shape
-  upper = np.array([operand_shape[d] - sizes[d] for d in index_map])
+  upper = lax.dimensions_as_array([operand_shape[d] - sizes[d] for d in index_map], dtypes.int64)
   bounds = lambda u, d: lax.broadcast_in_dim(u.astype(d), shape, (len(shape) - 1,))
   if given.kind == "u" and given.itemsize >= np.dtype(dtype).itemsize:
     # converted, the largest would wrap negative: one past the end stands for them all
