@@ -2,6 +2,7 @@
 programs: the modules' key features (dynamic argument types, `get_dimension_size`,
 `@shape_assertion`, the `jax.uses_shape_polymorphism` mark), values of `Exported.call` for several
 concrete sizes, the errors of bad calls (types and texts), and static lowerings unchanged."""
+import dataclasses
 import re
 
 import numpy as np
@@ -14,6 +15,7 @@ from jax import export as jexport
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import export
+from test_shape_poly import KERAS_LIKE
 
 # name -> program of (library, its numpy, x: f32[b, 4])
 PROGRAMS = {
@@ -215,3 +217,77 @@ def test_static_lowering_has_no_dimension_variables():
   text = sj.jit(lambda x: jnp.sin(x)[1:] + 1).lower(np.ones((3, 4), np.float32)).as_text()
   assert "?" not in text and "global_constant" not in text
   assert "uses_shape_polymorphism" not in text
+
+
+def test_module_assertions_checked_when_compiled():
+  """The module's own `@shape_assertion`s fail at compile time (jaxlib's shape refinement),
+  with their message, for sizes the caller did not check."""
+  exp = _export(sj, _sj_program("mul_dim"))
+  text = sj.jit(exp.call).lower(np.ones((3, 4), np.float32)).as_text()
+  with sj.lowering.make_ir_context():
+    good = sj.lowering.ir.Module.parse(text)
+    bad = sj.lowering.ir.Module.parse(text.replace("3x4", "0x4"))
+  assert "?" not in str(sj.lowering.refine_shapes(good))
+  with pytest.raises(ValueError, match="Expected value >= 1 for dimension variable 'b'"):
+    sj.lowering.refine_shapes(bad)
+
+
+def _jax_specs(mod):
+  a, b = mod.export.symbolic_shape("a, b", constraints=["a >= b"])
+  return mod.ShapeDtypeStruct((a, 4), np.float32), mod.ShapeDtypeStruct((b,), np.float32)
+
+
+def _two_args(np_):
+  return lambda x, y: np_.sum(x[:y.shape[0]], axis=1) * y + x.shape[0]
+
+
+def test_jax_calls_our_module():
+  ours = export.export(sj.jit(_two_args(jnp)))(*_jax_specs(sj))
+  jexp = jexport.export(jax.jit(_two_args(jjnp)))(*_jax_specs(jax))
+  theirs = dataclasses.replace(jexp, mlir_module_serialized=ours.mlir_module_serialized)
+  for n, m in [(5, 3), (2, 2)]:
+    x, y = np.arange(n * 4, dtype=np.float32).reshape(n, 4), np.ones(m, np.float32)
+    np.testing.assert_array_equal(np.asarray(theirs.call(x, y)), np.asarray(jexp.call(x, y)))
+
+
+def test_we_call_jax_module():
+  jexp = jexport.export(jax.jit(_two_args(jjnp)))(*_jax_specs(jax))
+  scope = export.SymbolicScope(["a >= b"])
+  aval = lambda a: sj.core.ShapedArray(export.symbolic_shape(str(a.shape), scope=scope), a.dtype)
+  tree = lambda x: sj.tree_util.tree_flatten(x)[1]
+  ours = export.Exported(jexp.fun_name, tree(((1, 2), {})), list(map(aval, jexp.in_avals)),
+                         tree(1), list(map(aval, jexp.out_avals)), jexp.platforms,
+                         jexp.mlir_module_serialized, jexp.calling_convention_version, None)
+  x, y = np.arange(20, dtype=np.float32).reshape(5, 4), np.ones(3, np.float32)
+  np.testing.assert_array_equal(np.asarray(ours.call(x, y)), np.asarray(jexp.call(x, y)))
+  got, want = _outcome(lambda: ours.call(x[:2], y)), _outcome(lambda: jexp.call(x[:2], y))
+  assert got == want and got is not None
+
+
+def test_grad_of_symbolic_call_as_jax():
+  def grads(mod, np_):
+    exp = _export(mod, lambda x: np_.sin(x) * x.shape[0])
+    return [mod.grad(lambda x: exp.call(x).sum())(np.ones((n, 4), np.float32)) for n in SIZES]
+  for got, want in zip(grads(sj, jnp), grads(jax, jjnp)):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", KERAS_LIKE)
+def test_keras_like_layers_values_as_jax(name):
+  arg, fn = KERAS_LIKE[name]
+
+  def values(mod, np_):
+    d, = mod.export.symbolic_shape("(dynamic_dimension)", constraints=["dynamic_dimension>=2"])
+    specs = {"img": ((d, 8, 8, 3), np.float32), "seq": ((d, d, 5), np.float32),
+             "ids": ((d, 7), np.int32)}
+    exp = mod.export.export(mod.jit(lambda x: fn(mod, np_, x)))(
+        mod.ShapeDtypeStruct(*specs[arg]))
+    out = []
+    for n in (2, 3):
+      shape = {"img": (n, 8, 8, 3), "seq": (n, n, 5), "ids": (n, 7)}[arg]
+      x = (np.arange(np.prod(shape)) % 10).reshape(shape).astype(specs[arg][1])
+      out += [np.asarray(o) for o in mod.tree_util.tree_leaves(exp.call(x))]
+    return out
+
+  for got, want in zip(values(sj, jnp), values(jax, jjnp)):
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
