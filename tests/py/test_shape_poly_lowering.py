@@ -72,6 +72,11 @@ PROGRAMS = {
     "window_sum": lambda sj_, np_, x: sj_.lax.reduce_window(x, 0., sj_.lax.add, (2, 1), (1, 1),
                                                             "VALID"),
     "mod_dim": lambda sj_, np_, x: x * (x.shape[0] % 3) + x.shape[0] // 2,
+    "sign": lambda sj_, np_, x: np_.sign(x) + sj_.lax.integer_pow(x + 2, -2) + x ** 0,
+    "to_bool": lambda sj_, np_, x: x.astype(bool),
+    "select_n": lambda sj_, np_, x: sj_.lax.select_n((x > 0).astype(np.int32) + (x > 1), x,
+                                                     -x, 2 * x),
+    "int_rem": lambda sj_, np_, x: sj_.lax.rem(x.astype(np.int32), (x + 1).astype(np.int32)),
 }
 
 SIZES = (1, 2, 5)
