@@ -57,6 +57,9 @@ def export_main(module: ir.Module, in_avals: Sequence[core.ShapedArray],
     main.sym_visibility = ir.StringAttr.get("public")
     if "res_attrs" in inner.attributes:
       main.result_attrs = inner.result_attrs
+    if n_index:  # the platform index keeps its name
+      main.arg_attrs = ir.ArrayAttr.get([inner.arg_attrs[0]] + [ir.DictAttr.get({})] *
+                                        len(in_avals))
     block = main.add_entry_block()
     with ir.InsertionPoint(block):
       args = list(block.arguments)

@@ -296,3 +296,18 @@ def test_keras_like_layers_values_as_jax(name):
 
   for got, want in zip(values(sj, jnp), values(jax, jjnp)):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_several_platforms_with_symbolic_shapes():
+  fn = PROGRAMS["cumsum"]
+  def exported(mod, np_):
+    b, = mod.export.symbolic_shape("b")
+    return mod.export.export(mod.jit(lambda x: fn(mod, np_, x) * x.shape[0]),
+                             platforms=("cpu", "cuda"))(mod.ShapeDtypeStruct((b, 4), np.float32))
+  ours, jexp = exported(sj, jnp), exported(jax, jjnp)
+  assert _main_signature(ours.mlir_module()) == re.sub(r" loc\(.*?\)", "",
+                                                       _main_signature(jexp.mlir_module()))
+  theirs = dataclasses.replace(jexp, mlir_module_serialized=ours.mlir_module_serialized)
+  x = np.arange(12, dtype=np.float32).reshape(3, 4)
+  np.testing.assert_allclose(np.asarray(ours.call(x)), np.asarray(jexp.call(x)))
+  np.testing.assert_allclose(np.asarray(theirs.call(x)), np.asarray(jexp.call(x)))
