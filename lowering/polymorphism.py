@@ -32,7 +32,17 @@ def mark_polymorphic(module: ir.Module) -> None:
 
 
 def is_polymorphic(module: ir.Module) -> bool:
-  return POLYMORPHIC in module.operation.attributes
+  """Whether `module` has symbolic shapes to refine before it compiles: it is marked, or its
+  `@main` takes arrays of dynamic shapes (`jit(f).lower` of symbolic shapes)."""
+  if POLYMORPHIC in module.operation.attributes:
+    return True
+  with module.context:
+    symbols = ir.SymbolTable(module.operation)
+    if "main" not in symbols:
+      return False
+    main = symbols["main"]
+    return any(isinstance(t, ir.RankedTensorType) and not t.has_static_shape
+               for t in main.type.inputs)
 
 
 def export_main(module: ir.Module, in_avals: Sequence[core.ShapedArray],

@@ -311,3 +311,12 @@ def test_several_platforms_with_symbolic_shapes():
   x = np.arange(12, dtype=np.float32).reshape(3, 4)
   np.testing.assert_allclose(np.asarray(ours.call(x)), np.asarray(jexp.call(x)))
   np.testing.assert_allclose(np.asarray(theirs.call(x)), np.asarray(jexp.call(x)))
+
+
+def test_compiling_a_symbolic_lowering_fails_as_jax():
+  def outcome(mod, np_):
+    b, = mod.export.symbolic_shape("b")
+    lowered = mod.jit(np_.sin).lower(mod.ShapeDtypeStruct((b, 4), np.float32))
+    return _outcome(lowered.compile)
+  got, want = outcome(sj, jnp), outcome(jax, jjnp)
+  assert got[0] == want[0] == "ValueError" and got[1].startswith("Error refining shapes")
