@@ -196,9 +196,17 @@ def test_two_arguments_and_compiled_once_per_shape():
   fn = lambda x, y: x[:y.shape[0]] + y
   exp = export.export(sj.jit(fn))(sj.ShapeDtypeStruct((a,), np.float32),
                                   sj.ShapeDtypeStruct((b,), np.float32))
-  for n, m in [(3, 2), (5, 5), (3, 2)]:
-    x, y = np.arange(n, dtype=np.float32), np.ones(m, np.float32)
-    np.testing.assert_array_equal(np.asarray(exp.call(x, y)), x[:m] + y)
+  compiles = []
+  listener = lambda event, duration, **kw: compiles.append(event == sj.monitoring.
+                                                           BACKEND_COMPILE_EVENT)
+  sj.monitoring.register_event_duration_secs_listener(listener)
+  try:
+    for n, m in [(3, 2), (5, 5), (3, 2), (5, 5), (4, 2)]:
+      x, y = np.arange(n, dtype=np.float32), np.ones(m, np.float32)
+      np.testing.assert_array_equal(np.asarray(exp.call(x, y)), x[:m] + y)
+  finally:
+    sj.monitoring.unregister_event_duration_listener(listener)
+  assert sum(compiles) == 3  # once per concrete shape
   with pytest.raises(ValueError, match="symbolic shape constraint a >= b"):
     exp.call(np.ones(2, np.float32), np.ones(3, np.float32))
 
