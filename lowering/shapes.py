@@ -1,8 +1,9 @@
 """The shape helpers of the lowering rules. An op whose result's shape is among its operands or
-attributes (broadcast, reshape, iota, slice, dynamic slice, pad, gather, a filled constant) is
-built here: in its static form where the shape is known, and in its dynamic form
+attributes (broadcast, reshape, iota, slice, dynamic slice, pad, gather, reduce_window, a filled
+constant) is built here: in its static form where the shape is known, and in its dynamic form
 (`stablehlo.dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`,
-`dynamic_pad`, `dynamic_gather`) where a dimension is symbolic, its size computed from the
+`dynamic_pad`, `dynamic_gather`, the `stablehlo.dynamic_reduce_window` custom call) where a
+dimension is symbolic, its size computed from the
 function's dimension variables (`ModuleContext.dim_var_values`), as JAX's lowering does. Rules
 call these and never look at symbolic dimensions themselves."""
 from __future__ import annotations
