@@ -19,7 +19,7 @@ from stablejax import core
 from stablejax.lowering.context import aval_to_ir_type, dim_var_aval, make_ir_context
 from stablejax.lowering.module import verify_module
 from stablejax.lowering.shapes import IrDimArithmetic
-from stablejax.shape_poly import all_dim_vars, solve_dim_vars
+from stablejax.shape_poly import all_dim_vars, is_symbolic_dim, solve_dim_vars
 
 POLYMORPHIC = "jax.uses_shape_polymorphism"  # the module attribute JAX's export sets
 WRAPPED_MAIN = "_wrapped_jax_export_main"
@@ -90,9 +90,10 @@ def _dimension_variables(args: Sequence[ir.Value], shapes: Sequence[Sequence],
   sizes = []
   for x, shape in zip(args, shapes):
     sizes.append([])
-    for axis in range(len(shape)):
-      size = hlo.get_dimension_size(x, axis)
-      sizes[-1].append(size if size.type == dim_type else hlo.convert(dim_type, size))
+    for axis, d in enumerate(shape):  # (only symbolic dimensions are read)
+      size = hlo.get_dimension_size(x, axis) if is_symbolic_dim(d) else None
+      sizes[-1].append(size if size is None or size.type == dim_type else
+                       hlo.convert(dim_type, size))
   env, assertions = solve_dim_vars(shapes, arg_names, sizes, IrDimArithmetic())
   for assertion in assertions:
     op = hlo.custom_call([], [assertion.holds, *assertion.operands], "shape_assertion",
