@@ -16,6 +16,7 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.interpreters.rule_checks import rule_location
 from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects,
                              has_subjaxprs)
+from stablejax.lowering import shapes
 from stablejax.lowering.context import (aval_to_ir_type, dim_var_aval, ir_constant,
                                        make_ir_context)
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
@@ -442,13 +443,15 @@ def _all_plain(avals: Sequence[core.ShapedArray]) -> bool:
   return True
 
 
-def _component(value: ir.Value, aval: core.ShapedArray, j: int) -> ir.Value:
+def _component(ctx: LoweringRuleContext, value: ir.Value, aval: core.ShapedArray, j: int
+               ) -> ir.Value:
   """Component `j` of the physical value of `aval` (of an extended dtype): its last axis."""
   physical = core.physical_aval(aval)
   start = [0] * physical.ndim
   start[-1] = j
-  piece = hlo.slice(value, start, [*physical.shape[:-1], j + 1], [1] * physical.ndim)
-  return hlo.reshape(aval_to_ir_type(core.ShapedArray(aval.shape, physical.dtype)), piece)
+  piece = shapes.slice_op(ctx, value, core.ShapedArray((*aval.shape, 1), physical.dtype), start,
+                          [*physical.shape[:-1], j + 1], [1] * physical.ndim)
+  return shapes.reshape(ctx, piece, core.ShapedArray(aval.shape, physical.dtype))
 
 
 def _per_component(rule: Callable) -> Callable:
@@ -464,18 +467,19 @@ def _per_component(rule: Callable) -> Callable:
                         avals_out=list(map(plain, ctx.avals_out)))
     parts = []
     for j in range(ext.dtype.physical_shape[0]):
-      xs = [_component(x, a, j) if not isinstance(a.dtype, np.dtype) else x
+      xs = [_component(ctx, x, a, j) if not isinstance(a.dtype, np.dtype) else x
             for x, a in zip(args, ctx.avals_in)]
       parts.append(_normalize_results(ctx.primitive, rule(inner, *xs, **params)))
-    return [_stack_components(ps, a) if not isinstance(a.dtype, np.dtype) else ps[0]
+    return [_stack_components(ctx, ps, a) if not isinstance(a.dtype, np.dtype) else ps[0]
             for a, ps in zip(ctx.avals_out, zip(*parts))]
   return per_component
 
 
-def _stack_components(parts: Sequence[ir.Value], aval: core.ShapedArray) -> ir.Value:
+def _stack_components(ctx: LoweringRuleContext, parts: Sequence[ir.Value],
+                      aval: core.ShapedArray) -> ir.Value:
   physical = core.physical_aval(aval)
   one = core.ShapedArray((*aval.shape, 1), physical.dtype)
-  return hlo.concatenate([hlo.reshape(aval_to_ir_type(one), p) for p in parts], physical.ndim - 1)
+  return hlo.concatenate([shapes.reshape(ctx, p, one) for p in parts], physical.ndim - 1)
 
 
 def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequence[Any],

@@ -8,7 +8,7 @@ function's dimension variables (`ModuleContext.dim_var_values`), as JAX's loweri
 call these and never look at symbolic dimensions themselves."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -19,9 +19,11 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core
 from stablejax.lowering.context import (aval_to_ir_type, broadcast_to, dim_var_aval,
                                         ir_constant, shaped_ir_type)
-from stablejax.lowering.module import LoweringRuleContext
 from stablejax.shape_poly import (DimArithmetic, DimSize, evaluate, is_constant_shape,
                                   is_symbolic_dim)
+
+if TYPE_CHECKING:  # (module.py lowers key arrays' components with these helpers)
+  from stablejax.lowering.module import LoweringRuleContext
 
 
 class IrDimArithmetic(DimArithmetic):

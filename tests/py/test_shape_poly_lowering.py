@@ -76,6 +76,8 @@ PROGRAMS = {
     "to_bool": lambda sj_, np_, x: x.astype(bool),
     "select_n": lambda sj_, np_, x: sj_.lax.select_n((x > 0).astype(np.int32) + (x > 1), x,
                                                      -x, 2 * x),
+    "split_keys": lambda sj_, np_, x: sj_.random.uniform(
+        sj_.random.split(sj_.random.key(0), x.shape[0])[-1], (4,)) * x,
     "int_rem": lambda sj_, np_, x: sj_.lax.rem(x.astype(np.int32), (x + 1).astype(np.int32)),
 }
 
