@@ -78,6 +78,10 @@ PROGRAMS = {
                                                      -x, 2 * x),
     "split_keys": lambda sj_, np_, x: sj_.random.uniform(
         sj_.random.split(sj_.random.key(0), x.shape[0])[-1], (4,)) * x,
+    "unique_size": lambda sj_, np_, x: np_.unique(x.astype(np.int32), size=3, fill_value=0),
+    "segment_sum": lambda sj_, np_, x: sj_.ops.segment_sum(x, np_.zeros(x.shape[0], np.int32), 2),
+    "interp": lambda sj_, np_, x: np_.interp(x[:, 0], np_.arange(4.), np_.arange(4.) ** 2),
+    "take_along": lambda sj_, np_, x: np_.take_along_axis(x, np_.argsort(x, 0), 0),
     "int_rem": lambda sj_, np_, x: sj_.lax.rem(x.astype(np.int32), (x + 1).astype(np.int32)),
 }
 
