@@ -13,6 +13,7 @@ from stablejax.lowering.module import (
 from stablejax.lowering.module import (
     canonical_platforms, fix_platform_index, module_text, ordered_effects, token_type)
 from stablejax.lowering.partitioning import ShardingContext
+from stablejax.lowering.polymorphism import export_main, is_polymorphic, refine_shapes
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 # The rules register themselves on import; they import the names above, so they come last.
@@ -57,4 +58,5 @@ __all__ = [
     "ir_constant", "jaxpr_subcomp", "lower_fun", "lower_jaxpr", "make_ir_context",
     "register_lowering", "verify_module",
     "canonical_platforms", "fix_platform_index", "module_text", "ordered_effects", "token_type",
+    "export_main", "is_polymorphic", "refine_shapes",
 ]

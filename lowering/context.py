@@ -117,20 +117,17 @@ def shaped_ir_type(shape: Sequence[int], dtype: np.dtype) -> ir.RankedTensorType
   return _new_tensor_type(shape, np.dtype(dtype)) if t is None else t
 
 
-def refuse_symbolic(shape: Sequence[Any]) -> None:
-  """Refuse a shape with a symbolic dimension: such shapes do not lower yet."""
-  for d in shape:
-    if is_symbolic_dim(d):
-      raise NotImplementedError(
-          f"lowering symbolic shapes is not supported yet: the symbolic dimension '{d}' in "
-          f"the shape {tuple(shape)}")
-
-
-def _new_tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> ir.RankedTensorType:
-  refuse_symbolic(shape)
+def _new_tensor_type(shape: tuple, dtype: np.dtype) -> ir.RankedTensorType:
+  """A symbolic dimension is a dynamic one (`tensor<?x4xf32>`), as in JAX."""
+  dims = [ir.ShapedType.get_dynamic_size() if is_symbolic_dim(d) else d for d in shape]
   t = _state.tensor_types[shape, dtype] = ir.RankedTensorType.get(
-      shape, dtype_to_ir_type(dtype), loc=ir.Location.unknown(make_ir_context()))
+      dims, dtype_to_ir_type(dtype), loc=ir.Location.unknown(make_ir_context()))
   return t
+
+
+def dim_var_aval() -> core.ShapedArray:
+  """The type of a dimension variable's value: a scalar of the default int type (JAX's)."""
+  return core.ShapedArray((), dtypes.default_int())
 
 
 def make_op(name: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Value],

@@ -16,10 +16,13 @@ from stablejax.interpreters import partial_eval as pe
 from stablejax.interpreters.rule_checks import rule_location
 from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_effects,
                              has_subjaxprs)
-from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_ir_context
+from stablejax.lowering import shapes
+from stablejax.lowering.context import (aval_to_ir_type, dim_var_aval, ir_constant,
+                                       make_ir_context)
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
                                          physical_lowerings)
+from stablejax.shape_poly import all_dim_vars
 from stablejax.util import gc_paused
 
 SourceInfo = core.SourceInfo  # what `JaxprEqn.source_info` holds
@@ -64,14 +67,21 @@ class ModuleContext:
 
   `axis_context` (JAX's name) is the partitioning of a module for several devices (a
   `partitioning.ShardingContext`: its mesh, `@main`'s argument and result shardings), None for
-  one device: rules whose ops need a sharding there read it."""
+  one device: rules whose ops need a sharding there read it.
+
+  `dim_vars` are the names of the module's dimension variables (those of `@main`'s symbolic
+  argument shapes, sorted): every function takes each as a `tensor<i32>` (i64 under x64)
+  argument marked `jax.global_constant`, after the platform index, as in JAX; `dim_var_values`
+  are those arguments of the function being lowered, which `lowering.shapes` evaluates
+  symbolic dimensions from."""
   __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
-               "debug_info", "scope", "axis_context", "callees", "overrides", "_counters",
+               "dim_vars", "dim_var_values", "debug_info", "scope", "axis_context", "callees", "overrides", "_counters",
                "_taken", "_rules", "_locations", "_frame_locations")
 
   def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False,
                scope: str = "", axis_context: ShardingContext | None = None,
-               overrides: Mapping[core.Primitive, Callable] | None = None):
+               overrides: Mapping[core.Primitive, Callable] | None = None,
+               dim_vars: Sequence[str] = ()):
     self.module = module
     # primitive -> the rule lowering it on every platform of this module, before the registry's
     # (`jit(f).lower(lowering_rules=)`: JAX's `LoweringParameters.override_lowering_rules`)
@@ -80,6 +90,8 @@ class ModuleContext:
     self.symbol_table = ir.SymbolTable(module.operation)
     self.platforms = self.module_platforms = canonical_platforms(platform)
     self.platform_index: ir.Value | None = None
+    self.dim_vars = tuple(dim_vars)
+    self.dim_var_values: tuple[ir.Value, ...] = ()
     self.debug_info = debug_info
     self.scope = scope  # with debug info, the outermost name of every location: `jit(f)`
     self.callees: dict[Any, str] = {}  # (callee ClosedJaxpr, platforms) -> its function's name
@@ -431,13 +443,15 @@ def _all_plain(avals: Sequence[core.ShapedArray]) -> bool:
   return True
 
 
-def _component(value: ir.Value, aval: core.ShapedArray, j: int) -> ir.Value:
+def _component(ctx: LoweringRuleContext, value: ir.Value, aval: core.ShapedArray, j: int
+               ) -> ir.Value:
   """Component `j` of the physical value of `aval` (of an extended dtype): its last axis."""
   physical = core.physical_aval(aval)
   start = [0] * physical.ndim
   start[-1] = j
-  piece = hlo.slice(value, start, [*physical.shape[:-1], j + 1], [1] * physical.ndim)
-  return hlo.reshape(aval_to_ir_type(core.ShapedArray(aval.shape, physical.dtype)), piece)
+  piece = shapes.slice_op(ctx, value, core.ShapedArray((*aval.shape, 1), physical.dtype), start,
+                          [*physical.shape[:-1], j + 1], [1] * physical.ndim)
+  return shapes.reshape(ctx, piece, core.ShapedArray(aval.shape, physical.dtype))
 
 
 def _per_component(rule: Callable) -> Callable:
@@ -453,18 +467,19 @@ def _per_component(rule: Callable) -> Callable:
                         avals_out=list(map(plain, ctx.avals_out)))
     parts = []
     for j in range(ext.dtype.physical_shape[0]):
-      xs = [_component(x, a, j) if not isinstance(a.dtype, np.dtype) else x
+      xs = [_component(ctx, x, a, j) if not isinstance(a.dtype, np.dtype) else x
             for x, a in zip(args, ctx.avals_in)]
       parts.append(_normalize_results(ctx.primitive, rule(inner, *xs, **params)))
-    return [_stack_components(ps, a) if not isinstance(a.dtype, np.dtype) else ps[0]
+    return [_stack_components(ctx, ps, a) if not isinstance(a.dtype, np.dtype) else ps[0]
             for a, ps in zip(ctx.avals_out, zip(*parts))]
   return per_component
 
 
-def _stack_components(parts: Sequence[ir.Value], aval: core.ShapedArray) -> ir.Value:
+def _stack_components(ctx: LoweringRuleContext, parts: Sequence[ir.Value],
+                      aval: core.ShapedArray) -> ir.Value:
   physical = core.physical_aval(aval)
   one = core.ShapedArray((*aval.shape, 1), physical.dtype)
-  return hlo.concatenate([hlo.reshape(aval_to_ir_type(one), p) for p in parts], physical.ndim - 1)
+  return hlo.concatenate([shapes.reshape(ctx, p, one) for p in parts], physical.ndim - 1)
 
 
 def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequence[Any],
@@ -518,6 +533,22 @@ def _index_type() -> ir.Type:
   return aval_to_ir_type(core.ShapedArray((), np.dtype(np.int32)))
 
 
+def _leading_arguments(module_ctx: ModuleContext) -> tuple[list[ir.Type], list[dict]]:
+  """The types and attributes of the arguments every function of the module takes first: the
+  platform index (with several platforms) and the dimension variables, each named by its
+  `jax.global_constant` attribute as JAX's export names them."""
+  names = ["_platform_index"] * module_ctx.multi_platform + list(module_ctx.dim_vars)
+  types = [_index_type()] * module_ctx.multi_platform + \
+      [aval_to_ir_type(dim_var_aval())] * len(module_ctx.dim_vars)
+  return types, [{"jax.global_constant": ir.StringAttr.get(n)} for n in names]
+
+
+def leading_operands(module_ctx: ModuleContext) -> list[ir.Value]:
+  """The values a call of one of the module's functions passes first (`_leading_arguments`)."""
+  index = [module_ctx.platform_index] if module_ctx.multi_platform else []
+  return index + list(module_ctx.dim_var_values)
+
+
 def lower_jaxpr_to_fun(module_ctx: ModuleContext, name: str, closed_jaxpr: ClosedJaxpr,
                        public: bool = False) -> func.FuncOp:
   """Add `func.func @name` computing `closed_jaxpr` (its consts become constants inside).
@@ -527,26 +558,30 @@ def lower_jaxpr_to_fun(module_ctx: ModuleContext, name: str, closed_jaxpr: Close
   creates its tokens, so its signature is the jaxpr's and the calling convention unchanged."""
   jaxpr = closed_jaxpr.jaxpr
   effects = [] if public else ordered_effects(jaxpr.effects)
-  n_index = int(module_ctx.multi_platform)
+  lead_types, lead_attrs = _leading_arguments(module_ctx)
+  n_lead = len(lead_types)
   tokens = [token_type()] * len(effects)
-  in_types = [_index_type()] * n_index + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
+  in_types = lead_types + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
   out_types = tokens + [aval_to_ir_type(v.aval) for v in jaxpr.outvars]
   with ir.Location.unknown():
     fn = func.FuncOp(name, ir.FunctionType.get(in_types, out_types),
                      ip=ir.InsertionPoint(module_ctx.module.body))
     fn.sym_visibility = ir.StringAttr.get("public" if public else "private")
-    if n_index:  # named as JAX's export names it
-      index_attr = {"jax.global_constant": ir.StringAttr.get("_platform_index")}
-      fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(index_attr)] +
-                                      [ir.DictAttr.get({})] * (len(in_types) - 1))
+    if n_lead:
+      fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in lead_attrs] +
+                                      [ir.DictAttr.get({})] * (len(in_types) - n_lead))
     module_ctx.symbol_table.insert(fn)
     block = fn.add_entry_block()
     with ir.InsertionPoint(block):
       block_args = list(block.arguments)
-      body_ctx = module_ctx.replace(platform_index=block_args[0]) if n_index else module_ctx
-      token_values = dict(zip(effects, block_args[n_index:n_index + len(effects)]))
+      body_ctx = module_ctx
+      if n_lead:
+        n_index = int(module_ctx.multi_platform)
+        body_ctx = module_ctx.replace(platform_index=block_args[0] if n_index else None,
+                                      dim_var_values=tuple(block_args[n_index:n_lead]))
+      token_values = dict(zip(effects, block_args[n_lead:n_lead + len(effects)]))
       outs = jaxpr_subcomp(body_ctx, jaxpr, closed_jaxpr.consts,
-                           block_args[n_index + len(effects):], tokens=token_values)
+                           block_args[n_lead + len(effects):], tokens=token_values)
       func.ReturnOp([token_values[e] for e in effects] + outs)
   return fn
 
@@ -564,9 +599,8 @@ def call_jaxpr(ctx: LoweringRuleContext, closed_jaxpr: ClosedJaxpr, name: str,
     lower_jaxpr_to_fun(module_ctx, callee, closed_jaxpr)
     module_ctx.callees[key] = callee
   effects = ordered_effects(closed_jaxpr.effects)
-  index = [module_ctx.platform_index] if module_ctx.multi_platform else []
   out_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
-  operands = index + [ctx.token(e) for e in effects] + list(args)
+  operands = leading_operands(module_ctx) + [ctx.token(e) for e in effects] + list(args)
   results = list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), operands).results)
   if effects:
     ctx.set_tokens_out({e: t for e, t in zip(effects, results) if e in ctx.tokens_in})
@@ -585,7 +619,8 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
   arguments flagged in `donated` are aliased to results of their type (`alias_donated`).
   With an `axis_context`, the module is partitioned over its mesh: it has the mesh's
   `sdy.mesh`, and `@main`'s arguments and results their `sdy.sharding`s. `lowering_rules` (primitive -> rule) replace the registry's
-  rules for this module only."""
+  rules for this module only. Symbolic dimensions in the arguments' shapes make `@main` take the
+  dimension variables first (`ModuleContext.dim_vars`)."""
   with make_ir_context(), ir.Location.unknown(), gc_paused():
     module = ir.Module.create()
     attrs = module.operation.attributes
@@ -596,7 +631,8 @@ def lower_jaxpr(closed_jaxpr: ClosedJaxpr, name: str, platform: str | Sequence[s
     if axis_context is not None:
       ensure_mesh(module, axis_context.mesh)
     module_ctx = ModuleContext(module, platform, debug_info, f"jit({name})", axis_context,
-                               lowering_rules)
+                               lowering_rules,
+                               all_dim_vars(a.shape for a in closed_jaxpr.in_avals))
     main = lower_jaxpr_to_fun(module_ctx, module_ctx.unique_name("main"), closed_jaxpr,
                               public=True)
     if axis_context is not None:

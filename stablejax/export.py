@@ -8,10 +8,12 @@ A serialized Exported is JAX's own (`export_serialization`): `jax.export.deseria
 from __future__ import annotations
 
 import functools
+import io
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -22,7 +24,8 @@ from stablejax.export_custom_calls import check_custom_calls
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.jit import Jitted, jit
-from stablejax.lax.exported_call import call_exported_p
+from stablejax import lowering
+from stablejax.lax.exported_call import argument_names, call_exported_p
 from stablejax.lowering import make_ir_context
 from stablejax.shape_poly import (SymbolicScope, is_symbolic_dim, symbolic_dim_bounds,
                                   symbolic_shape)
@@ -234,6 +237,8 @@ def export(fun_jit: Jitted, *, platforms: Sequence[str] | None = None,
     module = pipeline.lower(closed, name, targets if len(targets) > 1 else targets[0])
     check_custom_calls(module, [c.is_custom_call() for c in disabled_checks
                                 if c.is_custom_call() is not None], name)
+    lowering.export_main(module, closed.in_avals, argument_names(traced.in_tree),
+                         len(targets) > 1)
     return Exported(name, traced.in_tree, closed.in_avals, traced.out_tree, closed.out_avals,
                     targets, _module_to_bytecode(module), _CALLING_CONVENTION_VERSION,
                     _vjp_exporter(closed), disabled_checks)
@@ -262,10 +267,14 @@ def _canonical_platforms(platforms: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _module_to_bytecode(module: ir.Module) -> bytes:
-  """Portable StableHLO bytecode, for a StableHLO at least 4 weeks old (as JAX targets)."""
+  """Portable StableHLO bytecode, for a StableHLO at least 4 weeks old (as JAX targets), by
+  jaxlib's serializer as JAX's export does: it legalizes CHLO first, which the bindings'
+  `serialize_portable_artifact` cannot do for ops on dynamic shapes."""
   target = hlo.get_version_from_compatibility_requirement(
       hlo.StablehloCompatibilityRequirement.WEEK_4)
-  return hlo.serialize_portable_artifact(module, target)
+  data = io.BytesIO()
+  module.operation.write_bytecode(file=data)
+  return _jax.mlir.serialize_portable_artifact(data.getvalue(), target)
 
 
 def _vjp_exporter(closed: ClosedJaxpr) -> Callable[[Exported], Exported]:

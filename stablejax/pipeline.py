@@ -147,6 +147,8 @@ def _compile_xla(module: ir.Module, device: Target, out_avals: Sequence[core.Sha
   sharded = isinstance(device, lowering.ShardingContext)
   if platforms is not None and len(platforms) > 1:
     module = _for_platform(module, platforms, device.devices[0] if sharded else device)
+  if lowering.is_polymorphic(module):  # its shapes made static for its arguments' (JAX's)
+    module = lowering.refine_shapes(module)
   callbacks = lowering.host_callbacks(module)
   # with its locations, which XLA keeps as each op's metadata (op_name, source_file/line)
   text_or_module = module if callbacks else lowering.module_text(module, debug_info=True)

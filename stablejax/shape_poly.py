@@ -14,7 +14,7 @@ import itertools
 import math
 import operator
 import re
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from stablejax.errors import InconclusiveDimensionOperation
 
@@ -804,6 +804,64 @@ def all_dim_vars(shapes: Iterable[Sequence[DimSize]]) -> list[str]:
   return sorted(names)
 
 
+class DimArithmetic:
+  """The arithmetic `evaluate` computes a dimension with: Python's on ints; the lowering
+  subclasses it to emit ops on the values of the dimension variables."""
+
+  def constant(self, k: int) -> Any:
+    return k
+
+  def add(self, x: Any, y: Any) -> Any:
+    return x + y
+
+  def mul(self, x: Any, y: Any) -> Any:
+    return x * y
+
+  def floordiv(self, x: Any, y: Any) -> Any:
+    return x // y
+
+  def mod(self, x: Any, y: Any) -> Any:
+    return x % y
+
+  def max(self, x: Any, y: Any) -> Any:
+    return max(x, y)
+
+  def min(self, x: Any, y: Any) -> Any:
+    return min(x, y)
+
+  def ge(self, x: Any, y: Any) -> Any:
+    return x >= y
+
+  def eq(self, x: Any, y: Any) -> Any:
+    return x == y
+
+
+def evaluate(d: DimSize, env: Mapping[str, Any],
+             arithmetic: DimArithmetic = DimArithmetic()) -> Any:
+  """The value of dimension `d` given the values `env` of its variables (by name), computed
+  with `arithmetic` (by default ints with Python's arithmetic, floor division included)."""
+  if not isinstance(d, DimExpr):
+    return arithmetic.constant(operator.index(d))
+  total = None
+  for term, k in d.terms:
+    value = arithmetic.constant(k) if term == _ONE or k != 1 else None
+    for factor, e in term:
+      f = _evaluate_factor(factor, env, arithmetic)
+      for _ in range(e):
+        value = f if value is None else arithmetic.mul(value, f)
+    total = value if total is None else arithmetic.add(total, value)
+  return total
+
+
+def _evaluate_factor(f: _Factor, env: Mapping[str, Any], arithmetic: DimArithmetic) -> Any:
+  if not f.operands:
+    if f.name not in env:
+      raise KeyError(f"the dimension variable '{f.name}' has no value")
+    return env[f.name]
+  x, y = (evaluate(_constant_of(o), env, arithmetic) for o in f.operands)
+  return getattr(arithmetic, f.name)(x, y)
+
+
 # ----------------------------------------------------------------------------------------------
 # Shape helpers for the rules: a symbolic dimension passes where an int does
 
@@ -844,3 +902,129 @@ def slice_count(start: DimSize, stop: DimSize, step: int) -> DimSize:
   if step > 0:
     return max_dim(0, (stop - start + step - 1) // step)
   return max_dim(0, (start - stop - step - 1) // -step)
+
+
+# ----------------------------------------------------------------------------------------------
+# Solving the dimension variables from the arguments' sizes, and the checks that they fit
+
+class ShapeAssertion(NamedTuple):
+  """A check that the arguments' sizes fit their symbolic shapes: `holds` (a bool, or a value of
+  the arithmetic that computed it) and JAX's message, `{i}` standing for `operands[i]`."""
+  holds: Any
+  message: str
+  operands: tuple
+
+
+_MISMATCH = "Input shapes do not match the polymorphic shapes specification. "
+_SEE_DOCS = (". Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+             "#shape-assertion-errors for more details.")
+
+
+def _solvable(d: DimSize, known: Mapping[str, Any]) -> tuple[str, int, DimSize] | None:
+  """(var, k, rest) where `d` is k*var + rest, var its one unknown variable, rest free of it."""
+  if not isinstance(d, DimExpr):
+    return None
+  unknown = [v for v in all_dim_vars([(d,)]) if v not in known]
+  if len(unknown) != 1:
+    return None
+  var = DimExpr._of_factor(_Factor(unknown[0]), d.scope)
+  k = d._coeffs().get(var.terms[0][0])
+  rest = d - k * var if k else None
+  if not k or unknown[0] in all_dim_vars([(rest,)]):
+    return None
+  return unknown[0], k, rest
+
+
+class _Solver:
+  """Solves the dimension variables one linear equation `size == k*var + rest` at a time (in
+  the order of the arguments' axes) and collects the assertions, as JAX's `solve_dim_vars`."""
+
+  def __init__(self, shapes: Sequence[Sequence[DimSize]], arg_names: Sequence[str],
+               arithmetic: DimArithmetic):
+    self.shapes, self.arg_names, self.ar = shapes, arg_names, arithmetic
+    self.env: dict[str, Any] = {}
+    self.obtained: list[tuple[str, DimSize, str, Any, Any]] = []
+    self.assertions: list[ShapeAssertion] = []
+    self.specs = " Using the following polymorphic shapes specifications: " + ",".join(
+        f"{n}.shape = {tuple(s)}" for n, s in zip(arg_names, shapes)) + "."
+
+  def check(self, holds: Any, detail: str, extra: Sequence[Any] = (),
+            prefix: str = _MISMATCH) -> None:
+    operands, pieces = list(extra), []
+    for var, spec, where, value, size in self.obtained:
+      i = len(operands)
+      operands.append(value)
+      j = i if size is value else len(operands)
+      operands.extend([] if size is value else [size])
+      pieces.append(f"'{var}' = {{{i}}} from specification '{spec}' for dimension {where} "
+                    f"(= {{{j}}}), ")
+    self.assertions.append(ShapeAssertion(
+        holds, f"{prefix}{detail}{self.specs} Obtained dimension variables: {''.join(pieces)}"
+        f"{_SEE_DOCS}", tuple(operands)))
+
+  def solve(self, d: DimSize, size: Any, where: str) -> bool:
+    found = _solvable(d, self.env)
+    if found is None:
+      return False
+    var, k, rest = found
+    ar = self.ar
+    scaled = ar.add(size, ar.mul(ar.constant(-1), evaluate(rest, self.env, ar))) \
+        if rest != 0 else size
+    value = scaled
+    if k != 1:
+      value = ar.floordiv(scaled, ar.constant(k))
+      remainder = ar.mod(scaled, ar.constant(k))
+      self.check(ar.eq(remainder, ar.constant(0)), f"Division had remainder {{0}} when "
+                 f"computing the value of '{var}'.", [remainder])
+    self.env[var] = value
+    self.obtained.append((var, d, where, value, size))
+    self.check(ar.ge(value, ar.constant(1)), f"Expected value >= 1 for dimension variable "
+               f"'{var}'.")
+    return True
+
+
+def solve_dim_vars(shapes: Sequence[Sequence[DimSize]], arg_names: Sequence[str],
+                   sizes: Sequence[Sequence[Any]], arithmetic: DimArithmetic = DimArithmetic()
+                   ) -> tuple[dict[str, Any], list[ShapeAssertion]]:
+  """The values of the dimension variables of the arguments' symbolic `shapes` (named
+  `arg_names`) given their `sizes` (values of `arithmetic`), and the assertions that the sizes
+  fit the shapes and the scope's constraints, with JAX's messages. A ValueError, as JAX's, when
+  a variable cannot be solved from a linear equation in it alone."""
+  solver = _Solver(shapes, arg_names, arithmetic)
+  todo = [(d, sizes[i][j], f"{arg_names[i]}.shape[{j}]")
+          for i, shape in enumerate(shapes) for j, d in enumerate(shape) if is_symbolic_dim(d)]
+  while todo:
+    left = [t for t in todo if not solver.solve(*t)]
+    if len(left) == len(todo):
+      break
+    todo = left
+  unsolved = sorted(set(all_dim_vars(shapes)) - set(solver.env))
+  if unsolved:
+    raise ValueError(
+        f"Cannot solve for values of dimension variables {set(unsolved)}. We can only solve "
+        f"linear uni-variate constraints.{solver.specs} Unprocessed specifications: " +
+        ", ".join(f"'{d}' for dimension size {where}" for d, _, where in todo) + ".")
+  ar = arithmetic
+  for d, size, where in todo:
+    expected = evaluate(d, solver.env, ar)
+    solver.check(ar.eq(size, expected), f"Found inconsistency between dimension size {where} "
+                 f"(= {{0}}) and the specification '{d}' (= {{1}}).", [size, expected])
+  _check_constraints(solver)
+  return solver.env, solver.assertions
+
+
+def _check_constraints(solver: _Solver) -> None:
+  """The scope's explicit constraints over solved variables (the others were rewritten away)."""
+  scope = _scope_of(*(d for s in solver.shapes for d in s))
+  if scope is None:
+    return
+  ar = solver.ar
+  for text, (is_eq, coeffs) in zip(scope._constraint_strs, scope._facts):
+    diff = DimExpr(_sorted_terms(coeffs), scope)
+    if not set(all_dim_vars([(diff,)])) <= set(solver.env):
+      continue
+    value = evaluate(diff, solver.env, ar)
+    holds = ar.eq(value, ar.constant(0)) if is_eq else ar.ge(value, ar.constant(0))
+    solver.check(holds, f"Expected '{diff}' to be {'equal' if is_eq else 'greater or equal'} "
+                 "to 0, but found {0}. ", [value],
+                 prefix=f"Input shapes do not match the symbolic shape constraint {text}. ")

@@ -8,7 +8,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lax.composite import composite_p
 from stablejax.lowering.context import aval_to_ir_type
-from stablejax.lowering.module import LoweringRuleContext, lower_jaxpr_to_fun, ordered_effects
+from stablejax.lowering.module import (LoweringRuleContext, leading_operands, lower_jaxpr_to_fun,
+                                      ordered_effects)
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 
@@ -30,8 +31,8 @@ def _composite_rule(ctx: LoweringRuleContext, *args: ir.Value, name: str, attrib
                         f"supported")
   callee = module_ctx.unique_name(name.replace(".", "_"))
   lower_jaxpr_to_fun(module_ctx, callee, jaxpr)
-  index = [module_ctx.platform_index] if module_ctx.multi_platform else []
-  op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out], index + list(args),
+  op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out],
+                       leading_operands(module_ctx) + list(args),
                        name=ir.StringAttr.get(name),
                        decomposition=ir.FlatSymbolRefAttr.get(callee),
                        composite_attributes=ir.DictAttr.get(

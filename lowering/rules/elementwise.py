@@ -12,7 +12,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
-from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant, make_op
+from stablejax.lowering import shapes
+from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_op
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
@@ -47,7 +48,7 @@ def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
   operands alone (for ops that accept them, like `select` and `clamp`)."""
   shape = ctx.avals_out[0].shape
   return [x if aval.shape == shape or (keep_scalars and not aval.ndim)
-          else broadcast_to(x, range(aval.ndim), shape, aval.dtype)
+          else shapes.broadcast_in_dim(ctx, x, shape, aval.dtype, range(aval.ndim))
           for x, aval in zip(args, ctx.avals_in)]
 
 
@@ -88,7 +89,7 @@ def _sign_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
   aval = ctx.avals_in[0]
   if aval.dtype.kind != "u":
     return hlo.sign(x)
-  nonzero = compare(x, ir_constant(0, aval.shape, aval.dtype), "NE", aval.dtype)
+  nonzero = compare(x, shapes.full(ctx, 0, aval.shape, aval.dtype), "NE", aval.dtype)
   return hlo.convert(aval_to_ir_type(aval), nonzero)
 
 
@@ -110,7 +111,7 @@ def _integer_pow_rule(ctx: LoweringRuleContext, x: ir.Value, *, y: int) -> ir.Va
   """x**y by repeated squaring (a multiply chain, as JAX lowers it); 1/x**-y for y < 0."""
   aval = ctx.avals_out[0]
   if y == 0:
-    return ir_constant(1, aval.shape, aval.dtype)
+    return shapes.full(ctx, 1, aval.shape, aval.dtype)
   n, acc = abs(y), None
   while n:
     if n & 1:
@@ -118,7 +119,7 @@ def _integer_pow_rule(ctx: LoweringRuleContext, x: ir.Value, *, y: int) -> ir.Va
     n >>= 1
     if n:
       x = hlo.multiply(x, x)
-  return hlo.divide(ir_constant(1, aval.shape, aval.dtype), acc) if y < 0 else acc
+  return hlo.divide(shapes.full(ctx, 1, aval.shape, aval.dtype), acc) if y < 0 else acc
 
 
 def _exp2_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
@@ -165,7 +166,7 @@ def _conj_rule(ctx: LoweringRuleContext, x: ir.Value, *, input_dtype) -> ir.Valu
   aval = ctx.avals_in[0]
   if aval.dtype.kind == "c":
     return hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))
-  return hlo.complex(x, ir_constant(0, aval.shape, aval.dtype))
+  return hlo.complex(x, shapes.full(ctx, 0, aval.shape, aval.dtype))
 
 
 def _convert_element_type_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_dtype,
@@ -177,7 +178,7 @@ def _convert_element_type_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_dty
     x = hlo.real(x)
     aval_in = aval_in.update(dtype=dtypes.finfo(aval_in.dtype).dtype)
   if aval_out.dtype == np.bool_:  # nonzero is true (a convert to i1 would truncate)
-    return compare(x, ir_constant(0, aval_in.shape, aval_in.dtype), "NE", aval_in.dtype)
+    return compare(x, shapes.full(ctx, 0, aval_in.shape, aval_in.dtype), "NE", aval_in.dtype)
   return hlo.convert(aval_to_ir_type(aval_out), x)
 
 
@@ -194,7 +195,7 @@ def _select_n_rule(ctx: LoweringRuleContext, which: ir.Value, *cases: ir.Value) 
     if len(cases) == 1:
       return cases[0]
     mid = len(cases) // 2
-    bound = ir_constant(offset + mid, which_aval.shape, which_aval.dtype)
+    bound = shapes.full(ctx, offset + mid, which_aval.shape, which_aval.dtype)
     pred = compare(which, bound, "LT", which_aval.dtype)
     return hlo.select(pred, select(offset, cases[:mid]), select(offset + mid, cases[mid:]))
   return select(0, cases)
@@ -226,8 +227,8 @@ def _division_rule(op_class: type, by_zero: Callable[[ir.Value, core.ShapedArray
     if dtypes.kind(aval.dtype) not in "iu":
       return plain(ctx, x, y)
     x, y = broadcast_operands(ctx, (x, y))
-    is_zero = compare(y, ir_constant(0, aval.shape, aval.dtype), "EQ", aval.dtype)
-    safe = hlo.select(is_zero, ir_constant(1, aval.shape, aval.dtype), y)
+    is_zero = compare(y, shapes.full(ctx, 0, aval.shape, aval.dtype), "EQ", aval.dtype)
+    safe = hlo.select(is_zero, shapes.full(ctx, 1, aval.shape, aval.dtype), y)
     return hlo.select(is_zero, by_zero(x, aval), op_class(x, safe).result)
   return rule
 

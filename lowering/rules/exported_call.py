@@ -15,6 +15,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
 from stablejax.lowering.module import LoweringRuleContext, ModuleContext, index_per_platform
+from stablejax.lowering.polymorphism import mark_polymorphic
 from stablejax.lowering.registry import LoweringError, register_lowering
 
 
@@ -79,9 +80,21 @@ def _call_exported_rule(ctx: LoweringRuleContext, *args: ir.Value, exported: Any
   if callee is None:
     callee = module_ctx.callees[key] = insert_module(
         module_ctx, exported.mlir_module_serialized, f"call_exported_{exported.fun_name}")
-  out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+  callee_type = module_ctx.symbol_table[callee].type
   kept = [args[i] for i in exported.module_kept_var_idx]
-  return list(func.CallOp(out_types, ir.FlatSymbolRefAttr.get(callee), [*index, *kept]).results)
+  kept = [_convert(x, t) for x, t in zip(kept, list(callee_type.inputs)[len(index):])]
+  if not all(ir.RankedTensorType(t).has_static_shape for t in callee_type.inputs):
+    mark_polymorphic(module_ctx.module)  # (compiling refines the callee's shapes to the call's)
+  results = func.CallOp(list(callee_type.results), ir.FlatSymbolRefAttr.get(callee),
+                        [*index, *kept]).results
+  return [_convert(r, aval_to_ir_type(a)) for r, a in zip(results, ctx.avals_out)]
+
+
+def _convert(x: ir.Value, to: ir.Type) -> ir.Value:
+  """`x` as type `to`, which differs from its own at most in static for dynamic sizes (a
+  function exported with symbolic shapes, called with known ones: as JAX, a
+  `stablehlo.convert` that the refinement of shapes removes)."""
+  return x if x.type == to else hlo.convert(to, x)
 
 
 register_lowering(lax.call_exported_p, _call_exported_rule)

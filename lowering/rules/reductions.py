@@ -11,6 +11,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import dtypes, lax
+from stablejax.lowering import shapes
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp
 from stablejax.lowering.registry import register_lowering
@@ -102,7 +103,7 @@ def _argminmax_rule(direction: str, identity: Callable) -> Callable:
     aval = ctx.avals_in[0]
     (axis,) = axes
     index_dtype = np.dtype(index_dtype)
-    indices = hlo.iota(shaped_ir_type(aval.shape, index_dtype), axis)
+    indices = shapes.iota(ctx, aval.shape, index_dtype, axis)
     inits = [ir_constant(identity(aval.dtype), dtype=aval.dtype),
              ir_constant(0, dtype=index_dtype)]
 
@@ -129,16 +130,12 @@ def _cumulative_rule(reducer: Callable, identity: Callable) -> Callable:
     if n == 0:
       return x  # (an axis of 1 still goes through the window: complex nan * 1 is nan+nanj)
     ones = [1] * aval.ndim
-    window = list(ones)
-    window[axis] = n
-    padding = np.zeros((aval.ndim, 2), np.int64)
-    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    window = [n if i == axis else 1 for i in range(aval.ndim)]
+    padding = [((0, n - 1) if reverse else (n - 1, 0)) if i == axis else (0, 0)
+               for i in range(aval.ndim)]
     init = ir_constant(identity(aval.dtype), dtype=aval.dtype)
-    op = hlo.ReduceWindowOp([aval_to_ir_type(aval)], [x], [init], window, window_strides=ones,
-                            base_dilations=ones, window_dilations=ones,
-                            padding=ir.DenseIntElementsAttr.get(padding))
-    fill_region(op.regions[0], [init], reducer)
-    return op.result
+    return shapes.reduce_window(ctx, [x], [init], [aval], window, ones, padding, ones, ones,
+                                reducer)[0]
   return rule
 
 

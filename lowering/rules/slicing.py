@@ -13,6 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, dtypes, lax
 from stablejax.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                    ScatterDimensionNumbers, scatter_window_sizes)
+from stablejax.lowering import shapes
 from stablejax.lowering.context import aval_to_ir_type, ir_constant, shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
@@ -30,7 +31,7 @@ def _upper_bounds(operand_shape: Sequence[int], sizes: Sequence[int], index_map:
   broadcast to their shape."""
   dtype, given = _index_dtype(indices), core.get_aval(indices).dtype
   shape = core.get_aval(indices).shape
-  upper = np.array([operand_shape[d] - sizes[d] for d in index_map])
+  upper = lax.dimensions_as_array([operand_shape[d] - sizes[d] for d in index_map], dtypes.int64)
   bounds = lambda u, d: lax.broadcast_in_dim(u.astype(d), shape, (len(shape) - 1,))
   if given.kind == "u" and given.itemsize >= np.dtype(dtype).itemsize:
     # converted, the largest would wrap negative: one past the end stands for them all
@@ -77,7 +78,7 @@ def _gather_rule(ctx: LoweringRuleContext, operand: ir.Value, indices: ir.Value,
                 mode=GatherScatterMode.PROMISE_IN_BOUNDS)
   out_aval = ctx.avals_out[0]
   if 0 in out_aval.shape:  # (as JAX: its windows may not fit an empty operand, see gather_p)
-    return ir_constant(0, out_aval.shape, out_aval.dtype)
+    return shapes.full(ctx, 0, out_aval.shape, out_aval.dtype)
   if mode is GatherScatterMode.FILL_OR_DROP:
     return lower_fun(_gather_fill)(ctx, operand, indices, fill_value=fill_value, **params)
   if mode is GatherScatterMode.CLIP:
@@ -89,9 +90,8 @@ def _gather_rule(ctx: LoweringRuleContext, operand: ir.Value, indices: ir.Value,
       start_indices_batching_dims=list(dn.start_indices_batching_dims),
       start_index_map=list(dn.start_index_map),
       index_vector_dim=ctx.avals_in[1].ndim - 1)
-  return hlo.GatherOp(operand, indices, attr, list(slice_sizes),
-                      indices_are_sorted=indices_are_sorted,
-                      results=[aval_to_ir_type(ctx.avals_out[0])]).result
+  return shapes.gather(ctx, operand, indices, attr, slice_sizes, indices_are_sorted,
+                       ctx.avals_out[0])
 
 
 def _scatter_clip_indices(operand, indices, updates, *, dimension_numbers):

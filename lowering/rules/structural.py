@@ -10,29 +10,27 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
-from stablejax.lowering.context import aval_to_ir_type, shaped_ir_type
+from stablejax.lowering.context import shaped_ir_type
 from stablejax.lowering.module import LoweringRuleContext
 from stablejax.lowering.registry import register_lowering
-
-
-def _out_type(ctx: LoweringRuleContext) -> ir.Type:
-  return aval_to_ir_type(ctx.avals_out[0])
+from stablejax.lowering import shapes
 
 
 def _broadcast_in_dim_rule(ctx: LoweringRuleContext, x: ir.Value, *, shape,
                            broadcast_dimensions) -> ir.Value:
-  return hlo.broadcast_in_dim(_out_type(ctx), x, list(broadcast_dimensions))
+  return shapes.broadcast_in_dim(ctx, x, ctx.avals_out[0].shape, ctx.avals_out[0].dtype,
+                                 broadcast_dimensions)
 
 
 def _reshape_rule(ctx: LoweringRuleContext, x: ir.Value, *, new_sizes, dimensions) -> ir.Value:
   if dimensions is not None and tuple(dimensions) != tuple(range(len(dimensions))):
     x = hlo.transpose(x, list(dimensions))
-  return hlo.reshape(_out_type(ctx), x)
+  return shapes.reshape(ctx, x, ctx.avals_out[0])
 
 
 def _reshape_to_output_rule(ctx: LoweringRuleContext, x: ir.Value, *, dimensions) -> ir.Value:
   """squeeze and expand_dims: a reshape to the output's shape."""
-  return hlo.reshape(_out_type(ctx), x)
+  return shapes.reshape(ctx, x, ctx.avals_out[0])
 
 
 def _transpose_rule(ctx: LoweringRuleContext, x: ir.Value, *, permutation) -> ir.Value:
@@ -46,7 +44,7 @@ def _concatenate_rule(ctx: LoweringRuleContext, *xs: ir.Value, dimension: int) -
 def _slice_rule(ctx: LoweringRuleContext, x: ir.Value, *, start_indices, limit_indices,
                 strides) -> ir.Value:
   strides = [1] * len(start_indices) if strides is None else list(strides)
-  return hlo.slice(x, list(start_indices), list(limit_indices), strides)
+  return shapes.slice_op(ctx, x, ctx.avals_out[0], start_indices, limit_indices, strides)
 
 
 def _same_index_type(indices: Sequence[ir.Value], avals: Sequence) -> list[ir.Value]:
@@ -64,7 +62,7 @@ def _dynamic_slice_rule(ctx: LoweringRuleContext, x: ir.Value, *starts: ir.Value
   if not slice_sizes:  # a 0-d operand is its own slice (the op's text, `sizes = []`, is not
     return x           # read back by the parser)
   starts = _same_index_type(starts, ctx.avals_in[1:])
-  return hlo.dynamic_slice(x, starts, list(slice_sizes))
+  return shapes.dynamic_slice(ctx, x, ctx.avals_in[0].shape, starts, ctx.avals_out[0])
 
 
 def _dynamic_update_slice_rule(ctx: LoweringRuleContext, x: ir.Value, update: ir.Value,
@@ -76,7 +74,7 @@ def _dynamic_update_slice_rule(ctx: LoweringRuleContext, x: ir.Value, update: ir
 def _pad_rule(ctx: LoweringRuleContext, x: ir.Value, padding_value: ir.Value, *,
               padding_config) -> ir.Value:
   lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-  return hlo.pad(x, padding_value, list(lo), list(hi), list(interior))
+  return shapes.pad(ctx, x, padding_value, ctx.avals_out[0], lo, hi, interior)
 
 
 def _rev_rule(ctx: LoweringRuleContext, x: ir.Value, *, dimensions) -> ir.Value:
@@ -84,7 +82,7 @@ def _rev_rule(ctx: LoweringRuleContext, x: ir.Value, *, dimensions) -> ir.Value:
 
 
 def _iota_rule(ctx: LoweringRuleContext, *, dtype, shape, dimension) -> ir.Value:
-  return hlo.iota(_out_type(ctx), dimension)
+  return shapes.iota(ctx, shape, dtype, dimension)
 
 
 for _prim, _rule in [

@@ -12,6 +12,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import lax
+from stablejax.lowering import shapes
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
 from stablejax.lax import windowed_reductions
 from stablejax.lowering.module import LoweringRuleContext, jaxpr_subcomp, lower_fun
@@ -34,13 +35,9 @@ def _reduce_window_rule(reducer: Callable[..., list[ir.Value]], identity: Callab
            padding, base_dilation, window_dilation) -> ir.Value:
     dtype = ctx.avals_in[0].dtype
     init = ir_constant(identity(dtype), dtype=dtype)
-    op = hlo.ReduceWindowOp(
-        [aval_to_ir_type(ctx.avals_out[0])], [x], [init], list(window_dimensions),
-        window_strides=list(window_strides), base_dilations=list(base_dilation),
-        window_dilations=list(window_dilation),
-        padding=_padding_attr(padding))
-    fill_region(op.regions[0], [init], reducer)
-    return op.result
+    return shapes.reduce_window(ctx, [x], [init], ctx.avals_out, window_dimensions,
+                                window_strides, padding, base_dilation, window_dilation,
+                                reducer)[0]
   return rule
 
 
@@ -54,16 +51,11 @@ def _general_rule(ctx: LoweringRuleContext, *args: ir.Value, jaxpr, window_dimen
   if jaxpr.effects:
     raise NotImplementedError("Cannot lower effectful `reduce_window`.")
   n = len(args) // 2
-  inits = list(args[n:])
-  op = hlo.ReduceWindowOp(
-      [aval_to_ir_type(a) for a in ctx.avals_out], list(args[:n]), inits,
-      list(window_dimensions), window_strides=list(window_strides),
-      base_dilations=list(base_dilation), window_dilations=list(window_dilation),
-      padding=_padding_attr(padding))
-  fill_region(op.regions[0], inits, lambda *scalars: jaxpr_subcomp(
-      ctx.module_context, jaxpr.jaxpr, jaxpr.consts, list(scalars),
-      f"{ctx.name_stack}/reduce_window"))
-  return list(op.results)
+  return shapes.reduce_window(
+      ctx, args[:n], args[n:], ctx.avals_out, window_dimensions, window_strides, padding,
+      base_dilation, window_dilation, lambda *scalars: jaxpr_subcomp(
+          ctx.module_context, jaxpr.jaxpr, jaxpr.consts, list(scalars),
+          f"{ctx.name_stack}/reduce_window"))
 
 
 register_lowering(lax.reduce_window_p, _general_rule)

@@ -4,7 +4,7 @@ symbolic dimension (a known one is its int). Its lowering rule lives in
 `stablejax.lowering.rules.dimensions`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -13,11 +13,12 @@ from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.elementwise import convert_element_type
+from stablejax.lax.structural import broadcast_in_dim, concatenate
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax import shape_poly
-from stablejax.shape_poly import DimSize, is_symbolic_dim
+from stablejax.shape_poly import DimSize, is_constant_shape, is_symbolic_dim
 
-__all__ = ["dim_as_value_p", "dimension_as_scalar", "dimension_as_value"]
+__all__ = ["dim_as_value_p", "dimension_as_scalar", "dimension_as_value", "dimensions_as_array"]
 
 
 def dimension_as_value(d: DimSize) -> Any:
@@ -32,6 +33,15 @@ def dimension_as_scalar(d: DimSize, dtype: Any) -> Any:
   if is_symbolic_dim(d):
     return convert_element_type(dim_as_value_p.bind(dim=d), dtype)
   return np.asarray(d, dtype)[()]
+
+
+def dimensions_as_array(dims: Sequence[DimSize], dtype: Any) -> Any:
+  """The sizes `dims` as a 1-d array of `dtype`: a numpy array where every size is known, else
+  a traced one."""
+  if is_constant_shape(dims):
+    return np.asarray(dims, dtype)
+  return concatenate([broadcast_in_dim(dimension_as_scalar(d, dtype), (1,), ()) for d in dims],
+                     0)
 
 
 def _dim_as_value_abstract_eval(*, dim: DimSize) -> ShapedArray:

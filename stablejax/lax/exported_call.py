@@ -13,40 +13,57 @@ from stablejax import core, runtime
 from stablejax.interpreters import ad, batching
 from stablejax.lax.control_flow.scan import scan
 from stablejax.lax.primitive_kit import def_reference, standard_primitive
+from stablejax.shape_poly import evaluate, is_constant_shape, is_symbolic_dim, solve_dim_vars
 from stablejax.tree_util import keystr, tree_flatten_with_path
 
 __all__ = ["call_exported_p"]
 
 
-def argument_names(exported: Any) -> list[str]:
-  """The names of the exported function's flat arguments, e.g. `args[0]`, `kwargs['y']`."""
-  tree = exported.in_tree.unflatten([0] * exported.in_tree.num_leaves)
+def argument_names(in_tree: Any) -> list[str]:
+  """The names of the flat arguments of a function of (args, kwargs) whose tree is `in_tree`,
+  e.g. `args[0]`, `kwargs['y']`."""
+  tree = in_tree.unflatten([0] * in_tree.num_leaves)
   paths = [path for path, _ in tree_flatten_with_path(tree)[0]]
   return [("args" if p[0].idx == 0 else "kwargs") + keystr(p[1:]) for p in paths]
 
 
-def check_arguments(exported: Any, avals: Sequence[core.ShapedArray]) -> None:
-  """Each argument has the shape and dtype the function was exported for (a ValueError naming
-  the argument, as in JAX)."""
+def check_arguments(exported: Any, avals: Sequence[core.ShapedArray]) -> dict[str, int]:
+  """Each argument has the rank, dtype and constant sizes the function was exported for, and
+  its symbolic sizes fit their specification and constraints (a ValueError naming the
+  argument, the dimension and the dimension variable, with JAX's text); returns the values of
+  the dimension variables."""
   expected = exported.in_avals
   if len(avals) != len(expected):
     raise ValueError(f"the exported function '{exported.fun_name}' takes {len(expected)} "
                      f"arrays, called with {len(avals)}")
-  for name, got, want in zip(argument_names(exported), avals, expected):
-    if got.shape != want.shape:
-      raise ValueError(f"Shape mismatch for {name} of the exported function "
-                       f"'{exported.fun_name}': expected {want.shape} and called with "
+  names = argument_names(exported.in_tree)
+  for name, got, want in zip(names, avals, expected):
+    if len(got.shape) != len(want.shape):
+      raise ValueError(f"Rank mismatch for {name}: expected {want.shape} and called with "
                        f"{got.shape}")
     if got.dtype != want.dtype:
-      raise ValueError(f"Dtype mismatch for {name} of the exported function "
-                       f"'{exported.fun_name}': expected {want.dtype} and called with "
+      raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
                        f"{got.dtype}")
+    for i, (d, size) in enumerate(zip(want.shape, got.shape)):
+      if not is_symbolic_dim(d) and d != size:
+        raise ValueError(f"Shape mismatch for {name}.shape[{i}] (expected same constant): "
+                         f"expected {want.shape} and called with {got.shape}")
+  if is_constant_shape([d for a in expected for d in a.shape]):
+    return {}
+  env, assertions = solve_dim_vars([a.shape for a in expected], names,
+                                   [a.shape for a in avals])
+  for assertion in assertions:
+    if not assertion.holds:
+      raise ValueError(assertion.message.format(*assertion.operands))
+  return env
 
 
 def _call_exported_abstract_eval(*avals: core.ShapedArray, exported: Any
                                  ) -> list[core.ShapedArray]:
-  check_arguments(exported, avals)
-  return list(exported.out_avals)
+  env = check_arguments(exported, avals)
+  if not env:
+    return list(exported.out_avals)
+  return [a.update(shape=tuple(evaluate(d, env) for d in a.shape)) for a in exported.out_avals]
 
 
 call_exported_p = standard_primitive("call_exported", _call_exported_abstract_eval,

@@ -19,6 +19,7 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, check_dtype, def_reference,
                                          full_like, numeric_dtypes, standard_primitive)
+from stablejax.shape_poly import canonicalize_dim
 from stablejax.util import canonicalize_axis
 
 __all__ = [
@@ -134,7 +135,7 @@ def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionN
     fill_value = None
   return gather_p.bind(operand, start_indices,
                        dimension_numbers=_tuples(dimension_numbers, GatherDimensionNumbers),
-                       slice_sizes=tuple(int(s) for s in slice_sizes),
+                       slice_sizes=tuple(canonicalize_dim(s, "slice size") for s in slice_sizes),
                        indices_are_sorted=bool(indices_are_sorted),
                        unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
 

@@ -19,7 +19,7 @@ from stablejax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, Sca
 from stablejax.numpy import _math_arithmetic
 from stablejax.numpy._axes import expand_axes, squeeze_if_needed
 from stablejax.numpy._promotion import (
-    broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
+    broadcast_shapes, broadcast_to, convert, dtype, promote_dtypes, result_type, shape)
 from stablejax.shape_poly import is_symbolic_dim, max_dim, min_dim, slice_count, slice_indices
 
 
@@ -362,8 +362,8 @@ def _gather_indexer(x_shape: Sequence[int], entries: list, contiguous: bool) -> 
   """Slices are windows (offset axes) or, with steps, index arrays of their own batch axis;
   the advanced indices broadcast together to one group of batch axes (`_gather_order`)."""
   order, advanced = _gather_order(x_shape, entries, contiguous)
-  group_shape = np.broadcast_shapes(*(np.shape(i) if not isinstance(i, core.Tracer)
-                                      else i.aval.shape for _, _, i in advanced))
+  group_shape = broadcast_shapes("indexing", *(np.shape(i) if not isinstance(i, core.Tracer)
+                                                else i.aval.shape for _, _, i in advanced))
   parts, batch, offset_dims, collapsed, new_axes, y_shape, out_shape = [], [], [], [], [], [], []
   slice_sizes = list(x_shape)
   for item in order:

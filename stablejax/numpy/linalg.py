@@ -14,7 +14,8 @@ from stablejax import numpy as jnp
 from stablejax.custom_derivatives import custom_jvp
 from stablejax.jit import jit
 from stablejax.lax import linalg as lax_linalg
-from stablejax.numpy._promotion import ensure_arraylike, promote_dtypes_inexact
+from stablejax.numpy._promotion import (broadcast_shapes, ensure_arraylike,
+                                        promote_dtypes_inexact)
 from stablejax.util import canonicalize_axis
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
@@ -131,7 +132,7 @@ def solve_with(name: str, a: Any, b: Any, solver: Callable[[Any], Callable[[Any]
   if jnp.shape(b)[-2] != a_shape[-1]:
     raise ValueError(f"{name}: a of shape {a_shape} and b of shape {b_shape} do not match: b "
                      f"needs {a_shape[-1]} rows")
-  batch = np.broadcast_shapes(a_shape[:-2], jnp.shape(b)[:-2])
+  batch = broadcast_shapes(name, a_shape[:-2], jnp.shape(b)[:-2])
   x = _factored_solve(solver, jnp.broadcast_to(a, batch + a_shape[-2:]),
                       jnp.broadcast_to(b, batch + jnp.shape(b)[-2:]))
   return x[..., 0] if vector else x

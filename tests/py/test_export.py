@@ -188,7 +188,7 @@ def test_integer_arguments_and_results_in_grad():
     ((np.ones(3, np.float32),), "same pytree structure"),
     ((np.ones(4, np.float32), np.float32(1)), r"Shape mismatch for args\[0\].*\(3,\).*\(4,\)"),
     ((np.ones(3, np.int32), np.float32(1)), r"Dtype mismatch for args\[0\].*float32.*int32"),
-    ((np.ones(3, np.float32), np.ones(2, np.float32)), r"Shape mismatch for args\[1\]"),
+    ((np.ones(3, np.float32), np.ones(2, np.float32)), r"Rank mismatch for args\[1\]"),
 ])
 def test_bad_calls(exported, args, match):
   with pytest.raises(ValueError, match=match):

@@ -290,16 +290,6 @@ def test_tracing_error_types_as_jax(name):
   assert ours == theirs and isinstance(ours, str)
 
 
-def test_lowering_symbolic_shapes_refused_clearly():
-  b, = export.symbolic_shape("b")
-  spec = sj.ShapeDtypeStruct((b, 4), np.float32)
-  refused = "lowering symbolic shapes is not supported yet.*'b'"
-  with pytest.raises(NotImplementedError, match=refused):
-    sj.jit(jnp.sin).lower(spec)
-  with pytest.raises(NotImplementedError, match="lowering symbolic shapes is not supported yet"):
-    sj.jit(lambda x: x.shape[0] * 1.0).lower(spec)
-
-
 # Layers as keras builds them, traced with keras's one dimension for every unknown size
 # (`dynamic_dimension >= 2`): the same result types as JAX's
 KERAS_LIKE = {
