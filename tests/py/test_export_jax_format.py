@@ -171,6 +171,30 @@ def test_symbolic_shapes_are_read_as_jax_writes_them():
   assert got.in_avals[0].shape[0] == got.out_avals[0].shape[0]  # (one scope)
 
 
+def _symbolic_program(np_, x):
+  return np_.tanh(x).sum(axis=1) * x.shape[0] + x[:, 1]
+
+
+@pytest.mark.parametrize("constraints", [(), ("b >= 2",)])
+def test_symbolic_artifacts_both_ways(constraints):
+  """One export for every batch size: stablejax's is called by JAX, JAX's by stablejax, each
+  for several sizes, with the values JAX's own export gives."""
+  ours = sj.export.export(sj.jit(lambda x: _symbolic_program(jnp, x)))(sj.ShapeDtypeStruct(
+      sj.export.symbolic_shape("b, 3", constraints=constraints), np.float32))
+  theirs = jax_export.export(jax.jit(lambda x: _symbolic_program(jjnp, x)))(jax.ShapeDtypeStruct(
+      jax_export.symbolic_shape("b, 3", constraints=constraints), np.float32))
+  in_jax = jax_export.deserialize(ours.serialize())
+  in_sj = sj.export.deserialize(bytes(theirs.serialize()))
+  assert str(in_jax.in_avals[0].shape) == str(theirs.in_avals[0].shape) == "(b, 3)"
+  for b in (2, 5, 9):
+    x = np.linspace(-2, 2, 3 * b, dtype=np.float32).reshape(b, 3)
+    want = np.asarray(theirs.call(x))
+    for got in (in_jax.call(x), in_sj.call(x), ours.call(x)):
+      np.testing.assert_array_equal(np.asarray(got), want)
+  with pytest.raises(ValueError, match="b"):  # a wrong shape names the dimension, as JAX
+    in_sj.call(np.ones((4, 2), np.float32))
+
+
 # ----------------------------------------------------------------------------------------------
 # Errors and safety checks
 
