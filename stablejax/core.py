@@ -276,6 +276,11 @@ class Trace:
   def process_primitive(self, primitive: Primitive, args: Sequence, params: dict) -> Any:
     raise NotImplementedError
 
+  def stage_value(self, x: Any) -> Any:
+    """`x`, a constant, as a value of this trace without an equation, where the trace stages
+    one (a literal or constvar of a jaxpr); None elsewhere."""
+    return None
+
   def invalidate(self) -> None:
     """Called when the transformation ends: its tracers must not be used any more."""
     self.valid = False

@@ -18,7 +18,8 @@ from stablejax.numpy._manipulation_shape import ravel, reshape, stack
 from stablejax.numpy._math_arithmetic import multiply, power, sign as _sign
 from stablejax.numpy._math_transcendental import log10
 from stablejax.numpy._promotion import (
-    broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, is_arraylike,
+    broadcast_shapes, broadcast_to, convert, dtype as dtype_of, ensure_arraylike, filled_like,
+    is_arraylike,
     promote_dtypes, result_type, scalar_like, shape, to_inexact)
 from stablejax.shape_poly import canonicalize_dim, is_symbolic_dim, slice_count
 from stablejax.tree_util import tree_leaves
@@ -170,7 +171,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Shape | None = 
   """An array like `a` (its shape and dtype unless given) filled with `fill_value`."""
   (a,) = ensure_arraylike("full_like", a)
   shape = None if shape is None else _shape_tuple("full_like", shape)
-  out = lax.full_like(a, fill_value, _canonical_dtype(dtype), shape)
+  out = filled_like(a, fill_value, _canonical_dtype(dtype), shape)
   return _placed(out, device, out_sharding, "full_like")
 
 

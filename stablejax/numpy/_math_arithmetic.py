@@ -15,7 +15,7 @@ from stablejax.numpy._elementwise import (
 from stablejax.numpy._logic import isinf, isnan, isneginf, isposinf
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, dtype,
-    ensure_arraylike, promote_args, promote_args_inexact, promote_dtypes_inexact,
+    ensure_arraylike, filled_like, promote_args, promote_args_inexact, promote_dtypes_inexact,
     promote_shapes, scalar_like, shape, unchanged, weak_scalar_like)
 
 
@@ -219,7 +219,7 @@ def imag(val: Any, /) -> Any:
   (val,) = ensure_arraylike("imag", val)
   if dtypes.is_complex(dtype(val)):
     return lax.imag(val)
-  return lax.full_like(val, 0)
+  return filled_like(val, 0)
 
 
 def conjugate(x: Any, /) -> Any:

@@ -236,3 +236,14 @@ def weak_scalar_like(x: Any, value: Any) -> Any:
     if dtypes.python_scalar_dtype(py) == aval.dtype:
       return py
   return scalar_like(x, value)
+
+
+def filled_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+  """`lax.full_like` as a jnp result: where it gives a numpy scalar (rank 0, like a traced
+  `x`), that scalar as a value of the current trace (a literal of the jaxpr, as JAX's), so that
+  operators on it are stablejax's, not numpy's."""
+  out = lax.full_like(x, fill_value, dtype, shape)
+  if isinstance(out, (Array, core.Tracer)):
+    return out
+  staged = core.current_trace().stage_value(out)
+  return lax.broadcast_in_dim(out, (), ()) if staged is None else staged

@@ -456,3 +456,19 @@ def test_complex_maximum_minimum_are_lexicographic():
     for fn in (getattr(jnp, name), sj.jit(getattr(jnp, name)), sj.vmap(getattr(jnp, name))):
       np.testing.assert_array_equal(np.asarray(fn(x, y)), want)
   np.testing.assert_array_equal(np.asarray(sj.lax.max(x, y)), np.asarray(jax.lax.max(x, y)))
+
+
+def test_rank0_fills_of_traced_values_are_traced_values():
+  """jnp.imag / zeros_like of a traced scalar are literals of the jaxpr but stablejax values, so
+  operators on them keep JAX's promotion (fuzz seed 673352098: imag(bf16) % 1.5 was float32)."""
+  def f(x):
+    v = x.astype(jnp.bfloat16)
+    return jnp.imag(v) % 1.5, jnp.zeros_like(v) * 2.5, jnp.ones_like(v) - 1.5
+  fj = lambda x: tuple(  # noqa: E731
+      g(x.astype(jjnp.bfloat16)) for g in (lambda v: jjnp.imag(v) % 1.5,
+                                           lambda v: jjnp.zeros_like(v) * 2.5,
+                                           lambda v: jjnp.ones_like(v) - 1.5))
+  for ours, theirs in zip(sj.jit(f)(-1.5), jax.jit(fj)(-1.5)):
+    assert ours.dtype == theirs.dtype == jjnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(ours, np.float32), np.asarray(theirs, np.float32))
+  assert str(sj.make_jaxpr(lambda x: jnp.imag(x))(1.0)).endswith("in (0.0:f32[],) }")
