@@ -20,7 +20,7 @@ from fuzz import batch, program, runner, shrink  # noqa: E402
 
 COUNT = int(os.environ.get("STABLEJAX_FUZZ_COUNT", "300"))
 BUDGET_S = float(os.environ.get("STABLEJAX_FUZZ_SECONDS", "15"))
-BATCHED = int(os.environ.get("STABLEJAX_FUZZ_BATCHED", "40"))
+BATCHED = int(os.environ.get("STABLEJAX_FUZZ_BATCHED", "20"))
 
 
 def _seed() -> int:

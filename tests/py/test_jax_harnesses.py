@@ -29,7 +29,7 @@ SEED = int(os.environ.get("STABLEJAX_HARNESS_SEED", "0"))
 SAMPLE_SIZE = int(os.environ.get("STABLEJAX_HARNESS_SAMPLE", "60"))
 # The whole catalogue checks every harness under jit, and vmap, jvp and grad on this many of each
 # group's (seeded): the transformations compile the most (igamma's grad alone takes seconds).
-TRANSFORMS_PER_GROUP = int(os.environ.get("STABLEJAX_HARNESS_TRANSFORMS", "4"))
+TRANSFORMS_PER_GROUP = int(os.environ.get("STABLEJAX_HARNESS_TRANSFORMS", "2"))
 
 # Floors that only grow (the goal is 0.98): the pass rate, over the harnesses whose operation
 # stablejax has, that the exclusion table allows for the whole catalogue (every harness outside
