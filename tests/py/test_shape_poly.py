@@ -324,15 +324,21 @@ KERAS_LIKE = {
 }
 
 
+def keras_spec(mod, arg: str):
+  """The argument of a KERAS_LIKE layer in library `mod`, its batch dimension keras's own
+  symbolic `dynamic_dimension`."""
+  d, = mod.export.symbolic_shape("(dynamic_dimension)", constraints=["dynamic_dimension>=2"])
+  shape, dtype = {"img": ((d, 8, 8, 3), np.float32), "seq": ((d, d, 5), np.float32),
+                  "ids": ((d, 7), np.int32)}[arg]
+  return mod.ShapeDtypeStruct(shape, dtype)
+
+
 @pytest.mark.parametrize("name", KERAS_LIKE)
 def test_keras_like_layers_as_jax(name):
   arg, fn = KERAS_LIKE[name]
 
   def result_types(mod, np_):
-    d, = mod.export.symbolic_shape("(dynamic_dimension)", constraints=["dynamic_dimension>=2"])
-    spec = {"img": ((d, 8, 8, 3), np.float32), "seq": ((d, d, 5), np.float32),
-            "ids": ((d, 7), np.int32)}[arg]
-    out = mod.eval_shape(lambda x: fn(mod, np_, x), mod.ShapeDtypeStruct(*spec))
+    out = mod.eval_shape(lambda x: fn(mod, np_, x), keras_spec(mod, arg))
     return [(str(o.shape), str(o.dtype)) for o in mod.tree_util.tree_leaves(out)]
 
   assert result_types(sj, jnp) == result_types(jax, jjnp)

@@ -15,7 +15,7 @@ from jax import export as jexport
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import export
-from test_shape_poly import KERAS_LIKE
+from test_shape_poly import KERAS_LIKE, keras_spec
 
 # name -> program of (library, its numpy, x: f32[b, 4])
 PROGRAMS = {
@@ -296,15 +296,12 @@ def test_keras_like_layers_values_as_jax(name):
   arg, fn = KERAS_LIKE[name]
 
   def values(mod, np_):
-    d, = mod.export.symbolic_shape("(dynamic_dimension)", constraints=["dynamic_dimension>=2"])
-    specs = {"img": ((d, 8, 8, 3), np.float32), "seq": ((d, d, 5), np.float32),
-             "ids": ((d, 7), np.int32)}
-    exp = mod.export.export(mod.jit(lambda x: fn(mod, np_, x)))(
-        mod.ShapeDtypeStruct(*specs[arg]))
+    spec = keras_spec(mod, arg)
+    exp = mod.export.export(mod.jit(lambda x: fn(mod, np_, x)))(spec)
     out = []
     for n in (2, 3):
       shape = {"img": (n, 8, 8, 3), "seq": (n, n, 5), "ids": (n, 7)}[arg]
-      x = (np.arange(np.prod(shape)) % 10).reshape(shape).astype(specs[arg][1])
+      x = (np.arange(np.prod(shape)) % 10).reshape(shape).astype(spec.dtype)
       out += [np.asarray(o) for o in mod.tree_util.tree_leaves(exp.call(x))]
     return out
 
