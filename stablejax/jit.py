@@ -106,13 +106,14 @@ class _Hit:
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
-         kept: Sequence[bool] | None = None) -> _Hit | None:
+         kept: Sequence[bool] | None = None, donates: bool = False) -> _Hit | None:
     """The hit for the flat arguments `flat` of the tree `in_tree` of (args, kwargs) (None:
     `flat` are the positional arguments), or None unless each is an Array on the executable's
     device or a host value (`Signature`). `kept` flags the arguments the executable takes
-    (None: all; unused ones pruned, and never transferred)."""
+    (None: all; unused ones pruned, and never transferred). A call that `donates` arguments
+    has no staged ones (`Signature`)."""
     take = None if kept is None else [i for i, k in enumerate(kept) if k]
-    signature = Signature.of(flat, exe.device, take)
+    signature = Signature.of(flat, exe.device, take, stage=not donates)
     if signature is None:
       return None
     hit = cls()
@@ -260,9 +261,8 @@ class Jitted:
         flat = None if kwargs else args
       else:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
-      buffers = None if flat is None else hit.signature.buffers(flat)
-      if buffers is not None:
-        outs = hit.run(buffers)
+      outs = None if flat is None else hit.signature.call(hit.run, flat)
+      if outs is not None:
         if hit.pending is not None:  # (called again: its numpy arrays packed from now on)
           self._pack(hit)
         return hit.finish(outs)
@@ -283,11 +283,11 @@ class Jitted:
       exe = self._executable(traced)
       # the next call of this signature takes the fast path; this one its transfers
       self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
-          flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept)
-      buffers = None if hit is None else hit.signature.buffers(flat)
-      if buffers is not None:
+          flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept,
+          any(traced.donated))
+      outs = None if hit is None else hit.signature.call(exe.run, flat)
+      if outs is not None:
         hit.pending = self._packable(traced, hit, exe)
-        outs = exe.run(buffers)
       else:
         outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
@@ -302,7 +302,7 @@ class Jitted:
 
   def _packable(self, traced: _Traced, hit: _Hit, exe: Any) -> tuple | None:
     """(trace, positions) of the numpy arguments to pack into one transfer, if several."""
-    if any(traced.donated) or not isinstance(exe, Executable):
+    if any(traced.donated) or hit.signature.staged or not isinstance(exe, Executable):
       return None
     avals = traced.compiled_jaxpr.in_avals
     positions = tuple(i for i in hit.signature.packable() if packed_arguments.packable(avals[i]))

@@ -311,9 +311,8 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
       params is hit.params or params == hit.params):
     # The fast path: this primitive's last call again (argument types compared by identity:
     # Arrays share canonical avals; host values by type, dtype and shape).
-    buffers = hit.signature.buffers(args)
-    if buffers is not None:
-      outs = hit.run(buffers)
+    outs = hit.signature.call(hit.run, args)
+    if outs is not None:
       if debug_special.enabled():
         debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
@@ -348,10 +347,9 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     return run_with_refs(exe, args)
   signature = Signature.of(args, exe.device) if on_device and isinstance(
       exe, runtime.Executable) else None
-  buffers = None if signature is None else signature.buffers(args)
-  if buffers is not None:
+  outs = None if signature is None else signature.call(exe.run, args)
+  if outs is not None:
     _last_call[prim] = _LastCall(params, signature, exe)
-    outs = exe.run(buffers)
   else:
     outs = exe(*args)
   if debug_special.enabled():

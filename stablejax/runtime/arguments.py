@@ -4,10 +4,17 @@ an Array of a canonical aval on the executable's device is checked by identity, 
 by its type, dtype object and shape, a Python or numpy scalar by its type alone (its weak type
 follows from the type), and all the host values then go to the device in one `put_host`. A
 Python scalar repeated (a learning rate, a constant operand) reuses its buffer: scalars are
-immutable (numpy's too), and a buffer is never written once made."""
+immutable (numpy's too), and a buffer is never written once made.
+
+On a CPU device a small numpy argument is not transferred at all: the signature keeps a host
+array that a device buffer aliases (`pjrt.alias_host`) and copies each call's value into it. The
+copy waits for nothing: it is made only once the last call's results are ready (so its
+execution has read the memory), and otherwise the signature takes new aliased arrays."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
+
+import threading
 
 import numpy as np
 
@@ -18,6 +25,7 @@ from stablejax.runtime.array import Array, canonical_aval
 
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 _SCALARS_KEPT = 16  # the buffers of the last distinct values of each scalar argument
+_STAGED_BYTES = 1 << 20  # numpy arguments up to this size are staged (larger: copying dominates)
 
 
 class _Host:
@@ -67,6 +75,11 @@ def _host(x: Any) -> _Host | None:
   return h
 
 
+def _stageable(spec: _Host) -> bool:
+  """Whether the host position `spec` is a numpy array small enough to stage."""
+  return spec.shape is not None and spec.aval.size * spec.aval.dtype.itemsize <= _STAGED_BYTES
+
+
 def _converter(given: np.dtype, want: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
   if given == want:
     return lambda x: x
@@ -77,13 +90,15 @@ class Signature:
   """Per argument position: the canonical aval of an Array on `sharding`'s device, or a host
   position; `take` selects the arguments the executable takes (None: all)."""
   __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs", "packed",
-               "packed_specs", "packed_aval", "unpacked")
+               "packed_specs", "packed_aval", "unpacked", "host_pairs", "staged", "staging",
+               "unstaged", "fence", "lock")
 
   @classmethod
-  def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None
-         ) -> Signature | None:
+  def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None,
+         stage: bool = True) -> Signature | None:
     """The signature of the arguments `xs` of a call run on `device`, or None if one is neither
-    an Array on that device nor a host value."""
+    an Array on that device nor a host value. `stage`: whether its small numpy arguments may be
+    staged (not where the call donates them: the executable could write into the memory)."""
     sh = pjrt.sharding(device)
     specs = []
     for x in xs:
@@ -104,6 +119,10 @@ class Signature:
     sig.host = tuple(i for i, s in enumerate(taken) if type(s) is _Host)
     sig.host_specs = tuple(taken[i] for i in sig.host)
     sig.packed = sig.packed_specs = sig.packed_aval = sig.unpacked = None
+    sig.staged = stage and device.platform == "cpu" and any(map(_stageable, sig.host_specs))
+    sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
+    sig.staging = sig.unstaged = sig.fence = None
+    sig.lock = threading.Lock() if sig.staged else None
     return sig
 
   def packable(self) -> list[int]:
@@ -125,11 +144,63 @@ class Signature:
     sig.host, sig.host_specs = tuple(i for i, _ in rest), tuple(s for _, s in rest)
     n = len(self.specs) if self.take is None else len(self.take)
     sig.unpacked = tuple(i for i in range(n) if i not in sig.packed)
+    sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
+    sig.staged, sig.staging, sig.unstaged, sig.fence, sig.lock = False, None, None, None, None
     return sig
 
-  def buffers(self, xs: Sequence[Any]) -> list | None:
-    """The buffers of the arguments `xs` (those taken), their host values put on the device,
-    if they repeat this signature; else None."""
+  def call(self, run: Callable[[list], list], xs: Sequence[Any]) -> list | None:
+    """`run` on the buffers of the arguments `xs` (those taken; host values put on the device),
+    or None if they do not repeat this signature. Staged arguments are copied into their aliased
+    memory under the lock (a call in another thread meanwhile transfers its own)."""
+    if self.staged and self.lock.acquire(blocking=False):
+      return self._call_staged(run, xs)
+    out = self._matched(xs)
+    if out is None:
+      return None
+    if self.packed is not None:
+      out = self._put_packed(out)
+    elif self.host:
+      self._put(out, self.host_pairs)
+    return run(out)
+
+  def _call_staged(self, run: Callable[[list], list], xs: Sequence[Any]) -> list | None:
+    """`call` holding the lock."""
+    try:
+      out = self._matched(xs)
+      if out is None:
+        return None
+      if config.transfer_guard_host_to_device is not None:
+        self._put(out, self.host_pairs)
+        return run(out)
+      if self.staging is None or not _done(self.fence):
+        self._stage()
+      for i, host, buf in self.staging:
+        host[...] = out[i]  # (numpy's casting, as `convert`'s)
+        out[i] = buf
+      if self.unstaged:
+        self._put(out, self.unstaged)
+      outs = run(out)
+      first = outs[0] if outs else None
+      self.fence = first._buf if type(first) is Array else None
+      return outs
+    finally:
+      self.lock.release()
+
+  def _stage(self) -> None:
+    """New aliased host memory for the staged positions (the last ones may still be read)."""
+    staging, unstaged = [], []
+    for i, spec in self.host_pairs:
+      alias = pjrt.alias_host(spec.aval, self.device) if _stageable(spec) else None
+      if alias is None:
+        unstaged.append((i, spec))
+      else:
+        staging.append((i, *alias))
+    self.staging, self.unstaged = tuple(staging), tuple(unstaged)
+    self.staged = bool(staging)  # (none can be: the dtypes DLPack lacks; not tried again)
+
+  def _matched(self, xs: Sequence[Any]) -> list | None:
+    """The arguments `xs` (those taken), Arrays as their buffers, if they repeat this signature;
+    else None."""
     specs = self.specs
     if len(xs) != len(specs):
       return None
@@ -143,27 +214,22 @@ class Signature:
         out.append(x)
       else:
         return None
-    if self.take is not None:
-      out = [out[i] for i in self.take]
-    if self.packed is not None:
-      return self._put_packed(out)
-    if self.host:
-      self._put(out)
-    return out
+    return out if self.take is None else [out[i] for i in self.take]
 
   def _put_packed(self, out: list) -> list:
     """The packed numpy arrays' bytes as one buffer, then the others' buffers."""
     blob = np.concatenate([np.ascontiguousarray(spec.convert(out[i])).reshape(-1).view(
         np.uint8) for i, spec in zip(self.packed, self.packed_specs)])
     if self.host:
-      self._put(out)
+      self._put(out, self.host_pairs)
     (buf,) = pjrt.put_host([blob], [self.packed_aval], self.device)
     return [buf, *[out[i] for i in self.unpacked]]
 
-  def _put(self, out: list) -> None:
-    """Replace the host values in `out` by buffers: kept ones, else all put in one go."""
+  def _put(self, out: list, pairs: Sequence[tuple[int, _Host]]) -> None:
+    """Replace the host values at `pairs` (position, spec) in `out` by buffers: kept ones, else
+    all put in one go."""
     todo, values, avals = [], [], []
-    for i, spec in zip(self.host, self.host_specs):
+    for i, spec in pairs:
       x = out[i]
       buf = None if spec.kept is None or not x else spec.kept_buffer(x)
       if buf is None:
@@ -177,3 +243,12 @@ class Signature:
         out[i] = buf
         if spec.kept is not None and x:
           spec.keep(x, buf)
+
+
+def _done(fence: pjrt.Buffer | None) -> bool:
+  """Whether the execution that gave the result buffer `fence` has finished (so read its
+  arguments). (jaxlib crashes asking a deleted buffer.)"""
+  try:
+    return fence is not None and not fence.is_deleted() and fence.is_ready()
+  except RuntimeError:  # (its execution failed)
+    return False

@@ -342,6 +342,26 @@ def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Bu
   return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
 
 
+_ALIGN = 64  # bytes: XLA's CPU backend runs on host memory aligned so without copying it
+
+
+def alias_host(aval: Any, device: Device) -> tuple[np.ndarray, Buffer] | None:
+  """(host, buffer): a new numpy array of type `aval` and a buffer on the CPU `device` that is
+  the same memory, so that writing `host` changes the buffer; None where jaxlib would copy it
+  (another platform, a dtype DLPack lacks)."""
+  if device.platform != "cpu" or not aval.size:
+    return None
+  nbytes = aval.size * aval.dtype.itemsize
+  raw = np.empty(nbytes + _ALIGN, np.uint8)
+  start = -raw.ctypes.data % _ALIGN
+  host = raw[start:start + nbytes].view(aval.dtype).reshape(aval.shape)
+  try:
+    buf = _jax.dlpack_managed_tensor_to_buffer(host.__dlpack__(), device, None)
+  except (TypeError, ValueError, BufferError, JaxRuntimeError):
+    return None
+  return (host, buf) if buf.unsafe_buffer_pointer() == host.ctypes.data else None
+
+
 def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,
                devices: Sequence[Device]) -> Buffer:
   """One multi-device buffer of type `aval` laid out by `sharding` from each device's shard

@@ -1,6 +1,8 @@
 """Host arguments (numpy arrays, Python and numpy scalars) through the dispatch fast paths
 (`runtime/arguments.py`): jit's repeated calls and eager operations give JAX's values, dtypes
 and weak types, and the errors of the first call, on every call."""
+import concurrent.futures
+
 import jax
 import jax.numpy as jjnp
 import numpy as np
@@ -8,7 +10,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax.runtime import Array
+from stablejax.runtime import Array, arguments
 
 
 def _same(ours, theirs):
@@ -146,7 +148,13 @@ def _packed_case(api, np_):
   return api.jit(f)
 
 
-def test_jit_numpy_arguments_packed_into_one_transfer():
+@pytest.fixture
+def unstaged(monkeypatch):
+  """No numpy argument staged (as on a device whose memory is not the host's): packed."""
+  monkeypatch.setattr(arguments, "_STAGED_BYTES", -1)
+
+
+def test_jit_numpy_arguments_packed_into_one_transfer(unstaged):
   """Called again, a signature with several numpy arrays packs them (bools, ints of each
   width, float16, float64 canonicalized, 0-d, empty, non-contiguous; beside a device array,
   a scalar and an unused argument)."""
@@ -171,7 +179,7 @@ def test_jit_numpy_arguments_packed_into_one_transfer():
     assert a.shape == (0, 2) and np.asarray(b).tolist() == [1.0, 1.0]
 
 
-def test_jit_packed_signature_falls_back_on_change():
+def test_jit_packed_signature_falls_back_on_change(unstaged):
   f = sj.jit(lambda a, b: a + b)
   x, y = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
   for _ in range(3):
@@ -179,3 +187,69 @@ def test_jit_packed_signature_falls_back_on_change():
   assert f._hit.signature.packed is not None
   np.testing.assert_array_equal(np.asarray(f(x, sj.device_put(y))), [3.0] * 3)
   np.testing.assert_array_equal(np.asarray(f(x.astype(np.int32), y.astype(np.int32))), [3] * 3)
+
+
+def _staged_case(np_, api):
+  def f(a, b, c, d, e, s):
+    return a * 2, b | True, c.astype(np_.float32) + s, d + 1, e.sum()
+  return api.jit(f)
+
+
+def test_jit_staged_numpy_arguments_as_jax():
+  """On the CPU, small numpy arguments are copied into host memory a device buffer aliases:
+  each call's values (float64 canonicalized, bools, ints, non-contiguous, 0-d; large ones put
+  as before), and earlier results are not changed by later calls."""
+  rng = np.random.default_rng(1)
+  f, g = _staged_case(jnp, sj), _staged_case(jjnp, jax)
+  results = []
+  for call in range(5):
+    args = (rng.standard_normal((3, 4)), rng.random(5) > 0.5,
+            np.arange(12, dtype=np.int32).reshape(3, 4).T * call, np.array(call, np.uint8),
+            rng.standard_normal(300_000).astype(np.float32), 0.5 * call)
+    results.append((f(*args), g(*args)))
+  assert f._hit.signature.staged and len(f._hit.signature.staging) == 4
+  for ours, theirs in results:
+    for a, b in zip(ours, theirs):
+      _same(a, b)
+
+
+def test_jit_staged_identity_results_independent():
+  f = sj.jit(lambda x: x)
+  x = np.zeros(4, np.float32)
+  outs = []
+  for k in range(4):
+    x[:] = k
+    outs.append(f(x))
+  assert [float(np.asarray(o)[0]) for o in outs] == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_jit_staged_after_result_deleted():
+  f = sj.jit(lambda x: x * 2)
+  for k in range(4):
+    out = f(np.full(3, k, np.float32))
+    np.testing.assert_array_equal(np.asarray(out), [2 * k] * 3)
+    out.delete()
+
+
+def test_jit_staged_calls_from_threads():
+  f = sj.jit(lambda x: x * 3)
+  f(np.ones(16, np.float32))
+
+  def work(k):
+    return [np.asarray(f(np.full(16, k + i, np.float32)))[0] == 3 * (k + i) for i in range(200)]
+  with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    assert all(all(ok) for ok in pool.map(work, range(4)))
+
+
+def test_jit_donated_numpy_argument_not_staged():
+  f = sj.jit(lambda x: x + 1, donate_argnums=0)
+  for k in range(3):
+    np.testing.assert_array_equal(np.asarray(f(np.full(3, k, np.float32))), [k + 1] * 3)
+  assert not f._hit.signature.staged
+
+
+def test_eager_staged_operand_as_jax():
+  x, xj = sj.device_put(np.ones(8, np.float32)), jax.device_put(np.ones(8, np.float32))
+  outs = [(x + np.full(8, k, np.float32), xj + np.full(8, k, np.float32)) for k in range(4)]
+  for ours, theirs in outs:
+    _same(ours, theirs)
