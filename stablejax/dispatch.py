@@ -13,4 +13,4 @@ __all__ = ["apply_primitive"]
 
 def apply_primitive(prim: core.Primitive, *args: Any, **params: Any) -> Any:
   """Evaluate `prim` on concrete `args`: compiled once for their types, run on a device."""
-  return pipeline.apply_primitive(prim, args, params)
+  return pipeline.apply_primitive(prim, args, params, any_primitive=True)

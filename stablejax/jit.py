@@ -102,7 +102,7 @@ class _Traced:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "signature", "run", "finish", "epoch", "pending")
+  __slots__ = ("in_tree", "signature", "call", "finish", "epoch", "pending")
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
@@ -117,7 +117,7 @@ class _Hit:
     if signature is None:
       return None
     hit = cls()
-    hit.in_tree, hit.signature, hit.run = in_tree, signature, exe.run
+    hit.in_tree, hit.signature, hit.call = in_tree, signature, signature.caller(exe.run)
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
     hit.pending = None  # (the trace, the positions of numpy arrays to pack from the next call)
     return hit
@@ -261,7 +261,7 @@ class Jitted:
         flat = None if kwargs else args
       else:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
-      outs = None if flat is None else hit.signature.call(hit.run, flat)
+      outs = None if flat is None else hit.call(flat)
       if outs is not None:
         if hit.pending is not None:  # (called again: its numpy arrays packed from now on)
           self._pack(hit)
@@ -285,7 +285,7 @@ class Jitted:
       self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
           flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept,
           any(traced.donated))
-      outs = None if hit is None else hit.signature.call(exe.run, flat)
+      outs = None if hit is None else hit.call(flat)
       if outs is not None:
         hit.pending = self._packable(traced, hit, exe)
       else:
@@ -317,7 +317,8 @@ class Jitted:
       closed = packed_arguments.unpacking(traced.compiled_jaxpr, positions)
       exe = traced.packed[key] = pipeline.executable(
           closed, self.name, self.device, key[1], (), self.compiler_options)
-    hit.signature, hit.run = hit.signature.packing(positions), exe.run
+    hit.signature = hit.signature.packing(positions)
+    hit.call = hit.signature.caller(exe.run)
 
   def _call_with_refs(self, traced: _Traced, args: Sequence) -> list:
     """Call a function taking refs: with their values, writing their final values back."""

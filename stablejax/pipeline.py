@@ -300,22 +300,29 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], pa
   return trace(apply, avals)[0]
 
 
-def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict,
+                    any_primitive: bool = False) -> Any:
   """Evaluate `prim` on concrete values: on the device of the first Array argument (else the
-  default device), through an executable cached by primitive, avals, params and device."""
-  if config.no_execution:
-    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
-                       "config option is set")
+  default device), through an executable cached by primitive, avals, params and device. The
+  bottom trace's evaluator: a user's primitive needs an impl, as in JAX (which may be
+  `dispatch.apply_primitive`, passing `any_primitive`)."""
   hit = _last_call.get(prim)
   if hit is not None and hit.epoch == config.epoch and (
       params is hit.params or params == hit.params):
     # The fast path: this primitive's last call again (argument types compared by identity:
-    # Arrays share canonical avals; host values by type, dtype and shape).
-    outs = hit.signature.call(hit.run, args)
+    # Arrays share canonical avals; host values by type, dtype and shape), in the same config
+    # (none is kept under no_execution, debug_nans or debug_infs: they check each call)
+    outs = hit.call(args)
     if outs is not None:
-      if debug_special.enabled():
-        debug_special.check_special(prim.name, outs)
       return outs if prim.multiple_results else outs[0]
+  if config.no_execution:
+    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
+                       "config option is set")
+  if not any_primitive and not lowering_registry.is_builtin(prim):
+    raise NotImplementedError(
+        f"Evaluation rule for '{prim.name}' not implemented: give the primitive an impl with "
+        f"def_impl (`{prim.name}_p.def_impl(functools.partial(stablejax.dispatch."
+        f"apply_primitive, {prim.name}_p))` compiles it through its lowering rule)")
   avals, device, on_device, spread, refs = [], None, True, [], False
   for x in args:
     spread.append(None)
@@ -347,9 +354,10 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict) -> 
     return run_with_refs(exe, args)
   signature = Signature.of(args, exe.device) if on_device and isinstance(
       exe, runtime.Executable) else None
-  outs = None if signature is None else signature.call(exe.run, args)
-  if outs is not None:
-    _last_call[prim] = _LastCall(params, signature, exe)
+  last = None if signature is None else _LastCall(params, signature, exe)
+  outs = None if last is None else last.call(args)
+  if outs is not None and not debug_special.enabled():
+    _last_call[prim] = last
   else:
     outs = exe(*args)
   if debug_special.enabled():
@@ -386,10 +394,10 @@ def _eager_executable(closed: ClosedJaxpr, name: str, device: runtime.Device,
 
 class _LastCall:
   """A primitive's last eager call on Arrays and host values, and what runs it again."""
-  __slots__ = ("params", "signature", "run", "epoch")
+  __slots__ = ("params", "call", "epoch")
 
   def __init__(self, params: dict, signature: Signature, exe: runtime.Executable):
-    self.params, self.signature, self.run = params, signature, exe.run
+    self.params, self.call = params, signature.caller(exe.run)
     self.epoch = config.epoch  # (a config change, such as the matmul precision, voids it)
 
 
@@ -403,15 +411,4 @@ def _clear_eager_caches() -> None:
   _last_call.clear()
 
 
-def _evaluate_eagerly(prim: core.Primitive, args: Sequence[Any], params: dict) -> Any:
-  """Evaluate a primitive without an `impl`: stablejax's own primitives compile and run; a
-  user's primitive needs an impl, as in JAX (which may be `dispatch.apply_primitive`)."""
-  if not lowering_registry.is_builtin(prim):
-    raise NotImplementedError(
-        f"Evaluation rule for '{prim.name}' not implemented: give the primitive an impl with "
-        f"def_impl (`{prim.name}_p.def_impl(functools.partial(stablejax.dispatch."
-        f"apply_primitive, {prim.name}_p))` compiles it through its lowering rule)")
-  return apply_primitive(prim, args, params)
-
-
-core.install_compiled_eval(_evaluate_eagerly)
+core.install_compiled_eval(apply_primitive)
