@@ -300,6 +300,19 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[core.ShapedArray], pa
   return trace(apply, avals)[0]
 
 
+def _check_evaluable(prim: core.Primitive, any_primitive: bool) -> None:
+  """A RuntimeError under `no_execution`; a NotImplementedError for a user's primitive unless
+  `any_primitive` (it needs an impl)."""
+  if config.no_execution:
+    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
+                       "config option is set")
+  if not any_primitive and not lowering_registry.is_builtin(prim):
+    raise NotImplementedError(
+        f"Evaluation rule for '{prim.name}' not implemented: give the primitive an impl with "
+        f"def_impl (`{prim.name}_p.def_impl(functools.partial(stablejax.dispatch."
+        f"apply_primitive, {prim.name}_p))` compiles it through its lowering rule)")
+
+
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict,
                     any_primitive: bool = False) -> Any:
   """Evaluate `prim` on concrete values: on the device of the first Array argument (else the
@@ -315,14 +328,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict,
     outs = hit.call(args)
     if outs is not None:
       return outs if prim.multiple_results else outs[0]
-  if config.no_execution:
-    raise RuntimeError(f"JAX tried to execute function {prim.name}, but the no_execution "
-                       "config option is set")
-  if not any_primitive and not lowering_registry.is_builtin(prim):
-    raise NotImplementedError(
-        f"Evaluation rule for '{prim.name}' not implemented: give the primitive an impl with "
-        f"def_impl (`{prim.name}_p.def_impl(functools.partial(stablejax.dispatch."
-        f"apply_primitive, {prim.name}_p))` compiles it through its lowering rule)")
+  _check_evaluable(prim, any_primitive)
   avals, device, on_device, spread, refs = [], None, True, [], False
   for x in args:
     spread.append(None)
