@@ -71,6 +71,7 @@ def jaxpr_view(closed: ClosedJaxpr, sources: SourceMap
   flops: dict[JaxprEqn, float] = {}
   _attribute_flops(closed.jaxpr, 1.0, flops)
   infos: dict[JaxprEqn, EqnInfo] = {}
+  locs_of: dict[tuple, list[list[int]]] = {}
   lines: list[dict[str, Any]] = []
   open_eqns: list[tuple[int, JaxprEqn]] = []  # (indent, equation) whose text may go on
   for text, eqns in pp_jaxpr_lines(closed):
@@ -80,8 +81,10 @@ def jaxpr_view(closed: ClosedJaxpr, sources: SourceMap
         eqns or not stripped.startswith(("]", ")")))):  # (`] b a` ends its equation)
       open_eqns.pop()
     for eqn in eqns:
-      frames = code_frames(eqn.source_info.frames) if eqn.source_info else []
-      infos[eqn] = EqnInfo(sources.locs(frames), eqn_name_stack(eqn), flops.get(eqn, 0.0))
+      frames = eqn.source_info.frames if eqn.source_info else ()
+      if frames not in locs_of:  # (equations staged from one line share their frames)
+        locs_of[frames] = sources.locs(code_frames(frames))
+      infos[eqn] = EqnInfo(locs_of[frames], eqn_name_stack(eqn), flops.get(eqn, 0.0))
     owner = eqns[0] if eqns else open_eqns[-1][1] if open_eqns else None
     if owner is None:
       lines.append(ir_line(text, []))

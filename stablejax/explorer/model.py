@@ -50,15 +50,22 @@ class _Build:
     self.mlir: MlirView | None = None
     self.hlo: HloView | None = None
     self.model: dict[str, Any] = {
-        "name": getattr(f, "__name__", "f"), "sources": self.sources.sources, "views": [],
+        "name": "", "sources": self.sources.sources, "views": [],
         "stats": {}, "totals": {}, "timings": {}, "memory": None, "passes": [], "errors": []}
 
   def view(self, view_id: str, title: str, lines: list[dict]) -> None:
     self.model["views"].append({"id": view_id, "title": title, "lines": lines})
 
   def jaxpr_passes(self, traced: ClosedJaxpr) -> None:
-    self.closed = pipeline.jaxpr_passes(traced, self.chosen, self.timeline)
-    lines, self.eqns = jaxpr_view(self.closed, self.sources)
+    """Run the jaxpr passes; the jaxpr view is of their result (if one fails, of the jaxpr
+    as traced)."""
+    try:
+      self.closed = pipeline.jaxpr_passes(traced, self.chosen, self.timeline)
+    finally:
+      self.show_jaxpr(self.closed or traced)
+
+  def show_jaxpr(self, closed: ClosedJaxpr) -> None:
+    lines, self.eqns = jaxpr_view(closed, self.sources)
     self.folds = {tuple(map(tuple, line["locs"])): line["fold"] for line in lines if line["fold"]}
     self.view("jaxpr", "jaxpr", lines)
 
@@ -147,6 +154,7 @@ def build_model(f: Callable, *args: Any, platform: str | None = None,
     start = time.perf_counter()
     traced = jit(f, static_argnums=static_argnums).trace(*args, **kwargs)
     b.model["timings"]["trace"] = time.perf_counter() - start
+    b.model["name"] = traced.name
     stages = [("passes", lambda: b.jaxpr_passes(traced.jaxpr)), ("lower", b.lower),
               ("passes", b.mlir_passes), ("compile", b.compile)]
     for stage, run in stages:

@@ -13,7 +13,7 @@ import pytest
 
 import stablejax as sj
 import stablejax.numpy as jnp
-from stablejax import core, lax
+from stablejax import core, lax, passes as sj_passes
 from stablejax.__main__ import main
 from stablejax.explorer import build_model, explore
 
@@ -187,6 +187,23 @@ def test_a_failing_lowering_keeps_the_jaxpr_and_the_errors_line():
   assert error["stage"] == "lower" and "explorer_unlowered" in error["message"]
   assert (error["src"], error["line"]) == (0, line_of(fails_to_lower, "unlowered_p.bind"))
   assert model["memory"] is None and "compile" not in model["timings"]
+
+
+def _broken_pass(closed):
+  raise RuntimeError("the explorer test's broken pass")
+
+
+sj_passes.register("explorer_test_broken", _broken_pass)
+
+
+def test_a_failing_pass_keeps_the_traced_jaxpr():
+  model = build_model(matmul, np.ones((2, 3), np.float32), np.ones((3, 2), np.float32),
+                      passes=["dce", "explorer_test_broken"])
+  assert [v["id"] for v in model["views"]] == ["jaxpr"]
+  assert lines_with(model, "jaxpr", r"dot_general")[0]["locs"] == [[0, line_of(matmul, "a @ b")]]
+  (error,) = model["errors"]
+  assert error["stage"] == "passes" and "broken pass" in error["message"]
+  assert [p["name"] for p in model["passes"]] == ["dce"]
 
 
 def test_a_failing_trace_raises():
