@@ -45,6 +45,7 @@ from stablejax.jit import jit
 from stablejax.jax_alias import install_as_jax
 from stablejax.util import clear_caches
 from stablejax.flops import flops
+from stablejax.explorer import explore  # the explorer page (stablejax only: no JAX name)
 from stablejax.custom_derivatives import custom_jvp, custom_vjp
 from stablejax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from stablejax.callback import pure_callback

@@ -1,6 +1,7 @@
 """The command line. `python -m stablejax` runs the demo;
 `stablejax lower FILE::FUNC --arg f32[8,4] [--static N=3] [--x64] [--platform cpu ...]
 [--passes P1,P2] [--stage jaxpr|stablehlo|hlo|optimized-hlo]` prints one stage of any function;
+`stablejax explore FILE::FUNC --arg f32[8,4] ... -o page.html` writes the explorer's page of it;
 `stablejax opt FILE.mlir --passes P1,P2` runs passes on a module file; `stablejax run
 FILE.mlir --arg f32[3]=1,2,3` compiles and runs a module file and prints its results;
 `stablejax run SCRIPT.py [args...]` runs a script written against JAX on stablejax
@@ -24,7 +25,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 import stablejax as sj
-from stablejax import demo, jax_alias, lowering, platforms, runtime
+from stablejax import demo, explorer, jax_alias, lowering, platforms, runtime
 from stablejax.lowering.module import verify_module
 from stablejax.passes import mlir as mlir_passes, registry as pass_registry
 
@@ -111,36 +112,36 @@ def _platform(name: str) -> str:
     raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def load_function(target: str) -> Callable:
-  """`path/to/file.py::func` -> the function."""
+def load_function(target: str, command: str = "lower") -> Callable:
+  """`path/to/file.py::func` -> the function (errors name `stablejax COMMAND`)."""
   path, sep, name = target.partition("::")
   if not sep or not name:
-    raise SystemExit(f"stablejax lower: expected FILE::FUNC, got {target!r}")
+    raise SystemExit(f"stablejax {command}: expected FILE::FUNC, got {target!r}")
   spec = importlib.util.spec_from_file_location("_stablejax_cli_target", path)
   if spec is None:
-    raise SystemExit(f"stablejax lower: cannot load {path!r}")
+    raise SystemExit(f"stablejax {command}: cannot load {path!r}")
   module = importlib.util.module_from_spec(spec)
   try:
     spec.loader.exec_module(module)
   except FileNotFoundError as e:
     if e.filename != path:
       raise
-    raise SystemExit(f"stablejax lower: no such file {path!r}") from None
+    raise SystemExit(f"stablejax {command}: no such file {path!r}") from None
   fn = getattr(module, name, None)
   if not callable(fn):
-    raise SystemExit(f"stablejax lower: {path!r} has no function {name!r}")
+    raise SystemExit(f"stablejax {command}: {path!r} has no function {name!r}")
   return fn
 
 
-def bind_statics(fn: Callable, statics: dict[str, Any]) -> Callable:
+def bind_statics(fn: Callable, statics: dict[str, Any], command: str = "lower") -> Callable:
   """`fn` with the parameters in `statics` fixed: a function of its other parameters, in order
-  (their names kept for the module's debug info)."""
+  (their names kept for the module's debug info; `__wrapped__` is `fn`, for its source)."""
   if not statics:
     return fn
   signature = inspect.signature(fn)
   unknown = sorted(set(statics) - set(signature.parameters))
   if unknown:
-    raise SystemExit(f"stablejax lower: --static {', '.join(unknown)}: {fn.__name__} has no "
+    raise SystemExit(f"stablejax {command}: --static {', '.join(unknown)}: {fn.__name__} has no "
                      f"such parameter (its parameters: {', '.join(signature.parameters)})")
   rest = [p for name, p in signature.parameters.items() if name not in statics]
 
@@ -148,7 +149,14 @@ def bind_statics(fn: Callable, statics: dict[str, Any]) -> Callable:
     return fn(**statics, **{p.name: x for p, x in zip(rest, args)})
   bound.__name__, bound.__qualname__ = fn.__name__, fn.__qualname__
   bound.__signature__ = signature.replace(parameters=rest)
+  bound.__wrapped__ = fn
   return bound
+
+
+def target_function(args: argparse.Namespace) -> tuple[Callable, list[np.ndarray]]:
+  """The function of `args.target` with its `--static`s bound, and the `--arg` arrays."""
+  fn = bind_statics(load_function(args.target, args.command), dict(args.static), args.command)
+  return fn, [spec.array() for spec in args.arg]
 
 
 def check_widths(parser: argparse.ArgumentParser, specs: Sequence[ArgSpec], x64: bool) -> None:
@@ -162,8 +170,7 @@ def check_widths(parser: argparse.ArgumentParser, specs: Sequence[ArgSpec], x64:
 
 
 def lower_command(args: argparse.Namespace) -> None:
-  fn = bind_statics(load_function(args.target), dict(args.static))
-  arrays = [spec.array() for spec in args.arg]
+  fn, arrays = target_function(args)
   passes = None if args.passes is None else split_passes(args.passes)
   if args.stage == "jaxpr":
     print(sj.make_jaxpr(fn)(*arrays))
@@ -176,6 +183,14 @@ def lower_command(args: argparse.Namespace) -> None:
     print(lowered.as_text(args.stage, debug_info=args.debug_info))
   else:
     print(lowered.compile().as_text())
+
+
+def explore_command(args: argparse.Namespace) -> None:
+  """Write the explorer's page of the function (rendered whole before the file is written)."""
+  fn, arrays = target_function(args)
+  passes = None if args.passes is None else split_passes(args.passes)
+  explorer.explore(fn, *arrays, path=args.output, platform=args.platform, passes=passes)
+  print(f"stablejax explore: wrote {args.output}")
 
 
 def read_module(path: str) -> ir.Module:
@@ -295,24 +310,33 @@ def _parser() -> argparse.ArgumentParser:
   parser = argparse.ArgumentParser(prog="stablejax", description=__doc__,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
   sub = parser.add_subparsers(dest="command")
-  lower = sub.add_parser("lower", parents=[common],
+  function = argparse.ArgumentParser(add_help=False)  # (what names a function and its arguments)
+  function.add_argument("target", help="path/to/file.py::function")
+  function.add_argument("--arg", type=parse_type, action="append", default=[],
+                        help="an argument type such as f32[8,4] (repeat per argument)")
+  function.add_argument("--static", type=parse_static, action="append", default=[],
+                        help="a static argument NAME=VALUE (a Python literal; repeat per "
+                        "argument)")
+  function.add_argument("--x64", action="store_true", help="64-bit types (f64, i64 ...)")
+  function.add_argument("--passes", help="comma-separated pass names (stablejax.passes; "
+                        "default: the config's)")
+  lower = sub.add_parser("lower", parents=[common, function],
                          help="print the jaxpr, StableHLO or HLO of FILE::FUNC")
-  lower.add_argument("target", help="path/to/file.py::function")
-  lower.add_argument("--arg", type=parse_type, action="append", default=[],
-                     help="an argument type such as f32[8,4] (repeat per argument)")
-  lower.add_argument("--static", type=parse_static, action="append", default=[],
-                     help="a static argument NAME=VALUE (a Python literal; repeat per argument)")
-  lower.add_argument("--x64", action="store_true", help="64-bit types (f64, i64 ...)")
   lower.add_argument("--stage", default="stablehlo", choices=[
       "jaxpr", "stablehlo", "hlo", "optimized-hlo", "compiled"],
                      help="hlo: XLA's HLO before optimization; optimized-hlo (or compiled): after")
   lower.add_argument("--platform", action="append", type=_platform,
                      help=f"{', '.join(platforms.PLATFORMS)} or gpu (default: the default "
                      "device's); several give one multi-platform module")
-  lower.add_argument("--passes", help="comma-separated pass names (stablejax.passes; default: "
-                     "the config's)")
   lower.add_argument("--debug-info", nargs="?", const=True, default=False, choices=["inline"],
                      help="source locations in the MLIR; =inline: each on its op's line")
+  explore = sub.add_parser("explore", parents=[common, function],
+                           help="write the explorer's HTML page of FILE::FUNC: its source "
+                           "linked to its jaxpr, StableHLO and XLA's optimized HLO")
+  explore.add_argument("--platform", type=_platform,
+                       help="the platform to lower and compile for (default: the default "
+                       "device's)")
+  explore.add_argument("-o", "--output", required=True, help="the page's path, e.g. page.html")
   opt = sub.add_parser("opt", parents=[common], help="run MLIR passes on a module file")
   opt.add_argument("module", help="path/to/module.mlir")
   opt.add_argument("--passes", required=True, help="comma-separated registered MLIR passes or "
@@ -331,11 +355,12 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> None:
   parser = _parser()
   args = parser.parse_args(argv)
-  commands = {"lower": lower_command, "opt": opt_command, "run": run_command}
+  commands = {"lower": lower_command, "explore": explore_command, "opt": opt_command,
+              "run": run_command}
   if args.command is None:
     demo.main()
     return
-  if args.command == "lower":
+  if args.command in ("lower", "explore"):
     check_widths(parser, args.arg, args.x64)
   try:
     commands[args.command](args)

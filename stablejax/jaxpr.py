@@ -320,9 +320,10 @@ class _Context:
   """Variable names, given in printing order and shared by nested jaxprs; shared jaxprs."""
 
   def __init__(self, names: dict[Var, str] | None = None,
-               shared: dict[Jaxpr, str] | None = None):
+               shared: dict[Jaxpr, str] | None = None, marked: list | None = None):
     self.names = dict(names or {})
     self.shared = shared or {}
+    self.marked = marked  # (`pp_jaxpr_lines`) the equations printed so far, each marked
     self._reserved = set(self.shared.values())
     self._count = 0
 
@@ -502,7 +503,7 @@ def _pp_jaxpr_body(ctx: _Context, jaxpr: Jaxpr) -> Doc:
   """`{ lambda consts; args. let eqns in (outs,) }`, named in that order."""
   constvars = _pp_atoms(ctx, jaxpr.constvars, typed=True)
   invars = _pp_atoms(ctx, jaxpr.invars, typed=True)
-  eqns = join(brk("; "), [_pp_eqn(ctx, e) for e in jaxpr.eqns])
+  eqns = join(brk("; "), [_pp_marked_eqn(ctx, e) for e in jaxpr.eqns])
   close = ",)" if len(jaxpr.outvars) == 1 else ")"
   outvars = text("(") + _pp_atoms(ctx, jaxpr.outvars, sep=",") + text(close)
   body = concat([text("{ lambda "), constvars, text("; "), invars, text(". let"),
@@ -519,10 +520,20 @@ def _pp_shared(ctx: _Context, name: str, jaxpr: Jaxpr) -> Doc:
   return concat([text(f"let {name} = "), _pp_jaxpr_body(ctx, jaxpr), text(" in"), brk()])
 
 
-def _top_doc(jaxpr: Jaxpr) -> tuple[_Context, Doc]:
+_EQN_MARK = "\x00"  # where an equation's text starts, in `pp_jaxpr_lines`
+
+
+def _pp_marked_eqn(ctx: _Context, eqn: JaxprEqn) -> Doc:
+  if ctx.marked is None:
+    return _pp_eqn(ctx, eqn)
+  ctx.marked.append(eqn)  # (before its sub-jaxprs' equations: in printing order)
+  return text(_EQN_MARK) + _pp_eqn(ctx, eqn)
+
+
+def _top_doc(jaxpr: Jaxpr, marked: list | None = None) -> tuple[_Context, Doc]:
   """The document of a top-level jaxpr and the names it gives its variables."""
   shared = _shared_jaxprs(jaxpr)
-  ctx = _Context(_unused_outvars(jaxpr), shared)
+  ctx = _Context(_unused_outvars(jaxpr), shared, marked)
   docs = [_pp_shared(ctx, name, j) for j, name in shared.items()]
   return ctx, concat(docs + [_pp_jaxpr_body(ctx, jaxpr)])
 
@@ -535,6 +546,17 @@ def jaxpr_doc(jaxpr: Jaxpr | ClosedJaxpr) -> Doc:
 def pp_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, width: int = WIDTH) -> str:
   """`jaxpr` as JAX prints it."""
   return render(jaxpr_doc(jaxpr), width)
+
+
+def pp_jaxpr_lines(jaxpr: Jaxpr | ClosedJaxpr, width: int = WIDTH
+                   ) -> list[tuple[str, list[JaxprEqn]]]:
+  """`pp_jaxpr`'s text line by line, each with the equations whose text starts on it (those of
+  sub-jaxprs too, each printed once): for tools that map the text back to equations."""
+  marked: list[JaxprEqn] = []
+  lines = render(_top_doc(_open(jaxpr), marked)[1], width).split("\n")
+  eqns = iter(marked)
+  return [(line.replace(_EQN_MARK, ""), [next(eqns) for _ in range(line.count(_EQN_MARK))])
+          for line in lines]
 
 
 def pp_eqn(eqn: JaxprEqn, width: int = WIDTH) -> str:

@@ -9,8 +9,8 @@ from typing import Any, Callable
 from stablejax import core
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal
 
-__all__ = ["FlopsRule", "LiteralAval", "UnknownFlopsError", "call_rule", "flops_rules", "free",
-           "in_size", "jaxpr_flops", "open_jaxpr", "out_size", "register_flops_rule"]
+__all__ = ["FlopsRule", "LiteralAval", "UnknownFlopsError", "call_rule", "eqn_flops", "flops_rules",
+           "free", "in_size", "jaxpr_flops", "open_jaxpr", "out_size", "register_flops_rule"]
 
 FlopsRule = Callable[..., float]
 
@@ -48,14 +48,15 @@ def register_flops_rule(prim: core.Primitive, rule: FlopsRule) -> None:
 
 def jaxpr_flops(jaxpr: ClosedJaxpr | Jaxpr) -> float:
   """The estimated floating-point operations of one evaluation of `jaxpr`."""
-  return float(sum(map(_eqn_flops, open_jaxpr(jaxpr).eqns)))
+  return float(sum(map(eqn_flops, open_jaxpr(jaxpr).eqns)))
 
 
 def open_jaxpr(jaxpr: ClosedJaxpr | Jaxpr) -> Jaxpr:
   return jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
 
 
-def _eqn_flops(eqn: JaxprEqn) -> float:
+def eqn_flops(eqn: JaxprEqn) -> float:
+  """The estimated floating-point operations of one equation (its sub-jaxprs' included)."""
   rule = flops_rules.get(eqn.primitive)
   if rule is None:
     raise UnknownFlopsError(
