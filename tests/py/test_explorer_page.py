@@ -249,6 +249,11 @@ def test_hovering_a_source_line_highlights_exactly_its_ops(browser, tmp_path):
   assert browser.execute_script(HIGHLIGHTED) == {"jaxpr": [], "stablehlo": [],
                                                   "stablehlo-passes": [], "hlo": [],
                                                   "source": ["0:13"]}
+  # a click alone (no mouseenter) highlights too, and so does an error's link to its line
+  browser.execute_script("arguments[0].click()", _src_line(browser, MATMUL))
+  assert browser.execute_script(HIGHLIGHTED) == _expected(model, MATMUL)
+  browser.find_element(By.CSS_SELECTOR, "#errors a").click()
+  assert browser.execute_script(HIGHLIGHTED) == _expected(model, SCAN)
 
 
 def test_clicking_an_op_shows_its_source_line_and_name_stack(browser, tmp_path):
@@ -305,6 +310,12 @@ def test_colours_margins_and_panels(browser, tmp_path):
   assert [p.find_element(By.TAG_NAME, "summary").text.split("\n")[:4] for p in passes] == \
       [["1", "JAXPR", "dce", "8 \u2192 7 (-1)"], ["2", "MLIR", "canonicalize", "10 \u2192 8 (-2)"]]
   passes[1].find_element(By.TAG_NAME, "summary").click()
+  tabs = browser.find_elements(By.CSS_SELECTOR, "#tabs button")
+  assert [t.text for t in tabs] == ["side by side", "jaxpr", "StableHLO", "StableHLO after passes",
+                                    "XLA optimized HLO"]
+  tabs[4].click()
+  assert [v.is_displayed() for v in browser.find_elements(By.CSS_SELECTOR, "section.view")] == \
+      [False, False, False, True]
   assert [e.text for e in passes[1].find_elements(By.CSS_SELECTOR, ".diff .add")] == \
       ["+  %2 = stablehlo.multiply %1, %cst"]
 
