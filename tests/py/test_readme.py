@@ -43,6 +43,17 @@ def test_cli_command_prints_stablehlo():
   assert "func.func public @main" in proc.stdout and "stablehlo.dot_general" in proc.stdout
 
 
+def test_explore_command_writes_the_page(tmp_path):
+  command = next(line for line in _bash_commands() if line.startswith("stablejax explore"))
+  args = shlex.split(command)[1:]
+  args[args.index("-o") + 1] = str(tmp_path / "predict.html")
+  proc = subprocess.run([sys.executable, "-m", "stablejax", *args], cwd=ROOT,
+                        capture_output=True, text=True, timeout=300)
+  assert proc.returncode == 0, proc.stderr
+  page = (tmp_path / "predict.html").read_text()
+  assert 'id="model"' in page and "stablehlo.tanh" in page and "def predict" in page
+
+
 def test_linked_files_exist():
   links = re.findall(r"\]\(([^)#]+)\)", _text())
   assert {"docs/architecture.md", "docs/benchmarks.md", "tests/README.md"} <= set(links)
