@@ -17,6 +17,9 @@ from jax import export as jax_export
 from jax._src.export import _export as jax_export_internal
 from jax._src.internal_test_util import export_back_compat_test_data as back_compat_data
 
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
 import stablejax as sj
 import stablejax.numpy as jnp
 from stablejax import core, export_serialization, lowering
@@ -264,8 +267,8 @@ def test_unsupported_calling_convention():
 
 
 # ----------------------------------------------------------------------------------------------
-# JAX's back-compatibility artifacts (the CPU ones, static shapes), built as JAX's harness builds
-# them, run against their stored outputs and JAX's own run of the same module
+# JAX's back-compatibility artifacts (the CPU ones, static and symbolic), built as JAX's harness
+# builds them, run against their stored outputs and JAX's own run of the same module
 
 def _artifacts(x):
   if isinstance(x, dict) and "testdata_version" in x:
@@ -283,32 +286,101 @@ def _cpu_artifacts():
     for name in dir(module):
       if name.startswith("data_"):
         for i, data in enumerate(_artifacts(getattr(module, name))):
-          if data["platform"] == "cpu" and "shape_assertion" not in data["custom_call_targets"] \
-             and data["xla_call_module_version"] >= 9:
+          if data["platform"] == "cpu":
             yield pytest.param(data, id=f"{info.name}-{name}-{i}")
 
 
 CPU_ARTIFACTS = list(_cpu_artifacts())
 
+# The polymorphic shapes JAX's harness gives the symbolic artifacts (they are in JAX's test, not
+# in the wheel): jax-ml/jax tests/export_back_compat_test.py, test_stablehlo_dynamic_top_k,
+# test_dynamic_approx_top_k and test_stablehlo_dynamic_rbg_bit_generator, keyed by the first
+# custom-call target the artifact lists after shape_assertion. An artifact not listed gets specs
+# derived from its module (`_derived_specs`).
+JAX_POLYMORPHIC_SHAPES = {
+    "stablehlo.dynamic_top_k": ("_, b",),
+    "stablehlo.dynamic_approx_top_k": ("b + 4,",),
+    "stablehlo.dynamic_rng_bit_generator": (None, "b0, b1"),
+}
+
+
+def _main_dynamic_dims(data):
+  """Per argument of the artifact module's `main`, which dimensions are `?`."""
+  ctx = lowering.make_ir_context()
+  with ctx:
+    module = hlo.deserialize_portable_artifact(ctx, data["mlir_module_serialized"])
+    main, = [op for op in module.body.operations
+             if ir.StringAttr(op.attributes["sym_name"]).value == "main"]
+    types = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs
+    return [tuple(map(ir.RankedTensorType(t).is_dynamic_dim, range(ir.RankedTensorType(t).rank)))
+            for t in types]
+
+
+def _derived_specs(data):
+  """A fresh dimension variable for each `?` of `main`'s arguments, `_` for the rest."""
+  return tuple(", ".join(f"d{i}_{j}" if dyn else "_" for j, dyn in enumerate(dims)) + ","
+               for i, dims in enumerate(_main_dynamic_dims(data)))
+
+
+def _polymorphic_shapes(data):
+  if not any(map(any, _main_dynamic_dims(data))):
+    return None
+  targets = [t for t in data["custom_call_targets"] if t != "shape_assertion"]
+  return JAX_POLYMORPHIC_SHAPES.get(targets[0] if targets else None) or _derived_specs(data)
+
 
 def test_the_cpu_artifacts_are_found():
-  assert len(CPU_ARTIFACTS) >= 40
+  assert len(CPU_ARTIFACTS) >= 48 and len(_symbolic(CPU_ARTIFACTS)) >= 4
 
 
-def _from_artifact(data):
+@pytest.mark.parametrize("target", JAX_POLYMORPHIC_SHAPES)
+def test_jax_polymorphic_shapes_match_the_modules(target):
+  """JAX's hand-written specs make symbolic exactly the dimensions the module has as `?`."""
+  for p in CPU_ARTIFACTS:
+    data = p.values[0]
+    if target in data["custom_call_targets"]:
+      specs = sj.export.symbolic_args_specs(tuple(data["inputs"]),
+                                            JAX_POLYMORPHIC_SHAPES[target])
+      assert [tuple(map(sj.export.is_symbolic_dim, s.shape)) for s in specs] \
+          == _main_dynamic_dims(data)
+
+
+def _from_artifact(data, specs):
+  """The Exported JAX's harness (`run_serialized`) builds for an artifact: its in avals from
+  the inputs, made symbolic by `specs` (None: static); its out avals from the expected
+  outputs."""
   inputs, outputs = tuple(data["inputs"]), tuple(data["expected_outputs"])
+  scope = sj.export.SymbolicScope()
+  specs = specs or (None,) * len(inputs)
+  in_avals = [core.ShapedArray(sj.export.symbolic_shape(spec, like=x.shape, scope=scope),
+                               x.dtype) for x, spec in zip(inputs, specs)]
   aval = lambda a: core.ShapedArray(np.shape(a), np.asarray(a).dtype)  # noqa: E731
-  in_leaves, in_tree = tree_flatten((inputs, {}))
+  _, in_tree = tree_flatten((inputs, {}))
   out_leaves, out_tree = tree_flatten(outputs)
-  return sj.export.Exported("run_serialized", in_tree, list(map(aval, in_leaves)), out_tree,
+  return sj.export.Exported("run_serialized", in_tree, in_avals, out_tree,
                             list(map(aval, out_leaves)), (data["platform"],),
                             data["mlir_module_serialized"], data["xla_call_module_version"],
                             None, nr_devices=data.get("nr_devices", 1))
 
 
+def _symbolic(artifacts):
+  return [p for p in artifacts if any(map(any, _main_dynamic_dims(p.values[0])))]
+
+
 @pytest.mark.parametrize("data", CPU_ARTIFACTS)
 def test_back_compat_artifact(data):
-  exported = _from_artifact(data)
+  _check_artifact(data, _from_artifact(data, _polymorphic_shapes(data)))
+
+
+@pytest.mark.parametrize("data", _symbolic(CPU_ARTIFACTS))
+def test_back_compat_artifact_with_derived_specs(data):
+  """The symbolic artifacts run as well with specs read from their modules alone."""
+  exported = _from_artifact(data, _derived_specs(data))
+  assert any(map(sj.export.is_symbolic_dim, exported.in_avals[-1].shape))
+  _check_artifact(data, exported)
+
+
+def _check_artifact(data, exported):
   with sj.enable_x64(True), jax.enable_x64(True):  # (as JAX's harness runs them)
     got = sj.jit(exported.call)(*data["inputs"])
     jax_got = jax_export.deserialize(bytearray(exported.serialize())).call(*data["inputs"])
