@@ -16,7 +16,7 @@ from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
 from stablejax.lowering.module import LoweringRuleContext, ModuleContext, index_per_platform
 from stablejax.lowering.polymorphism import mark_polymorphic
-from stablejax.lowering.registry import LoweringError, register_lowering
+from stablejax.lowering.registry import LoweringError, physical_lowerings, register_lowering
 
 
 def _fresh_name(module_ctx: ModuleContext, base: str, src: ir.SymbolTable) -> str:
@@ -98,3 +98,4 @@ def _convert(x: ir.Value, to: ir.Type) -> ir.Value:
 
 
 register_lowering(lax.call_exported_p, _call_exported_rule)
+physical_lowerings.add(lax.call_exported_p)  # (the module takes and gives keys' data)

@@ -4,7 +4,9 @@ serialized VJPs), and what JAX's `Exported.serialize` writes is loaded by
 `stablejax.export.deserialize` and called likewise; the custom-call allowlist and the disabled
 safety checks as JAX's; the CPU artifacts of JAX's back-compatibility test data run against their
 stored outputs."""
+import collections
 import dataclasses
+import functools
 import importlib
 import pkgutil
 
@@ -53,8 +55,8 @@ def _close(got, want, rtol=1e-6, atol=1e-6):
 
 
 def _types(exported):
-  return ([(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.in_avals],
-          [(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.out_avals],
+  return ([(tuple(map(str, a.shape)), a.dtype.name) for a in exported.in_avals],
+          [(tuple(map(str, a.shape)), a.dtype.name) for a in exported.out_avals],
           str(exported.in_tree).replace("PyTreeDef", ""),
           str(exported.out_tree).replace("PyTreeDef", ""))
 
@@ -199,6 +201,108 @@ def test_symbolic_artifacts_both_ways(constraints):
 
 
 # ----------------------------------------------------------------------------------------------
+# PRNG keys and custom pytree nodes, registered for serialization on both sides under one name
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Tagged:
+  """A custom node with auxdata (its tag)."""
+
+  def __init__(self, tag, value):
+    self.tag, self.value = tag, value
+
+
+for _lib in (jax, sj):
+  _lib.tree_util.register_pytree_node(Tagged, lambda t: ((t.value,), t.tag),
+                                      lambda tag, kids: Tagged(tag, *kids))
+  _lib.export.register_namedtuple_serialization(Point, serialized_name="test.Point")
+  _lib.export.register_pytree_node_serialization(
+      Tagged, serialized_name="test.Tagged", serialize_auxdata=str.encode,
+      deserialize_auxdata=bytes.decode)
+
+
+def _nodes_program(lib, np_, key, p, t):
+  k1, k2 = lib.random.split(key)
+  u = lib.random.uniform(k2, (3,))
+  return (Point(x=k1, y=(u * p.x * p.y).sum()),
+          collections.OrderedDict(b=Tagged(t.tag, t.value * 2), a=np_.sin(p.y)))
+
+
+def _nodes_args(lib):
+  return lib.random.key(7), Point(X[0], X[1]), Tagged("scale", np.float32(3))
+
+
+def _key_data(x):
+  if str(x.dtype) != "key<fry>":
+    return x
+  return (sj.random if isinstance(x, sj.Array) else jax.random).key_data(x)
+
+
+def _nodes_close(got, want):
+  """Equal trees and values, keys (of either library) compared by their data."""
+  _close(jax.tree_util.tree_map(_key_data, got), jax.tree_util.tree_map(_key_data, want))
+
+
+def test_keys_and_custom_nodes_from_jax():
+  e = jax_export.export(jax.jit(functools.partial(_nodes_program, jax, jjnp)))(
+      *_nodes_args(jax))
+  got = sj.export.deserialize(e.serialize(vjp_order=1))
+  assert _types(got) == _types(e)  # (key<fry>[], and the custom nodes)
+  assert got.in_avals[0].dtype == sj.random.key(0).dtype
+  want = _nodes_program(jax, jjnp, *_nodes_args(jax))
+  _nodes_close(got.call(*_nodes_args(sj)), want)
+  grad = lambda lib, call: lib.grad(  # noqa: E731
+      lambda y: call(lib.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
+  _close(grad(sj, got.call), grad(jax, functools.partial(_nodes_program, jax, jjnp)), rtol=1e-5)
+
+
+def test_keys_and_custom_nodes_to_jax():
+  ours = sj.export.export(sj.jit(functools.partial(_nodes_program, sj, jnp)))(*_nodes_args(sj))
+  back = jax_export.deserialize(bytearray(ours.serialize(vjp_order=1)))
+  assert _types(back) == _types(ours)
+  assert back.in_avals[0].dtype == jax.random.key(0).dtype
+  want = _nodes_program(jax, jjnp, *_nodes_args(jax))
+  _nodes_close(back.call(*_nodes_args(jax)), want)  # (stablejax's random bits are JAX's)
+  grad = lambda call: jax.grad(  # noqa: E731
+      lambda y: call(jax.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
+  _close(grad(back.call), grad(functools.partial(_nodes_program, jax, jjnp)), rtol=1e-5)
+
+
+def test_unregistered_and_unsupported_on_read():
+  class OnlyInJax(Tagged):
+    pass
+
+  jax.tree_util.register_pytree_node(OnlyInJax, lambda t: ((t.value,), t.tag),
+                                     lambda tag, kids: OnlyInJax(tag, *kids))
+  jax_export.register_pytree_node_serialization(
+      OnlyInJax, serialized_name="test.OnlyInJax", serialize_auxdata=str.encode,
+      deserialize_auxdata=bytes.decode)
+  e = jax_export.export(jax.jit(lambda t: t.value))(OnlyInJax("a", np.float32(1)))
+  with pytest.raises(ValueError, match="Cannot deserialize a PyTreeDef containing an "
+                                       "unregistered type `test.OnlyInJax`"):
+    sj.export.deserialize(e.serialize())
+  rbg = jax_export.export(jax.jit(jax.random.key_data))(jax.random.key(0, impl="rbg"))
+  with pytest.raises(ValueError, match="PRNG keys of the rbg implementation"):
+    sj.export.deserialize(rbg.serialize())
+
+
+def test_serialization_registrations_are_checked():
+  with pytest.raises(ValueError, match="Duplicate serialization registration for type"):
+    sj.export.register_namedtuple_serialization(Point, serialized_name="test.Point2")
+  with pytest.raises(ValueError, match="Duplicate serialization registration for "
+                                       "serialized_name `test.Point`"):
+    sj.export.register_namedtuple_serialization(collections.namedtuple("Q", "a"),
+                                                serialized_name="test.Point")
+  with pytest.raises(ValueError, match="types other than `collections.namedtuple`"):
+    sj.export.register_namedtuple_serialization(Tagged, serialized_name="test.T")
+  with pytest.raises(ValueError, match="you must call first `tree_util.register_pytree_node`"):
+    sj.export.register_pytree_node_serialization(
+        dict.__class__, serialized_name="test.type", serialize_auxdata=str.encode,
+        deserialize_auxdata=bytes.decode)
+
+
+# ----------------------------------------------------------------------------------------------
 # Errors and safety checks
 
 def test_custom_call_allowlist_is_jaxs():
@@ -247,9 +351,12 @@ def test_disabled_platform_check_both_ways():
 
 
 def test_dict_keys_must_be_strings():
+  match = "Serialization is supported only for dictionaries with string keys. Found key 1"
   e = sj.export.export(sj.jit(lambda d: d[1] * 2))({1: np.float32(1)})
-  with pytest.raises(ValueError, match="a dict with keys other than str node"):
+  with pytest.raises(TypeError, match=match):
     e.serialize()
+  with pytest.raises(TypeError, match=match):  # (as JAX)
+    jax_export.export(jax.jit(lambda d: d[1] * 2))({1: np.float32(1)}).serialize()
 
 
 def test_vjp_order_beyond_what_was_deserialized(jax_exported):
