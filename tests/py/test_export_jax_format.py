@@ -229,6 +229,9 @@ def _nodes_program(lib, np_, key, p, t):
           collections.OrderedDict(b=Tagged(t.tag, t.value * 2), a=np_.sin(p.y)))
 
 
+_nodes_jax = jax.jit(functools.partial(_nodes_program, jax, jjnp))
+
+
 def _nodes_args(lib):
   return lib.random.key(7), Point(X[0], X[1]), Tagged("scale", np.float32(3))
 
@@ -245,16 +248,15 @@ def _nodes_close(got, want):
 
 
 def test_keys_and_custom_nodes_from_jax():
-  e = jax_export.export(jax.jit(functools.partial(_nodes_program, jax, jjnp)))(
-      *_nodes_args(jax))
+  e = jax_export.export(_nodes_jax)(*_nodes_args(jax))
   got = sj.export.deserialize(e.serialize(vjp_order=1))
   assert _types(got) == _types(e)  # (key<fry>[], and the custom nodes)
   assert got.in_avals[0].dtype == sj.random.key(0).dtype
-  want = _nodes_program(jax, jjnp, *_nodes_args(jax))
+  want = _nodes_jax(*_nodes_args(jax))
   _nodes_close(got.call(*_nodes_args(sj)), want)
   grad = lambda lib, call: lib.grad(  # noqa: E731
       lambda y: call(lib.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
-  _close(grad(sj, got.call), grad(jax, functools.partial(_nodes_program, jax, jjnp)), rtol=1e-5)
+  _close(grad(sj, got.call), grad(jax, _nodes_jax), rtol=1e-5)
 
 
 def test_keys_and_custom_nodes_to_jax():
@@ -262,11 +264,11 @@ def test_keys_and_custom_nodes_to_jax():
   back = jax_export.deserialize(bytearray(ours.serialize(vjp_order=1)))
   assert _types(back) == _types(ours)
   assert back.in_avals[0].dtype == jax.random.key(0).dtype
-  want = _nodes_program(jax, jjnp, *_nodes_args(jax))
+  want = _nodes_jax(*_nodes_args(jax))
   _nodes_close(back.call(*_nodes_args(jax)), want)  # (stablejax's random bits are JAX's)
   grad = lambda call: jax.grad(  # noqa: E731
       lambda y: call(jax.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
-  _close(grad(back.call), grad(functools.partial(_nodes_program, jax, jjnp)), rtol=1e-5)
+  _close(grad(back.call), grad(_nodes_jax), rtol=1e-5)
 
 
 def test_unregistered_and_unsupported_on_read():
