@@ -124,7 +124,7 @@ class Exported:
                module_kept_var_idx: Sequence[int] | None = None):
     self.fun_name = fun_name
     # the number of devices the module was lowered for (JAX's `nr_devices`): stablejax exports
-    # modules for one device
+    # and calls modules for one device (JAX's for more are read, to be inspected)
     self.nr_devices = nr_devices
     self.in_tree = in_tree
     self.in_avals = tuple(in_avals)
@@ -172,6 +172,10 @@ class Exported:
   def call(self, *args: Any, **kwargs: Any) -> Any:
     """Call the exported function on arrays of the types it was exported for (eagerly, or
     inside `jit`, `vmap` and `grad`)."""
+    if self.nr_devices != 1:
+      raise ValueError(f"Function {self.fun_name} was exported for {self.nr_devices} devices "
+                       "and is called in a context with 1 devices, which is not allowed "
+                       "(stablejax calls exported modules for one device)")
     flat, tree = tree_flatten((args, kwargs))
     if tree != self.in_tree:
       raise ValueError(f"The invocation args and kwargs must have the same pytree structure as "

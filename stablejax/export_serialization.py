@@ -182,6 +182,9 @@ def _write_exported(w: _Writer, e: Any, vjp_order: int,
   if vjp_order > 0 and not e.has_vjp():
     raise ValueError(f"cannot serialize '{e.fun_name}' with vjp_order={vjp_order}: it has no "
                      "VJP of that order (it was deserialized with fewer)")
+  if e.nr_devices != 1:
+    raise ValueError(f"cannot serialize '{e.fun_name}': it was exported for {e.nr_devices} "
+                     "devices, and stablejax keeps the shardings of modules for one device only")
   in_avals, out_avals = avals or (e.in_avals, e.out_avals)
   vjp = (_write_exported(w, e.vjp(), vjp_order - 1, _vjp_avals(in_avals, out_avals))
          if vjp_order > 0 else 0)
@@ -394,7 +397,7 @@ class _Reader:
     o = self._offset(name)
     flags = _VECTORS[self.schema[name][1]]
     if not o:
-      return np.zeros(0, flags.numpy_type)
+      return np.zeros(0, fb_types.to_numpy_type(flags))
     self._span(self.tab.Vector(o), self.tab.VectorLen(o) * flags.bytewidth)
     return self.tab.GetVectorAsNumpy(flags, o)
 
@@ -437,10 +440,9 @@ def _read_exported(r: _Reader) -> SerializedExported:
   if effects:
     raise ValueError(f"deserialize: the exported function '{name}' has effects {effects}; "
                      "stablejax calls exported modules without effects only")
+  # (an Exported for several devices is read, its shardings not: it can be inspected, not
+  # called nor written back)
   nr_devices = int(r.scalar("nr_devices") or r.scalar("nr_devices_short"))
-  if nr_devices != 1:
-    raise ValueError(f"deserialize: the exported function '{name}' was exported for "
-                     f"{nr_devices} devices; stablejax calls exported modules on one device")
   in_avals, out_avals = _read_avals(r)
   vjp = r.table("vjp", _EXPORTED)
   return SerializedExported(

@@ -305,6 +305,53 @@ def test_serialization_registrations_are_checked():
 
 
 # ----------------------------------------------------------------------------------------------
+# Shardings: JAX's artifacts for one device (their meshes and sharding annotations) are called;
+# those for several are read (JAX's stored ones, of serialization versions 4 to 11) but not
+# called nor written back
+
+def test_one_device_shardings_from_jax():
+  mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("a",))
+  s = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("a"))
+  f = jax.jit(lambda x: jax.lax.with_sharding_constraint(jjnp.sin(x), s) * 2,
+              in_shardings=s, out_shardings=s)
+  e = jax_export.export(f)(X[0])
+  assert "sdy.mesh @mesh" in e.mlir_module()
+  got = sj.export.deserialize(e.serialize())
+  np.testing.assert_allclose(got.call(X[0]), np.sin(X[0]) * 2, rtol=1e-6)
+  np.testing.assert_allclose(sj.jit(lambda x: got.call(x) + got.call(x))(X[0]),
+                             np.sin(X[0]) * 4, rtol=1e-6)  # (the mesh inserted once)
+  back = jax_export.deserialize(bytearray(got.serialize()))
+  np.testing.assert_allclose(back.call(X[0]), np.sin(X[0]) * 2, rtol=1e-6)
+
+
+def _stored_serializations():
+  for name in ("export_with_memory_space", "export_with_multiple_meshes",
+               "export_with_specified_sharding", "export_with_unspecified_sharding"):
+    module = importlib.import_module(f"{back_compat_data.__name__}.{name}")
+    for d in module.serializations:
+      yield pytest.param(d["exported_serialized"],
+                         id=f"{name}-v{d['serialization_version']}")
+
+
+@pytest.mark.parametrize("blob", list(_stored_serializations()))
+def test_jax_stored_serializations_are_read(blob):
+  want = jax_export.deserialize(blob)
+  if any(str(a).split("[")[0].endswith("<host>") for a in want.in_avals):
+    with pytest.raises(ValueError, match="lives in host memory"):
+      sj.export.deserialize(bytes(blob))
+    return
+  got = sj.export.deserialize(bytes(blob))
+  assert _types(got) == _types(want)
+  assert (got.fun_name, got.platforms, got.nr_devices) == (
+      want.fun_name, want.platforms, want.nr_devices) and got.nr_devices == 2
+  with pytest.raises(ValueError, match="exported for 2 devices and is called in a context "
+                                       "with 1 devices"):
+    got.call(*[np.zeros(a.shape, a.dtype) for a in got.in_avals])
+  with pytest.raises(ValueError, match="exported for 2 devices, and stablejax keeps"):
+    got.serialize()
+
+
+# ----------------------------------------------------------------------------------------------
 # Errors and safety checks
 
 def test_custom_call_allowlist_is_jaxs():
