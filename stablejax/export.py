@@ -21,6 +21,8 @@ from stablejax import (api, core, dtypes, export_serialization, pipeline,
                        platforms as platforms_lib, runtime)
 from stablejax.custom_derivatives import custom_vjp
 from stablejax.export_custom_calls import check_custom_calls
+from stablejax.export_serialization import (register_namedtuple_serialization,
+                                            register_pytree_node_serialization)
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from stablejax.jit import Jitted, jit
@@ -35,8 +37,9 @@ from stablejax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_
 __all__ = ["DisabledSafetyCheck", "Exported", "SymbolicScope", "default_export_platform",
            "deserialize", "export", "is_symbolic_dim",
            "maximum_supported_calling_convention_version",
-           "minimum_supported_calling_convention_version", "symbolic_args_specs",
-           "symbolic_dim_bounds", "symbolic_shape"]
+           "minimum_supported_calling_convention_version", "register_namedtuple_serialization",
+           "register_pytree_node_serialization", "symbolic_args_specs", "symbolic_dim_bounds",
+           "symbolic_shape"]
 
 # The module calling convention (JAX's numbering): with several platforms, `main` takes the
 # index of the platform it runs on (a tensor<i32>) before the arguments.
@@ -121,7 +124,7 @@ class Exported:
                module_kept_var_idx: Sequence[int] | None = None):
     self.fun_name = fun_name
     # the number of devices the module was lowered for (JAX's `nr_devices`): stablejax exports
-    # modules for one device
+    # and calls modules for one device (JAX's for more are read, to be inspected)
     self.nr_devices = nr_devices
     self.in_tree = in_tree
     self.in_avals = tuple(in_avals)
@@ -169,6 +172,10 @@ class Exported:
   def call(self, *args: Any, **kwargs: Any) -> Any:
     """Call the exported function on arrays of the types it was exported for (eagerly, or
     inside `jit`, `vmap` and `grad`)."""
+    if self.nr_devices != 1:
+      raise ValueError(f"Function {self.fun_name} was exported for {self.nr_devices} devices "
+                       "and is called in a context with 1 devices, which is not allowed "
+                       "(stablejax calls exported modules for one device)")
     flat, tree = tree_flatten((args, kwargs))
     if tree != self.in_tree:
       raise ValueError(f"The invocation args and kwargs must have the same pytree structure as "
@@ -196,7 +203,8 @@ def _with_exported_vjp(exported: Exported) -> custom_vjp:
   def bwd(args, cts):
     cts = [_bool_zeros(a) if _is_float0(a) else ct for ct, a in zip(cts, tangent_avals_out)]
     in_cts = exported.vjp().call(*args, *cts)
-    return tuple(None if _is_float0(a) else ct for ct, a in zip(in_cts, tangent_avals_in))
+    return tuple(np.zeros(a.shape, dtypes.float0) if _is_float0(a) else ct
+                 for ct, a in zip(in_cts, tangent_avals_in))
 
   tangent_avals_in = list(map(ad.tangent_aval, exported.in_avals))
   tangent_avals_out = list(map(ad.tangent_aval, exported.out_avals))

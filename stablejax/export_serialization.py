@@ -6,11 +6,15 @@ what `jax.export.Exported.serialize` writes, as a `SerializedExported` record th
 `stablejax.export` turns into its `Exported`.
 
 Avals' shapes are strings, one per dimension, as JAX writes them (`"4"`, `"b"`, `"2*b"`): symbolic
-dimensions are read with `shape_poly.symbolic_shape`, in one scope per artifact. Shardings are
-written unspecified and read only where trivial (a module for one device)."""
+dimensions are read with `shape_poly.symbolic_shape`, in one scope per artifact; PRNG keys have
+dtypes of their own. Trees hold JAX's built-in nodes and the custom nodes registered for
+serialization (`register_pytree_node_serialization`, as JAX's, under the same serialized names).
+Shardings are written unspecified and read only where trivial (a module for one device)."""
 from __future__ import annotations
 
+import collections
 import dataclasses
+import json
 import struct
 from typing import Any, Callable, Sequence
 
@@ -22,10 +26,13 @@ from flatbuffers.table import Table
 
 from stablejax import core, dtypes
 from stablejax.interpreters import ad
+from stablejax.lax.random import THREEFRY, KeyTy
 from stablejax.shape_poly import SymbolicScope, symbolic_shape
-from stablejax.tree_util import LEAF, PyTreeDef
+from stablejax.tree_util import (PyTreeDef, is_tree_node, tree_leaves, tree_structure,
+                                 tree_unflatten)
 
-__all__ = ["SerializedExported", "deserialize", "serialize"]
+__all__ = ["SerializedExported", "deserialize", "register_namedtuple_serialization",
+           "register_pytree_node_serialization", "serialize"]
 
 # The version of the schema written (JAX 0.10.2's, 11; 0.12's, 12, adds only the JAX version).
 # JAX 0.10.2 to 0.12 read any version from 2 and do not check it.
@@ -62,7 +69,7 @@ _EXPORTED = _schema(
     "in_shardings_idxs:[u32] out_shardings_idxs:[u32]")
 
 # The enums
-_LEAF, _NONE, _TUPLE, _LIST, _DICT = range(5)  # (5: a custom node, from JAX's registry)
+_LEAF, _NONE, _TUPLE, _LIST, _DICT, _CUSTOM = range(6)
 _SHAPED_ARRAY = 0
 _MEMORY_DEVICE = 1
 _CHECK_PLATFORM, _CHECK_CUSTOM_CALL = 0, 1
@@ -72,15 +79,38 @@ _DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32
            "float8_e5m2fnuz", "float0", "float8_e4m3", "float8_e3m4", "float8_e8m0fnu",
            "float4_e2m1fn"]
 _DTYPE_KIND = {name: kind for kind, name in enumerate(_DTYPES)}
+# PRNG key dtypes follow, one per implementation (an aval's shape is the keys', without the
+# key data's trailing dimension); stablejax has threefry2x32's
+_KEY_IMPLS = ["threefry2x32", "rbg", "unsafe_rbg"]
+_KEY_KIND = {impl: len(_DTYPES) + i for i, impl in enumerate(_KEY_IMPLS)}
+_KEY_DTYPES = {_KEY_KIND[THREEFRY.impl]: THREEFRY}
 
 
 def _dtype_name(dtype: Any) -> str:
   return "float0" if dtype == dtypes.float0 else getattr(dtype, "name", str(dtype))
 
 
-def _dtype_of(name: str) -> Any:
-  """The dtype stablejax gives a value JAX serialized with dtype `name`: float0 (the cotangents
+def _dtype_kind(dtype: Any) -> int:
+  """The kind JAX serializes `dtype` as."""
+  kind = (_KEY_KIND.get(dtype.impl) if isinstance(dtype, KeyTy)
+          else _DTYPE_KIND.get(_dtype_name(dtype)))
+  if kind is None:
+    raise ValueError(f"cannot serialize an array of dtype {dtype}: stablejax serializes the "
+                     f"dtypes of JAX's format ({', '.join(_DTYPES)}, and PRNG keys)")
+  return kind
+
+
+def _dtype_of(kind: int) -> Any:
+  """The dtype stablejax gives a value JAX serialized with dtype `kind`: float0 (the cotangents
   of integers, in VJPs) is read as bool, the type its values have in the module."""
+  if kind in _KEY_DTYPES:
+    return _KEY_DTYPES[kind]
+  if kind >= len(_DTYPES):
+    impl = dict(enumerate(_KEY_IMPLS, len(_DTYPES))).get(kind)
+    what = f"PRNG keys of the {impl} implementation" if impl else f"dtype kind {kind}"
+    raise ValueError(f"deserialize: an argument or result holds {what}; stablejax reads the "
+                     f"dtypes {_DTYPES} and {THREEFRY.impl} keys")
+  name = _DTYPES[kind]
   return np.dtype(bool) if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
 
 
@@ -152,6 +182,9 @@ def _write_exported(w: _Writer, e: Any, vjp_order: int,
   if vjp_order > 0 and not e.has_vjp():
     raise ValueError(f"cannot serialize '{e.fun_name}' with vjp_order={vjp_order}: it has no "
                      "VJP of that order (it was deserialized with fewer)")
+  if e.nr_devices != 1:
+    raise ValueError(f"cannot serialize '{e.fun_name}': it was exported for {e.nr_devices} "
+                     "devices, and stablejax keeps the shardings of modules for one device only")
   in_avals, out_avals = avals or (e.in_avals, e.out_avals)
   vjp = (_write_exported(w, e.vjp(), vjp_order - 1, _vjp_avals(in_avals, out_avals))
          if vjp_order > 0 else 0)
@@ -194,7 +227,7 @@ def _vjp_avals(in_avals: Sequence[core.ShapedArray], out_avals: Sequence[core.Sh
 
 def _aval_key(aval: core.ShapedArray) -> tuple:
   """What JAX serializes of an aval (not its weak type)."""
-  return tuple(map(str, aval.shape)), _dtype_name(aval.dtype)
+  return tuple(map(str, aval.shape)), _dtype_kind(aval.dtype)
 
 
 def _is_static(aval: core.ShapedArray) -> bool:
@@ -202,12 +235,9 @@ def _is_static(aval: core.ShapedArray) -> bool:
 
 
 def _write_aval(w: _Writer, aval: core.ShapedArray) -> int:
-  name = _dtype_name(aval.dtype)
-  if name not in _DTYPE_KIND:
-    raise ValueError(f"cannot serialize an array of dtype {aval.dtype}: stablejax serializes "
-                     f"the numeric dtypes of JAX's format ({', '.join(_DTYPES)})")
+  kind = _dtype_kind(aval.dtype)
   shape = w.offsets([w.string(str(d)) for d in aval.shape])
-  return w.table(_AVAL, kind=_SHAPED_ARRAY, shape=shape, dtype=_DTYPE_KIND[name],
+  return w.table(_AVAL, kind=_SHAPED_ARRAY, shape=shape, dtype=kind,
                  memory_space=_MEMORY_DEVICE)
 
 
@@ -224,8 +254,8 @@ _SEQUENCE_KINDS = {tuple: _TUPLE, list: _LIST, type(None): _NONE}
 
 
 def _write_tree(w: _Writer, tree: PyTreeDef, what: str, fun_name: str) -> int:
-  """A leaf, None, tuple, list or dict with string keys (JAX's own kinds; custom nodes JAX
-  serializes through its registry, which stablejax does not have)."""
+  """A leaf, None, tuple, list, dict with string keys, or a node type registered for
+  serialization (`register_pytree_node_serialization`), as JAX writes them."""
   kind = tree.node_type
   children = [_write_tree(w, c, what, fun_name) for c in tree.children]
   fields: dict[str, Any] = {"children": w.offsets(children)} if children else {}
@@ -233,13 +263,98 @@ def _write_tree(w: _Writer, tree: PyTreeDef, what: str, fun_name: str) -> int:
     return w.table(_PYTREE, kind=_LEAF)
   if kind in _SEQUENCE_KINDS:
     return w.table(_PYTREE, kind=_SEQUENCE_KINDS[kind], **fields)
-  if kind is dict and all(type(k) is str for k in tree.aux):
+  if kind is dict:
+    for key in tree.aux:
+      if type(key) is not str:
+        raise TypeError(f"Serialization is supported only for dictionaries with string keys. "
+                        f"Found key {key!r} of type {type(key)} in the {what} of the exported "
+                        f"function '{fun_name}'.")
     names = w.offsets([w.string(k) for k in tree.aux])
     return w.table(_PYTREE, kind=_DICT, children_names=names, **fields)
-  node = "dict with keys other than str" if kind is dict else kind.__name__
-  raise ValueError(f"cannot serialize the {what} {tree} of the exported function '{fun_name}': "
-                   f"a {node} node; only tuples, lists, dicts with str keys and None can be "
-                   "serialized")
+  if kind not in _SERIALIZERS:
+    raise ValueError(f"Cannot serialize PyTreeDef containing an unregistered type `{kind}` "
+                     f"(in the {what} of the exported function '{fun_name}'). Use "
+                     "`export.register_pytree_node_serialization` or "
+                     "`export.register_namedtuple_serialization`.")
+  name, serialize_auxdata = _SERIALIZERS[kind]
+  auxdata = serialize_auxdata(tree.aux)
+  if not isinstance(auxdata, (bytes, bytearray)):
+    raise ValueError(f"The custom serialization function for `{kind}` must return a `bytes` "
+                     f"object. It returned a {type(auxdata)}.")
+  return w.table(_PYTREE, kind=_CUSTOM, custom_name=w.string(name),
+                 custom_auxdata=w.builder.CreateByteVector(bytes(auxdata)), **fields)
+
+
+# ----------------------------------------------------------------------------------------------
+# The registry of custom pytree nodes that can be serialized (JAX's: the same functions and
+# serialized names, so a node registered on both sides crosses over)
+
+_SERIALIZERS: dict[type, tuple[str, Callable[[Any], bytes]]] = {}
+_DESERIALIZERS: dict[str, tuple[type, Callable[[bytes], Any], Callable[[Any, list], Any]]] = {}
+
+
+def register_pytree_node_serialization(
+    nodetype: type, *, serialized_name: str, serialize_auxdata: Callable[[Any], bytes],
+    deserialize_auxdata: Callable[[bytes], Any],
+    from_children: Callable[[Any, list], Any] | None = None) -> type:
+  """Let the pytree nodes of `nodetype` be serialized in an Exported's trees: its auxdata
+  as the bytes `serialize_auxdata` gives, read back by `deserialize_auxdata`, under the name
+  `serialized_name`; `from_children(auxdata, children)` builds a node (default: the node
+  type's registered unflatten). Returns `nodetype`, so it can decorate a class."""
+  if nodetype in _SERIALIZERS:
+    raise ValueError(f"Duplicate serialization registration for type `{nodetype}`. Previous "
+                     f"registration was with serialized_name `{_SERIALIZERS[nodetype][0]}`.")
+  if serialized_name in _DESERIALIZERS:
+    raise ValueError(f"Duplicate serialization registration for serialized_name "
+                     f"`{serialized_name}`. Previous registration was for type "
+                     f"`{_DESERIALIZERS[serialized_name][0]}`.")
+  if from_children is None:
+    if not is_tree_node(nodetype):
+      raise ValueError(f"If `from_children` is not present, you must call first "
+                       f"`tree_util.register_pytree_node` for `{nodetype}`")
+    from_children = lambda aux, kids: _unflatten_node(nodetype, aux, kids)  # noqa: E731
+  _SERIALIZERS[nodetype] = (serialized_name, serialize_auxdata)
+  _DESERIALIZERS[serialized_name] = (nodetype, deserialize_auxdata, from_children)
+  return nodetype
+
+
+def _unflatten_node(nodetype: type, aux: Any, children: list) -> Any:
+  """A node of the registered `nodetype` with auxdata `aux` and subtrees `children`."""
+  tree = PyTreeDef(nodetype, aux, [tree_structure(c) for c in children])
+  return tree_unflatten(tree, tree_leaves(children))
+
+
+def register_namedtuple_serialization(nodetype: type, *, serialized_name: str) -> type:
+  """Let the namedtuple type `nodetype` be serialized in an Exported's trees, under the name
+  `serialized_name` (its field names are written, and must match when read)."""
+  if not (isinstance(nodetype, type) and issubclass(nodetype, tuple)
+          and hasattr(nodetype, "_fields")):
+    raise ValueError("Use `export.register_pytree_node_serialization` for types other than "
+                     "`collections.namedtuple`.")
+
+  def from_children(fields: Any, children: list) -> Any:
+    if list(fields) != list(nodetype._fields):
+      raise ValueError(f"deserialize: the namedtuple `{serialized_name}` was serialized with "
+                       f"the fields {list(fields)}; {nodetype} has {list(nodetype._fields)}")
+    return nodetype(*children)
+
+  return register_pytree_node_serialization(
+      nodetype, serialized_name=serialized_name,
+      serialize_auxdata=lambda _: json.dumps(nodetype._fields).encode("utf-8"),
+      deserialize_auxdata=lambda data: json.loads(data.decode("utf-8")),
+      from_children=from_children)
+
+
+def _json_keys(keys: Sequence[Any]) -> bytes:
+  if not all(isinstance(k, str) for k in keys):
+    raise NotImplementedError(f"Serialization of collections.OrderedDict is supported only when "
+                              f"the keys are strings. Found keys: {keys}.")
+  return json.dumps(list(keys)).encode("utf-8")
+
+
+register_pytree_node_serialization(
+    collections.OrderedDict, serialized_name="collections.OrderedDict",
+    serialize_auxdata=_json_keys, deserialize_auxdata=lambda b: json.loads(b.decode("utf-8")))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -282,7 +397,7 @@ class _Reader:
     o = self._offset(name)
     flags = _VECTORS[self.schema[name][1]]
     if not o:
-      return np.zeros(0, flags.numpy_type)
+      return np.zeros(0, fb_types.to_numpy_type(flags))
     self._span(self.tab.Vector(o), self.tab.VectorLen(o) * flags.bytewidth)
     return self.tab.GetVectorAsNumpy(flags, o)
 
@@ -325,10 +440,9 @@ def _read_exported(r: _Reader) -> SerializedExported:
   if effects:
     raise ValueError(f"deserialize: the exported function '{name}' has effects {effects}; "
                      "stablejax calls exported modules without effects only")
+  # (an Exported for several devices is read, its shardings not: it can be inspected, not
+  # called nor written back)
   nr_devices = int(r.scalar("nr_devices") or r.scalar("nr_devices_short"))
-  if nr_devices != 1:
-    raise ValueError(f"deserialize: the exported function '{name}' was exported for "
-                     f"{nr_devices} devices; stablejax calls exported modules on one device")
   in_avals, out_avals = _read_avals(r)
   vjp = r.table("vjp", _EXPORTED)
   return SerializedExported(
@@ -357,15 +471,15 @@ def _read_avals(r: _Reader) -> tuple[tuple[core.ShapedArray, ...], ...]:
 
 
 def _read_aval(t: _Reader, scope: SymbolicScope) -> core.ShapedArray:
-  kind, dtype = t.scalar("kind"), t.scalar("dtype")
-  if kind != _SHAPED_ARRAY or dtype >= len(_DTYPES):
-    raise ValueError(f"deserialize: an argument or result of kind {kind} and dtype kind "
-                     f"{dtype}; stablejax reads arrays of the dtypes {_DTYPES}")
+  kind = t.scalar("kind")
+  if kind != _SHAPED_ARRAY:
+    raise ValueError(f"deserialize: an argument or result of kind {kind}; stablejax reads "
+                     "arrays")
   if t.scalar("memory_space") not in (0, _MEMORY_DEVICE):
     raise ValueError("deserialize: an argument or result lives in host memory; stablejax "
                      "reads device arrays only")
   shape = symbolic_shape(",".join(t.strings("shape")), scope=scope)
-  return core.ShapedArray(shape, _dtype_of(_DTYPES[dtype]))
+  return core.ShapedArray(shape, _dtype_of(t.scalar("dtype")))
 
 
 def _read_check(t: _Reader) -> str:
@@ -381,15 +495,30 @@ def _read_check(t: _Reader) -> str:
 def _read_tree(t: _Reader | None) -> PyTreeDef:
   if t is None:
     raise ValueError("deserialize: the blob has no tree structure")
+  return tree_structure(_read_pytree(t))
+
+
+_PLACEHOLDER = 0.0  # (a leaf of the trees built to take their structure, as JAX's)
+
+
+def _read_pytree(t: _Reader) -> Any:
+  """A tree of the serialized structure, with placeholder leaves (custom nodes are built by
+  their registered `from_children`, whose structure is what counts)."""
   kind = t.scalar("kind")
-  children = tuple(map(_read_tree, t.tables("children", _PYTREE)))
+  children = [_read_pytree(c) for c in t.tables("children", _PYTREE)]
   if kind == _LEAF:
-    return LEAF
+    return _PLACEHOLDER
   if kind == _DICT:
-    return PyTreeDef(dict, tuple(t.strings("children_names")), children)
+    return dict(zip(t.strings("children_names"), children))
+  if kind == _CUSTOM:
+    name = t.string("custom_name")
+    if name not in _DESERIALIZERS:
+      raise ValueError(f"Cannot deserialize a PyTreeDef containing an unregistered type "
+                       f"`{name}`. Use `export.register_pytree_node_serialization` or "
+                       "`export.register_namedtuple_serialization`.")
+    _, deserialize_auxdata, from_children = _DESERIALIZERS[name]
+    return from_children(deserialize_auxdata(t.numbers("custom_auxdata").tobytes()), children)
   for node_type, k in _SEQUENCE_KINDS.items():
     if k == kind:
-      return PyTreeDef(node_type, None, children)
-  raise ValueError(f"deserialize: a tree node of kind {kind} "
-                   f"({t.string('custom_name') or 'unknown'}); stablejax reads tuples, lists, "
-                   "dicts and None (JAX's custom pytree nodes need JAX's registry)")
+      return None if node_type is type(None) else node_type(children)
+  raise ValueError(f"deserialize: a tree node of unknown kind {kind}")

@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib.mlir import ir
 
-from stablejax import core, lowering, pipeline, runtime, sharding as sharding_lib
+from stablejax import core, dtypes, lowering, pipeline, runtime, sharding as sharding_lib
 from stablejax.interpreters.flops import jaxpr_flops
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.lowering.module import copy_module, name_arguments, verify_module
@@ -34,7 +34,7 @@ class ShapeDtypeStruct:
     if dtype is None:
       raise ValueError("ShapeDtypeStruct: dtype must be specified.")
     self.shape = tuple(shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if dtypes.is_extended(dtype) else np.dtype(dtype)  # (keys: as JAX)
     self.weak_type = weak_type
     if sharding is not None and not isinstance(sharding, (sharding_lib.Sharding,
                                                           sharding_lib.PartitionSpec)):

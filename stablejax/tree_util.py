@@ -276,7 +276,7 @@ class PyTreeDef:
       return "None"
     if self.node_type not in _registry:
       return f"CustomNode(namedtuple[{self.node_type.__name__}], [{', '.join(kids)}])"
-    return f"CustomNode({self.node_type.__name__}[{self.aux!r}], [{', '.join(kids)}])"
+    return f"CustomNode({self.node_type.__name__}[{self.aux}], [{', '.join(kids)}])"
 
 
 LEAF = PyTreeDef(None, None, ())

@@ -16,7 +16,7 @@ from stablejax import lax
 from stablejax.lowering.context import aval_to_ir_type, ir_constant
 from stablejax.lowering.module import LoweringRuleContext, ModuleContext, index_per_platform
 from stablejax.lowering.polymorphism import mark_polymorphic
-from stablejax.lowering.registry import LoweringError, register_lowering
+from stablejax.lowering.registry import LoweringError, physical_lowerings, register_lowering
 
 
 def _fresh_name(module_ctx: ModuleContext, base: str, src: ir.SymbolTable) -> str:
@@ -32,7 +32,10 @@ def insert_module(module_ctx: ModuleContext, serialized: bytes, base: str) -> st
   `base...` and private; returns the name its `main` now has."""
   src = hlo.deserialize_portable_artifact(module_ctx.module.context, serialized)
   src_table = ir.SymbolTable(src.operation)
-  ops = list(src.body.operations)
+  ops = [op for op in src.body.operations if op.operation.name != "sdy.mesh"]
+  for mesh in src.body.operations:
+    if mesh.operation.name == "sdy.mesh":
+      _insert_mesh(module_ctx, mesh, base)
   renames = {}
   for op in ops:
     old = ir.StringAttr(op.attributes["sym_name"]).value
@@ -48,6 +51,21 @@ def insert_module(module_ctx: ModuleContext, serialized: bytes, base: str) -> st
     module_ctx.module.body.append(op)
     module_ctx.symbol_table.insert(op)
   return renames["main"]
+
+
+def _insert_mesh(module_ctx: ModuleContext, mesh: ir.Operation, base: str) -> None:
+  """The exported module's `sdy.mesh`, under its own name (its shardings name it inside
+  attributes that renaming does not reach): added to the module being built, or already
+  there, the same."""
+  name = ir.StringAttr(mesh.attributes["sym_name"]).value
+  table = module_ctx.symbol_table
+  if name not in table:
+    ir.InsertionPoint.at_block_begin(module_ctx.module.body).insert(mesh.detach_from_parent())
+    table.insert(mesh)
+  elif str(table[name].attributes["mesh"]) != str(mesh.attributes["mesh"]):
+    raise LoweringError(f"the exported function '{base}' uses the mesh @{name} = "
+                        f"{mesh.attributes['mesh']}, and the calling program another mesh of "
+                        f"that name, {table[name].attributes['mesh']}")
 
 
 def _platform_index(ctx: LoweringRuleContext, exported: Any) -> list[ir.Value]:
@@ -98,3 +116,4 @@ def _convert(x: ir.Value, to: ir.Type) -> ir.Value:
 
 
 register_lowering(lax.call_exported_p, _call_exported_rule)
+physical_lowerings.add(lax.call_exported_p)  # (the module takes and gives keys' data)

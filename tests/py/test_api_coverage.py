@@ -57,6 +57,7 @@ MODULES = {
     "experimental.mesh_utils": (1.0, None),
     "experimental.layout": (0.66, None),
     "experimental.hijax": (1.0, None),
+    "export": (1.0, None),
 }
 
 
@@ -68,6 +69,7 @@ ADDED_AFTER_0_10_2 = {
     "lax": {"log2", "log2_p", "one_minus_square", "one_minus_square_p", "polynomial",
             "polynomial_p", "psum_scatter_start"},
     "random": {"Key"},
+    "export": {"symbolic_dim_bounds"},
     "scipy.special": {"erfcinv"},
     "extend.core": {"create_call_primitive", "eval_jaxpr_transpose",
                     "register_call_primitive_rules"},

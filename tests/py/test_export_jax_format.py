@@ -4,7 +4,9 @@ serialized VJPs), and what JAX's `Exported.serialize` writes is loaded by
 `stablejax.export.deserialize` and called likewise; the custom-call allowlist and the disabled
 safety checks as JAX's; the CPU artifacts of JAX's back-compatibility test data run against their
 stored outputs."""
+import collections
 import dataclasses
+import functools
 import importlib
 import pkgutil
 
@@ -16,6 +18,9 @@ import jax.numpy as jjnp
 from jax import export as jax_export
 from jax._src.export import _export as jax_export_internal
 from jax._src.internal_test_util import export_back_compat_test_data as back_compat_data
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 import stablejax as sj
 import stablejax.numpy as jnp
@@ -50,8 +55,8 @@ def _close(got, want, rtol=1e-6, atol=1e-6):
 
 
 def _types(exported):
-  return ([(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.in_avals],
-          [(tuple(map(str, a.shape)), np.dtype(a.dtype).name) for a in exported.out_avals],
+  return ([(tuple(map(str, a.shape)), a.dtype.name) for a in exported.in_avals],
+          [(tuple(map(str, a.shape)), a.dtype.name) for a in exported.out_avals],
           str(exported.in_tree).replace("PyTreeDef", ""),
           str(exported.out_tree).replace("PyTreeDef", ""))
 
@@ -196,6 +201,157 @@ def test_symbolic_artifacts_both_ways(constraints):
 
 
 # ----------------------------------------------------------------------------------------------
+# PRNG keys and custom pytree nodes, registered for serialization on both sides under one name
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Tagged:
+  """A custom node with auxdata (its tag)."""
+
+  def __init__(self, tag, value):
+    self.tag, self.value = tag, value
+
+
+for _lib in (jax, sj):
+  _lib.tree_util.register_pytree_node(Tagged, lambda t: ((t.value,), t.tag),
+                                      lambda tag, kids: Tagged(tag, *kids))
+  _lib.export.register_namedtuple_serialization(Point, serialized_name="test.Point")
+  _lib.export.register_pytree_node_serialization(
+      Tagged, serialized_name="test.Tagged", serialize_auxdata=str.encode,
+      deserialize_auxdata=bytes.decode)
+
+
+def _nodes_program(lib, np_, key, p, t):
+  k1, k2 = lib.random.split(key)
+  u = lib.random.uniform(k2, (3,))
+  return (Point(x=k1, y=(u * p.x * p.y).sum()),
+          collections.OrderedDict(b=Tagged(t.tag, t.value * 2), a=np_.sin(p.y)))
+
+
+_nodes_jax = jax.jit(functools.partial(_nodes_program, jax, jjnp))
+
+
+def _nodes_args(lib):
+  return lib.random.key(7), Point(X[0], X[1]), Tagged("scale", np.float32(3))
+
+
+def _key_data(x):
+  if str(x.dtype) != "key<fry>":
+    return x
+  return (sj.random if isinstance(x, sj.Array) else jax.random).key_data(x)
+
+
+def _nodes_close(got, want):
+  """Equal trees and values, keys (of either library) compared by their data."""
+  _close(jax.tree_util.tree_map(_key_data, got), jax.tree_util.tree_map(_key_data, want))
+
+
+def test_keys_and_custom_nodes_from_jax():
+  e = jax_export.export(_nodes_jax)(*_nodes_args(jax))
+  got = sj.export.deserialize(e.serialize(vjp_order=1))
+  assert _types(got) == _types(e)  # (key<fry>[], and the custom nodes)
+  assert got.in_avals[0].dtype == sj.random.key(0).dtype
+  want = _nodes_jax(*_nodes_args(jax))
+  _nodes_close(got.call(*_nodes_args(sj)), want)
+  grad = lambda lib, call: lib.grad(  # noqa: E731
+      lambda y: call(lib.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
+  _close(grad(sj, got.call), grad(jax, _nodes_jax), rtol=1e-5)
+
+
+def test_keys_and_custom_nodes_to_jax():
+  ours = sj.export.export(sj.jit(functools.partial(_nodes_program, sj, jnp)))(*_nodes_args(sj))
+  back = jax_export.deserialize(bytearray(ours.serialize(vjp_order=1)))
+  assert _types(back) == _types(ours)
+  assert back.in_avals[0].dtype == jax.random.key(0).dtype
+  want = _nodes_jax(*_nodes_args(jax))
+  _nodes_close(back.call(*_nodes_args(jax)), want)  # (stablejax's random bits are JAX's)
+  grad = lambda call: jax.grad(  # noqa: E731
+      lambda y: call(jax.random.key(7), Point(X[0], y), Tagged("scale", np.float32(1)))[0].y)(X[1])
+  _close(grad(back.call), grad(_nodes_jax), rtol=1e-5)
+
+
+def test_unregistered_and_unsupported_on_read():
+  class OnlyInJax(Tagged):
+    pass
+
+  jax.tree_util.register_pytree_node(OnlyInJax, lambda t: ((t.value,), t.tag),
+                                     lambda tag, kids: OnlyInJax(tag, *kids))
+  jax_export.register_pytree_node_serialization(
+      OnlyInJax, serialized_name="test.OnlyInJax", serialize_auxdata=str.encode,
+      deserialize_auxdata=bytes.decode)
+  e = jax_export.export(jax.jit(lambda t: t.value))(OnlyInJax("a", np.float32(1)))
+  with pytest.raises(ValueError, match="Cannot deserialize a PyTreeDef containing an "
+                                       "unregistered type `test.OnlyInJax`"):
+    sj.export.deserialize(e.serialize())
+  rbg = jax_export.export(jax.jit(jax.random.key_data))(jax.random.key(0, impl="rbg"))
+  with pytest.raises(ValueError, match="PRNG keys of the rbg implementation"):
+    sj.export.deserialize(rbg.serialize())
+
+
+def test_serialization_registrations_are_checked():
+  with pytest.raises(ValueError, match="Duplicate serialization registration for type"):
+    sj.export.register_namedtuple_serialization(Point, serialized_name="test.Point2")
+  with pytest.raises(ValueError, match="Duplicate serialization registration for "
+                                       "serialized_name `test.Point`"):
+    sj.export.register_namedtuple_serialization(collections.namedtuple("Q", "a"),
+                                                serialized_name="test.Point")
+  with pytest.raises(ValueError, match="types other than `collections.namedtuple`"):
+    sj.export.register_namedtuple_serialization(Tagged, serialized_name="test.T")
+  with pytest.raises(ValueError, match="you must call first `tree_util.register_pytree_node`"):
+    sj.export.register_pytree_node_serialization(
+        dict.__class__, serialized_name="test.type", serialize_auxdata=str.encode,
+        deserialize_auxdata=bytes.decode)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shardings: JAX's artifacts for one device (their meshes and sharding annotations) are called;
+# those for several are read (JAX's stored ones, of serialization versions 4 to 11) but not
+# called nor written back
+
+def test_one_device_shardings_from_jax():
+  mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("a",))
+  s = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("a"))
+  f = jax.jit(lambda x: jax.lax.with_sharding_constraint(jjnp.sin(x), s) * 2,
+              in_shardings=s, out_shardings=s)
+  e = jax_export.export(f)(X[0])
+  assert "sdy.mesh @mesh" in e.mlir_module()
+  got = sj.export.deserialize(e.serialize())
+  np.testing.assert_allclose(got.call(X[0]), np.sin(X[0]) * 2, rtol=1e-6)
+  np.testing.assert_allclose(sj.jit(lambda x: got.call(x) + got.call(x))(X[0]),
+                             np.sin(X[0]) * 4, rtol=1e-6)  # (the mesh inserted once)
+  back = jax_export.deserialize(bytearray(got.serialize()))
+  np.testing.assert_allclose(back.call(X[0]), np.sin(X[0]) * 2, rtol=1e-6)
+
+
+def _stored_serializations():
+  for name in ("export_with_memory_space", "export_with_multiple_meshes",
+               "export_with_specified_sharding", "export_with_unspecified_sharding"):
+    module = importlib.import_module(f"{back_compat_data.__name__}.{name}")
+    for d in module.serializations:
+      yield pytest.param(d["exported_serialized"],
+                         id=f"{name}-v{d['serialization_version']}")
+
+
+@pytest.mark.parametrize("blob", list(_stored_serializations()))
+def test_jax_stored_serializations_are_read(blob):
+  want = jax_export.deserialize(blob)
+  if any(str(a).split("[")[0].endswith("<host>") for a in want.in_avals):
+    with pytest.raises(ValueError, match="lives in host memory"):
+      sj.export.deserialize(bytes(blob))
+    return
+  got = sj.export.deserialize(bytes(blob))
+  assert _types(got) == _types(want)
+  assert (got.fun_name, got.platforms, got.nr_devices) == (
+      want.fun_name, want.platforms, want.nr_devices) and got.nr_devices == 2
+  with pytest.raises(ValueError, match="exported for 2 devices and is called in a context "
+                                       "with 1 devices"):
+    got.call(*[np.zeros(a.shape, a.dtype) for a in got.in_avals])
+  with pytest.raises(ValueError, match="exported for 2 devices, and stablejax keeps"):
+    got.serialize()
+
+
+# ----------------------------------------------------------------------------------------------
 # Errors and safety checks
 
 def test_custom_call_allowlist_is_jaxs():
@@ -244,9 +400,12 @@ def test_disabled_platform_check_both_ways():
 
 
 def test_dict_keys_must_be_strings():
+  match = "Serialization is supported only for dictionaries with string keys. Found key 1"
   e = sj.export.export(sj.jit(lambda d: d[1] * 2))({1: np.float32(1)})
-  with pytest.raises(ValueError, match="a dict with keys other than str node"):
+  with pytest.raises(TypeError, match=match):
     e.serialize()
+  with pytest.raises(TypeError, match=match):  # (as JAX)
+    jax_export.export(jax.jit(lambda d: d[1] * 2))({1: np.float32(1)}).serialize()
 
 
 def test_vjp_order_beyond_what_was_deserialized(jax_exported):
@@ -264,8 +423,8 @@ def test_unsupported_calling_convention():
 
 
 # ----------------------------------------------------------------------------------------------
-# JAX's back-compatibility artifacts (the CPU ones, static shapes), built as JAX's harness builds
-# them, run against their stored outputs and JAX's own run of the same module
+# JAX's back-compatibility artifacts (the CPU ones, static and symbolic), built as JAX's harness
+# builds them, run against their stored outputs and JAX's own run of the same module
 
 def _artifacts(x):
   if isinstance(x, dict) and "testdata_version" in x:
@@ -283,32 +442,101 @@ def _cpu_artifacts():
     for name in dir(module):
       if name.startswith("data_"):
         for i, data in enumerate(_artifacts(getattr(module, name))):
-          if data["platform"] == "cpu" and "shape_assertion" not in data["custom_call_targets"] \
-             and data["xla_call_module_version"] >= 9:
+          if data["platform"] == "cpu":
             yield pytest.param(data, id=f"{info.name}-{name}-{i}")
 
 
 CPU_ARTIFACTS = list(_cpu_artifacts())
 
+# The polymorphic shapes JAX's harness gives the symbolic artifacts (they are in JAX's test, not
+# in the wheel): jax-ml/jax tests/export_back_compat_test.py, test_stablehlo_dynamic_top_k,
+# test_dynamic_approx_top_k and test_stablehlo_dynamic_rbg_bit_generator, keyed by the first
+# custom-call target the artifact lists after shape_assertion. An artifact not listed gets specs
+# derived from its module (`_derived_specs`).
+JAX_POLYMORPHIC_SHAPES = {
+    "stablehlo.dynamic_top_k": ("_, b",),
+    "stablehlo.dynamic_approx_top_k": ("b + 4,",),
+    "stablehlo.dynamic_rng_bit_generator": (None, "b0, b1"),
+}
+
+
+def _main_dynamic_dims(data):
+  """Per argument of the artifact module's `main`, which dimensions are `?`."""
+  ctx = lowering.make_ir_context()
+  with ctx:
+    module = hlo.deserialize_portable_artifact(ctx, data["mlir_module_serialized"])
+    main, = [op for op in module.body.operations
+             if ir.StringAttr(op.attributes["sym_name"]).value == "main"]
+    types = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs
+    return [tuple(map(ir.RankedTensorType(t).is_dynamic_dim, range(ir.RankedTensorType(t).rank)))
+            for t in types]
+
+
+def _derived_specs(data):
+  """A fresh dimension variable for each `?` of `main`'s arguments, `_` for the rest."""
+  return tuple(", ".join(f"d{i}_{j}" if dyn else "_" for j, dyn in enumerate(dims)) + ","
+               for i, dims in enumerate(_main_dynamic_dims(data)))
+
+
+def _polymorphic_shapes(data):
+  if not any(map(any, _main_dynamic_dims(data))):
+    return None
+  targets = [t for t in data["custom_call_targets"] if t != "shape_assertion"]
+  return JAX_POLYMORPHIC_SHAPES.get(targets[0] if targets else None) or _derived_specs(data)
+
 
 def test_the_cpu_artifacts_are_found():
-  assert len(CPU_ARTIFACTS) >= 40
+  assert len(CPU_ARTIFACTS) >= 48 and len(_symbolic(CPU_ARTIFACTS)) >= 4
 
 
-def _from_artifact(data):
+@pytest.mark.parametrize("target", JAX_POLYMORPHIC_SHAPES)
+def test_jax_polymorphic_shapes_match_the_modules(target):
+  """JAX's hand-written specs make symbolic exactly the dimensions the module has as `?`."""
+  for p in CPU_ARTIFACTS:
+    data = p.values[0]
+    if target in data["custom_call_targets"]:
+      specs = sj.export.symbolic_args_specs(tuple(data["inputs"]),
+                                            JAX_POLYMORPHIC_SHAPES[target])
+      assert [tuple(map(sj.export.is_symbolic_dim, s.shape)) for s in specs] \
+          == _main_dynamic_dims(data)
+
+
+def _from_artifact(data, specs):
+  """The Exported JAX's harness (`run_serialized`) builds for an artifact: its in avals from
+  the inputs, made symbolic by `specs` (None: static); its out avals from the expected
+  outputs."""
   inputs, outputs = tuple(data["inputs"]), tuple(data["expected_outputs"])
+  scope = sj.export.SymbolicScope()
+  specs = specs or (None,) * len(inputs)
+  in_avals = [core.ShapedArray(sj.export.symbolic_shape(spec, like=x.shape, scope=scope),
+                               x.dtype) for x, spec in zip(inputs, specs)]
   aval = lambda a: core.ShapedArray(np.shape(a), np.asarray(a).dtype)  # noqa: E731
-  in_leaves, in_tree = tree_flatten((inputs, {}))
+  _, in_tree = tree_flatten((inputs, {}))
   out_leaves, out_tree = tree_flatten(outputs)
-  return sj.export.Exported("run_serialized", in_tree, list(map(aval, in_leaves)), out_tree,
+  return sj.export.Exported("run_serialized", in_tree, in_avals, out_tree,
                             list(map(aval, out_leaves)), (data["platform"],),
                             data["mlir_module_serialized"], data["xla_call_module_version"],
                             None, nr_devices=data.get("nr_devices", 1))
 
 
+def _symbolic(artifacts):
+  return [p for p in artifacts if any(map(any, _main_dynamic_dims(p.values[0])))]
+
+
 @pytest.mark.parametrize("data", CPU_ARTIFACTS)
 def test_back_compat_artifact(data):
-  exported = _from_artifact(data)
+  _check_artifact(data, _from_artifact(data, _polymorphic_shapes(data)))
+
+
+@pytest.mark.parametrize("data", _symbolic(CPU_ARTIFACTS))
+def test_back_compat_artifact_with_derived_specs(data):
+  """The symbolic artifacts run as well with specs read from their modules alone."""
+  exported = _from_artifact(data, _derived_specs(data))
+  assert any(map(sj.export.is_symbolic_dim, exported.in_avals[-1].shape))
+  _check_artifact(data, exported)
+
+
+def _check_artifact(data, exported):
   with sj.enable_x64(True), jax.enable_x64(True):  # (as JAX's harness runs them)
     got = sj.jit(exported.call)(*data["inputs"])
     jax_got = jax_export.deserialize(bytearray(exported.serialize())).call(*data["inputs"])
