@@ -27,6 +27,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.wait import WebDriverWait
 
+import stablejax as sj
 from stablejax.explorer.page import render
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -401,3 +402,47 @@ def test_hovering_stays_fast_on_3000_lines(browser, tmp_path):
   assert max(times) < 100, times  # issue 36: no visible delay, under 100 ms a hover
   line = (19 * 149 + 7) % 3000 + 1  # the last line hovered above
   assert browser.execute_script(HIGHLIGHTED) == _expected(model, (0, line))
+
+
+def _loss_helper(x, w):
+  return sj.numpy.tanh(x @ w)
+
+
+def _loss(x, w):
+  return sj.numpy.sum(_loss_helper(x, w) ** 2)
+
+
+def test_a_real_function_page_links_its_ops(browser, tmp_path):
+  """`sj.explore` of grad(loss) end to end: hovering the helper's line highlights its tanh and
+  dot_general in the jaxpr and StableHLO views and XLA ops in the optimized HLO, and backward
+  ops among them."""
+  x, w = np.ones((4, 8), np.float32), np.ones((8, 3), np.float32)
+  path = tmp_path / "grad.html"
+  sj.explore(sj.grad(_loss, argnums=1), x, w, path=str(path))
+  browser.get(path.as_uri())
+  WebDriverWait(browser, 30).until(
+      lambda d: d.execute_script("return document.documentElement.dataset.explorer") == "ready")
+  line = _loss_helper.__code__.co_firstlineno + 1
+  source = browser.find_element(By.CSS_SELECTOR, f'.src-line[data-line="{line}"]')
+  ActionChains(browser).move_to_element(source).perform()
+  texts = browser.execute_script("""
+    const out = {};
+    for (const view of document.querySelectorAll("section.view"))
+      out[view.dataset.view] = Array.from(view.querySelectorAll(".ir-line.hl"))
+        .map((l) => l.textContent);
+    return out;""")
+  assert any("tanh" in t for t in texts["jaxpr"]) and any("dot_general" in t for t in texts["jaxpr"])
+  assert any("stablehlo.tanh" in t for t in texts["stablehlo"])
+  assert any("transpose(jvp" in l.get_attribute("data-name-stack") for l in browser.find_elements(
+      By.CSS_SELECTOR, 'section[data-view="stablehlo"] .ir-line.hl'))
+  assert texts["hlo"] and any("tanh" in t for t in texts["hlo"])
+  # the caller's line: its own ops (the square's derivative) and, through the call, the helper's
+  caller = browser.find_element(By.CSS_SELECTOR, f'.src-line[data-line="{line + 4}"]')
+  ActionChains(browser).move_to_element(caller).perform()
+  hl = [l.text for l in browser.find_elements(By.CSS_SELECTOR,
+                                              'section[data-view="stablehlo"] .ir-line.hl')]
+  assert any("stablehlo.tanh" in t for t in hl) and any("stablehlo.multiply" in t for t in hl)
+  # a `def` line made no ops
+  ActionChains(browser).move_to_element(browser.find_element(
+      By.CSS_SELECTOR, f'.src-line[data-line="{line - 1}"]')).perform()
+  assert not browser.find_elements(By.CSS_SELECTOR, ".ir-line.hl")
