@@ -280,6 +280,17 @@ ERRORS = {
     "split_uneven": lambda sj_, np_, x: np_.split(x, 2, axis=0),
     "python_int": lambda sj_, np_, x: np_.zeros(int(x.shape[0])),
     "python_range": lambda sj_, np_, x: [x[i] for i in range(x.shape[0])],
+    "index_by_dim": lambda sj_, np_, x: x.at[x.shape[0] - 1].set(0.),
+    "update_start_inconclusive": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        x, x[:1], (x.shape[0] - 2, 0)),
+    "convolve": lambda sj_, np_, x: np_.convolve(x[:, 0], np_.ones(3)),
+    "convolve_valid": lambda sj_, np_, x: np_.convolve(np_.ones(7), x[:, 0], mode="valid"),
+    "correlate": lambda sj_, np_, x: np_.correlate(x[:, 0], np_.ones(3), mode="same"),
+    "associative_scan": lambda sj_, np_, x: sj_.lax.associative_scan(sj_.lax.add, x),
+    "permutation": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0), x),
+    "permutation_of_dim": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0),
+                                                                     x.shape[0]),
+    "shuffle": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0), x, 1, True),
 }
 
 

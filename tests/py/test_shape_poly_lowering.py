@@ -83,6 +83,28 @@ PROGRAMS = {
     "interp": lambda sj_, np_, x: np_.interp(x[:, 0], np_.arange(4.), np_.arange(4.) ** 2),
     "take_along": lambda sj_, np_, x: np_.take_along_axis(x, np_.argsort(x, 0), 0),
     "int_rem": lambda sj_, np_, x: sj_.lax.rem(x.astype(np.int32), (x + 1).astype(np.int32)),
+    "update_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(x, np_.ones((1, 4)),
+                                                                      (x.shape[0] - 1, 0)),
+    "update_at_traced": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        x, np_.ones((1, 2)), (np_.argmax(x[:, 0]), 1)),
+    "update_of_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        np_.zeros((x.shape[0] + 2, 4)), x, (1, 0)),
+    "update_index": lambda sj_, np_, x: sj_.lax.dynamic_update_index_in_dim(
+        x, np_.ones(4), np_.argmin(x[:, 1]), 0),
+    "at_set_traced": lambda sj_, np_, x: x.at[np_.argmax(x[:, 0])].set(0.),
+    "at_add_last": lambda sj_, np_, x: x.at[-1, 1:].add(1.),
+    "slice_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_slice(x, (x.shape[0] // 2, 1), (1, 2)),
+    "update_grad": lambda sj_, np_, x: sj_.grad(lambda x: np_.sum(sj_.lax.dynamic_update_slice(
+        x, np_.ones((1, 4)), (x.shape[0] - 1, 0)) ** 2))(x),
+    "update_vmap": lambda sj_, np_, x: sj_.vmap(
+        lambda r, i: sj_.lax.dynamic_update_index_in_dim(r, 0., i, 0))(x, np_.argmax(x, 1)),
+    "segment_max": lambda sj_, np_, x: sj_.ops.segment_max(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_min": lambda sj_, np_, x: sj_.ops.segment_min(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_prod": lambda sj_, np_, x: sj_.ops.segment_prod(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_sum_sorted": lambda sj_, np_, x: sj_.ops.segment_sum(
+        x, np_.arange(x.shape[0]) // 2, 3, indices_are_sorted=True),
+    "associative_scan_static_axis": lambda sj_, np_, x: sj_.lax.associative_scan(
+        sj_.lax.add, x, axis=1),
 }
 
 SIZES = (1, 2, 5)
