@@ -13,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
 from stablejax.lowering import shapes
-from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_op
+from stablejax.lowering.context import aval_to_ir_type, make_op
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
