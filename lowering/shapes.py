@@ -4,8 +4,9 @@ constant) is built here: in its static form where the shape is known, and in its
 (`stablehlo.dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`,
 `dynamic_pad`, `dynamic_gather`, the `stablehlo.dynamic_reduce_window` custom call) where a
 dimension is symbolic, its size computed from the
-function's dimension variables (`ModuleContext.dim_var_values`), as JAX's lowering does. Rules
-call these and never look at symbolic dimensions themselves."""
+function's dimension variables (`ModuleContext.dim_var_values`), as JAX's lowering does; so are
+the shape operands of a custom call's symbolic results (`result_shapes`). Rules call these and
+never look at symbolic dimensions themselves."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -110,6 +111,15 @@ def shape_tensor(ctx: LoweringRuleContext, sizes: Sequence[Any]) -> ir.Value:
   if not pieces:
     return ir_constant(np.zeros((0,), aval.dtype))
   return pieces[0] if len(pieces) == 1 else hlo.concatenate(pieces, 0)
+
+
+def result_shapes(ctx: LoweringRuleContext, avals: Sequence[core.ShapedArray]
+                  ) -> list[ir.Value] | None:
+  """The shape operands of a custom call whose results are `avals` (`ffi.custom_call`'s
+  `result_shapes`): None where every shape is known, else one shape tensor per result."""
+  if all(is_constant_shape(a.shape) for a in avals):
+    return None
+  return [shape_tensor(ctx, a.shape) for a in avals]
 
 
 def broadcast_in_dim(ctx: LoweringRuleContext, x: ir.Value, shape: Sequence[DimSize],

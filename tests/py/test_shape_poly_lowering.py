@@ -138,6 +138,59 @@ def test_values_for_several_sizes_as_jax(name):
       np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
 
 
+# name -> linear algebra of (library, its numpy, x: f32[b, 4, 4]): LAPACK custom calls over a
+# symbolic batch, their result shapes passed as operands
+LINALG = {
+    "inv": lambda sj_, np_, x: np_.linalg.inv(x),
+    "solve": lambda sj_, np_, x: np_.linalg.solve(x, x[..., :2]),
+    "det": lambda sj_, np_, x: np_.linalg.det(x),
+    "cholesky": lambda sj_, np_, x: np_.linalg.cholesky(x @ np_.swapaxes(x, -1, -2)),
+    "qr": lambda sj_, np_, x: np_.linalg.qr(x),
+    "eigh": lambda sj_, np_, x: np_.linalg.eigh(x + np_.swapaxes(x, -1, -2)),
+    "svd": lambda sj_, np_, x: np_.linalg.svd(x),
+    "svd_values": lambda sj_, np_, x: np_.linalg.svd(x, compute_uv=False),
+    "lu": lambda sj_, np_, x: sj_.lax.linalg.lu(x),
+    "triangular_solve": lambda sj_, np_, x: sj_.lax.linalg.triangular_solve(
+        x, x[..., :2], left_side=True, lower=True),
+    "triangular_solve_right": lambda sj_, np_, x: sj_.lax.linalg.triangular_solve(
+        x, x[:, :2], lower=False, transpose_a=True),
+    "eig": lambda sj_, np_, x: np_.abs(np_.linalg.eigvals(x)),
+    "grad_inv": lambda sj_, np_, x: sj_.grad(lambda x: np_.linalg.inv(x).sum())(x),
+}
+
+
+def _export_linalg(mod, np_, name):
+  return _export(mod, lambda x: LINALG[name](mod, np_, x), "b, 4, 4")
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_linalg_values_for_several_sizes_as_jax(name):
+  ours, theirs = _export_linalg(sj, jnp, name), _export_linalg(jax, jjnp, name)
+  assert [(str(a.shape), a.dtype) for a in ours.out_avals] == \
+      [(str(a.shape), a.dtype) for a in theirs.out_avals]
+  for n in SIZES:
+    x = (np.arange(n * 16, dtype=np.float32).reshape(n, 4, 4) % 7) / 3 - 1 + 3 * np.eye(4)
+    got = sj.tree_util.tree_leaves(ours.call(x.astype(np.float32)))
+    want = jax.tree_util.tree_leaves(theirs.call(x.astype(np.float32)))
+    for g, w in zip(got, want, strict=True):
+      assert g.shape == w.shape and g.dtype == w.dtype
+      np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-5)
+
+
+def _lapack_calls(text):
+  """The module's LAPACK custom calls, without value names and locations."""
+  return [re.sub(r"%[\w#:]+", "%", re.sub(r" loc\(.*?\)$", "", line.strip()))
+          for line in text.splitlines() if "custom_call @lapack" in line]
+
+
+@pytest.mark.parametrize("name", ["cholesky", "inv", "qr", "eigh", "svd", "triangular_solve"])
+def test_linalg_custom_calls_as_jax(name):
+  """The shape operands and `indices_of_shape_operands` as JAX emits them."""
+  ours = _lapack_calls(_export_linalg(sj, jnp, name).mlir_module())
+  theirs = _lapack_calls(_export_linalg(jax, jjnp, name).mlir_module())
+  assert ours == theirs and ours and all("indices_of_shape_operands" in c for c in ours)
+
+
 def _main_signature(text):
   return re.search(r"func\.func public @main\((.*?)\) ->", text).group(1)
 
