@@ -177,18 +177,29 @@ def test_linalg_values_for_several_sizes_as_jax(name):
       np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-5)
 
 
-def _lapack_calls(text):
-  """The module's LAPACK custom calls, without value names and locations."""
+def _custom_calls(text, target="lapack"):
+  """The module's custom calls of targets starting with `target`, without value names and
+  locations."""
   return [re.sub(r"%[\w#:]+", "%", re.sub(r" loc\(.*?\)$", "", line.strip()))
-          for line in text.splitlines() if "custom_call @lapack" in line]
+          for line in text.splitlines() if f"custom_call @{target}" in line]
 
 
 @pytest.mark.parametrize("name", ["cholesky", "inv", "qr", "eigh", "svd", "triangular_solve"])
 def test_linalg_custom_calls_as_jax(name):
   """The shape operands and `indices_of_shape_operands` as JAX emits them."""
-  ours = _lapack_calls(_export_linalg(sj, jnp, name).mlir_module())
-  theirs = _lapack_calls(_export_linalg(jax, jjnp, name).mlir_module())
+  ours = _custom_calls(_export_linalg(sj, jnp, name).mlir_module())
+  theirs = _custom_calls(_export_linalg(jax, jjnp, name).mlir_module())
   assert ours == theirs and ours and all("indices_of_shape_operands" in c for c in ours)
+
+
+def test_ffi_call_result_shapes_as_jax():
+  def call(mod):
+    b, = mod.export.symbolic_shape("b")
+    fn = lambda x: mod.ffi.ffi_call("my_target", mod.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    return _custom_calls(mod.jit(fn).lower(mod.ShapeDtypeStruct((b, 4), np.float32)).as_text(),
+                         "my_target")
+  ours, theirs = call(sj), call(jax)
+  assert ours == theirs and "indices_of_shape_operands = dense<1>" in ours[0]
 
 
 def _main_signature(text):
