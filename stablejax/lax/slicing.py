@@ -256,7 +256,7 @@ def _gather_batcher(axis_data, args, dims, *, dimension_numbers, slice_sizes, **
                               _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
                               (0,) + _shift(dn.start_indices_batching_dims))
   return gather_p.bind(operand, indices, dimension_numbers=dn,  # (an empty batch: size 0)
-                       slice_sizes=(min(size, 1),) + tuple(slice_sizes), **params), 0
+                       slice_sizes=(min_dim(size, 1),) + tuple(slice_sizes), **params), 0
 
 
 def _window_starts(operand_shape: Sequence[int], index: np.ndarray, batch: tuple,

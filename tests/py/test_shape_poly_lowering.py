@@ -156,20 +156,34 @@ LINALG = {
         x, x[:, :2], lower=False, transpose_a=True),
     "eig": lambda sj_, np_, x: np_.abs(np_.linalg.eigvals(x)),
     "grad_inv": lambda sj_, np_, x: sj_.grad(lambda x: np_.linalg.inv(x).sum())(x),
+    "vmap_inv": lambda sj_, np_, x: sj_.vmap(np_.linalg.inv)(x),
+    "cho_solve": lambda sj_, np_, x: sj_.scipy.linalg.cho_solve(
+        (np_.linalg.cholesky(x @ np_.swapaxes(x, -1, -2)), True), x),
+}
+# ... of x: f32[n, n], a symbolic matrix size
+LINALG_SQUARE = {
+    "inv": lambda sj_, np_, x: np_.linalg.inv(x),
+    "cholesky": lambda sj_, np_, x: np_.linalg.cholesky(x @ x.T),
+    "eigvalsh": lambda sj_, np_, x: np_.linalg.eigvalsh(x + x.T),
+    "lu": lambda sj_, np_, x: sj_.lax.linalg.lu(x),
 }
 
 
-def _export_linalg(mod, np_, name):
-  return _export(mod, lambda x: LINALG[name](mod, np_, x), "b, 4, 4")
+def _export_linalg(mod, np_, name, spec="b, 4, 4"):
+  programs = LINALG if spec == "b, 4, 4" else LINALG_SQUARE
+  return _export(mod, lambda x: programs[name](mod, np_, x), spec)
 
 
-@pytest.mark.parametrize("name", LINALG)
-def test_linalg_values_for_several_sizes_as_jax(name):
-  ours, theirs = _export_linalg(sj, jnp, name), _export_linalg(jax, jjnp, name)
+@pytest.mark.parametrize("name, spec", [(k, "b, 4, 4") for k in LINALG] +
+                         [(k, "n, n") for k in LINALG_SQUARE])
+def test_linalg_values_for_several_sizes_as_jax(name, spec):
+  ours, theirs = _export_linalg(sj, jnp, name, spec), _export_linalg(jax, jjnp, name, spec)
   assert [(str(a.shape), a.dtype) for a in ours.out_avals] == \
       [(str(a.shape), a.dtype) for a in theirs.out_avals]
   for n in SIZES:
-    x = (np.arange(n * 16, dtype=np.float32).reshape(n, 4, 4) % 7) / 3 - 1 + 3 * np.eye(4)
+    shape = (n, 4, 4) if spec == "b, 4, 4" else (n, n)
+    x = (np.arange(np.prod(shape), dtype=np.float32).reshape(shape) % 7) / 3 - 1 + \
+        3 * np.eye(shape[-1])
     got = sj.tree_util.tree_leaves(ours.call(x.astype(np.float32)))
     want = jax.tree_util.tree_leaves(theirs.call(x.astype(np.float32)))
     for g, w in zip(got, want, strict=True):
