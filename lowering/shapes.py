@@ -1,6 +1,6 @@
 """The shape helpers of the lowering rules. An op whose result's shape is among its operands or
 attributes (broadcast, reshape, iota, slice, dynamic slice, pad, gather, reduce_window, a filled
-constant) is built here: in its static form where the shape is known, and in its dynamic form
+or broadcast constant) is built here: in its static form where the shape is known, and in its dynamic form
 (`stablehlo.dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`,
 `dynamic_pad`, `dynamic_gather`, the `stablehlo.dynamic_reduce_window` custom call) where a
 dimension is symbolic, its size computed from the
@@ -137,6 +137,15 @@ def full(ctx: LoweringRuleContext, value: Any, shape: Sequence[DimSize], dtype: 
   if is_constant_shape(shape):
     return ir_constant(value, shape, dtype)
   return broadcast_in_dim(ctx, ir_constant(value, dtype=dtype), shape, dtype, ())
+
+
+def broadcast_constant(ctx: LoweringRuleContext, value: np.ndarray, shape: Sequence[DimSize]
+                       ) -> ir.Value:
+  """The constant `value` broadcast to `shape` (numpy's rule: along the trailing axes)."""
+  if is_constant_shape(shape):
+    return ir_constant(np.broadcast_to(value, tuple(shape)))
+  return broadcast_in_dim(ctx, ir_constant(value), shape, value.dtype,
+                          range(len(shape) - value.ndim, len(shape)))
 
 
 def reshape(ctx: LoweringRuleContext, x: ir.Value, aval: core.ShapedArray) -> ir.Value:

@@ -16,7 +16,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, lax
 from stablejax.lax import linalg
 from stablejax.lowering import shapes
-from stablejax.lowering.context import aval_to_ir_type, ir_constant
+from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.ffi import custom_call, row_major
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
@@ -324,15 +324,16 @@ register_lowering(linalg.cholesky_update_p, lower_fun(linalg.cholesky_update_imp
 # ----------------------------------------------------------------------------------------------
 # svd
 
-def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int
-               ) -> list[ir.Value]:
+def _empty_svd(ctx: LoweringRuleContext, s_aval: core.ShapedArray,
+               avals: Sequence[core.ShapedArray], m: int, n: int) -> list[ir.Value]:
   """The SVD of matrices with no rows or no columns, as JAX: no singular values, and identity
   (full_matrices) or zero singular vectors."""
   def vectors(aval):
     square = aval.shape[-1] == aval.shape[-2] == max(m, n)
     eye = np.eye(max(m, n), dtype=aval.dtype) if square else np.zeros(aval.shape[-2:], aval.dtype)
-    return ir_constant(np.broadcast_to(eye, aval.shape))
-  return [ir_constant(np.zeros(s_aval.shape, s_aval.dtype)), *map(vectors, avals)]
+    return shapes.broadcast_constant(ctx, eye, aval.shape)
+  return [shapes.broadcast_constant(ctx, np.zeros(s_aval.shape[-1:], s_aval.dtype), s_aval.shape),
+          *map(vectors, avals)]
 
 
 def _svd_cpu(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv,
@@ -351,7 +352,7 @@ def _svd_cpu(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv
       core.ShapedArray((*batch, m, u_columns), aval.dtype),
       core.ShapedArray((*batch, vh_rows, n), aval.dtype)]
   if m == 0 or n == 0:
-    return _empty_svd(s_aval, ctx.avals_out[1:], m, n)
+    return _empty_svd(ctx, s_aval, ctx.avals_out[1:], m, n)
   routine = "gesvd" if algorithm == linalg.SvdAlgorithm.QR else "gesdd"
   mode = "A" if full_matrices else "S"
   _, s, u, vh, info = _lapack_call(
@@ -371,7 +372,7 @@ def _svd_cuda(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_u
   k = min(m, n)
   _check_full_subset("svd", subset_by_index, k)
   if m == 0 or n == 0:
-    return _empty_svd(ctx.avals_out[0], ctx.avals_out[1:], m, n)
+    return _empty_svd(ctx, ctx.avals_out[0], ctx.avals_out[1:], m, n)
   if algorithm == linalg.SvdAlgorithm.DIVIDE_AND_CONQUER:
     raise NotImplementedError(
         "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on AMD "

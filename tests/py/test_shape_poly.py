@@ -247,6 +247,13 @@ SAME_TYPES = {
     "map": lambda sj_, np_, x: sj_.lax.map(np_.sum, x),
     "vmap_axis_size": lambda sj_, np_, x: sj_.vmap(lambda: np_.float32(1),
                                                    axis_size=x.shape[0])(),
+    "update_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(x, np_.ones((1, 4)),
+                                                                      (x.shape[0] - 1, 0)),
+    "slice_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_slice(x, (x.shape[0] // 2, 1), (1, 2)),
+    "update_index": lambda sj_, np_, x: sj_.lax.dynamic_update_index_in_dim(
+        x, np_.ones(4), np_.argmin(x[:, 1]), 0),
+    "at_set_traced": lambda sj_, np_, x: x.at[np_.argmax(x[:, 0])].set(0.),
+    "segment_sum": lambda sj_, np_, x: sj_.ops.segment_sum(x, np_.arange(x.shape[0]) % 3, 3),
 }
 
 

@@ -156,6 +156,9 @@ LINALG = {
         x, x[:, :2], lower=False, transpose_a=True),
     "eig": lambda sj_, np_, x: np_.abs(np_.linalg.eigvals(x)),
     "grad_inv": lambda sj_, np_, x: sj_.grad(lambda x: np_.linalg.inv(x).sum())(x),
+    "svd_no_rows": lambda sj_, np_, x: np_.linalg.svd(x[:, :0]),
+    "svd_no_columns_economic": lambda sj_, np_, x: np_.linalg.svd(x[..., :0],
+                                                                  full_matrices=False),
     "vmap_inv": lambda sj_, np_, x: sj_.vmap(np_.linalg.inv)(x),
     "cho_solve": lambda sj_, np_, x: sj_.scipy.linalg.cho_solve(
         (np_.linalg.cholesky(x @ np_.swapaxes(x, -1, -2)), True), x),
