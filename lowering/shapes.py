@@ -148,6 +148,14 @@ def broadcast_constant(ctx: LoweringRuleContext, value: np.ndarray, shape: Seque
                           range(len(shape) - value.ndim, len(shape)))
 
 
+def eye(ctx: LoweringRuleContext, shape: Sequence[DimSize], dtype: np.dtype) -> ir.Value:
+  """Identity matrices of `shape` (..., n, n)."""
+  if is_constant_shape(shape):
+    return ir_constant(np.broadcast_to(np.eye(shape[-1], dtype=dtype), tuple(shape)))
+  rows, cols = (iota(ctx, shape, np.dtype(np.int32), d) for d in (len(shape) - 2, len(shape) - 1))
+  return hlo.convert(shaped_ir_type(tuple(shape), dtype), _compare(rows, cols, "EQ"))
+
+
 def reshape(ctx: LoweringRuleContext, x: ir.Value, aval: core.ShapedArray) -> ir.Value:
   """`x` reshaped to the shape of `aval`."""
   if is_constant_shape(aval.shape):

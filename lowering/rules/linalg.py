@@ -20,6 +20,7 @@ from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.ffi import custom_call, row_major
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
+from stablejax.shape_poly import max_dim
 
 # LAPACK's character arguments, passed to the FFI targets as ui8 attributes.
 _LOWER, _UPPER, _LEFT, _RIGHT = (np.uint8(ord(c)) for c in "LULR")
@@ -328,10 +329,10 @@ def _empty_svd(ctx: LoweringRuleContext, s_aval: core.ShapedArray,
                avals: Sequence[core.ShapedArray], m: int, n: int) -> list[ir.Value]:
   """The SVD of matrices with no rows or no columns, as JAX: no singular values, and identity
   (full_matrices) or zero singular vectors."""
-  def vectors(aval):
-    square = aval.shape[-1] == aval.shape[-2] == max(m, n)
-    eye = np.eye(max(m, n), dtype=aval.dtype) if square else np.zeros(aval.shape[-2:], aval.dtype)
-    return shapes.broadcast_constant(ctx, eye, aval.shape)
+  def vectors(aval):  # (the non-square ones are empty)
+    if aval.shape[-1] == aval.shape[-2] == max_dim(m, n):
+      return shapes.eye(ctx, aval.shape, aval.dtype)
+    return shapes.broadcast_constant(ctx, np.zeros((), aval.dtype), aval.shape)
   return [shapes.broadcast_constant(ctx, np.zeros(s_aval.shape[-1:], s_aval.dtype), s_aval.shape),
           *map(vectors, avals)]
 

@@ -169,6 +169,8 @@ LINALG_SQUARE = {
     "cholesky": lambda sj_, np_, x: np_.linalg.cholesky(x @ x.T),
     "eigvalsh": lambda sj_, np_, x: np_.linalg.eigvalsh(x + x.T),
     "lu": lambda sj_, np_, x: sj_.lax.linalg.lu(x),
+    "svd_no_columns": lambda sj_, np_, x: np_.linalg.svd(x[:, :0]),
+    "svd_no_rows_economic": lambda sj_, np_, x: np_.linalg.svd(x[:0], full_matrices=False),
 }
 
 
