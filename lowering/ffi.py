@@ -51,6 +51,31 @@ def _row_major(types: Sequence[ir.Type]) -> list[tuple[int, ...]]:
   return [row_major(ir.RankedTensorType(t).rank) for t in types]
 
 
+def _is_typed_ffi(target: str, api_version: int, backend_config: Any) -> bool:
+  """Whether `api_version` is the typed FFI's, checking that `backend_config` fits it."""
+  typed_ffi = api_version >= TYPED_FFI_API_VERSION
+  if typed_ffi and isinstance(backend_config, (str, bytes)):
+    raise TypeError(f"custom_call @{target}: the typed FFI (api_version {api_version}) takes a "
+                    "dictionary backend_config, not a string")
+  if not typed_ffi and isinstance(backend_config, Mapping):
+    raise TypeError(f"custom_call @{target}: a dictionary backend_config needs the typed FFI "
+                    f"(api_version {TYPED_FFI_API_VERSION}), got api_version {api_version}")
+  return typed_ffi
+
+
+def _add_shape_operands(attributes: dict[str, ir.Attribute], operands: list[ir.Value],
+                        operand_layouts: Sequence[Sequence[int]] | None,
+                        result_shapes: Sequence[ir.Value]
+                        ) -> tuple[list[ir.Value], Sequence[Sequence[int]] | None]:
+  """The operands and layouts with the results' shape tensors appended, named by the
+  `indices_of_shape_operands` attribute (as JAX emits them)."""
+  attributes["indices_of_shape_operands"] = ir.DenseIntElementsAttr.get(
+      np.arange(len(operands), len(operands) + len(result_shapes), dtype=np.int64))
+  if operand_layouts is not None:
+    operand_layouts = [*operand_layouts, *[(0,)] * len(result_shapes)]
+  return [*operands, *result_shapes], operand_layouts
+
+
 def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Value],
                 backend_config: Mapping[str, Any] | str | None = None,
                 has_side_effect: bool = False, api_version: int = TYPED_FFI_API_VERSION,
@@ -59,22 +84,19 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
                 called_computations: Sequence[str] = (),
                 operand_output_aliases: Mapping[int, int] | None = None,
                 frontend_attributes: Mapping[str, str] | None = None,
-                sharding: ir.Attribute | None = None) -> list[ir.Value]:
+                sharding: ir.Attribute | None = None,
+                result_shapes: Sequence[ir.Value] | None = None) -> list[ir.Value]:
   """A `stablehlo.custom_call @target`. With the typed FFI (api_version 4, the default) the
   backend config is a dictionary of attributes, emitted as JAX does: `backend_config = ""` and
   `mhlo.backend_config = {...}`, with row-major layouts unless given. Layouts are minor-to-major
   dimension orders. Older API versions take a string backend config. `operand_output_aliases`
   maps an operand index to the result that may reuse its buffer. `sharding` is the op's
-  `sdy.sharding` (in a partitioned module, XLA needs one on a side-effecting op)."""
+  `sdy.sharding` (in a partitioned module, XLA needs one on a side-effecting op).
+  `result_shapes` (`shapes.result_shapes`) size results of symbolic shapes, for the refinement
+  of shapes."""
   operands = list(operands)
   result_types = list(result_types)
-  typed_ffi = api_version >= TYPED_FFI_API_VERSION
-  if typed_ffi and isinstance(backend_config, (str, bytes)):
-    raise TypeError(f"custom_call @{target}: the typed FFI (api_version {api_version}) takes a "
-                    "dictionary backend_config, not a string")
-  if not typed_ffi and isinstance(backend_config, Mapping):
-    raise TypeError(f"custom_call @{target}: a dictionary backend_config needs the typed FFI "
-                    f"(api_version {TYPED_FFI_API_VERSION}), got api_version {api_version}")
+  typed_ffi = _is_typed_ffi(target, api_version, backend_config)
   if typed_ffi:
     operand_layouts = _row_major([v.type for v in operands]) if operand_layouts is None \
         else operand_layouts
@@ -89,6 +111,9 @@ def custom_call(target: str, result_types: Sequence[ir.Type], operands: Sequence
       "called_computations": ir.ArrayAttr.get(
           [ir.FlatSymbolRefAttr.get(name) for name in called_computations]),
   }
+  if result_shapes is not None:
+    operands, operand_layouts = _add_shape_operands(attributes, operands, operand_layouts,
+                                                    result_shapes)
   if operand_layouts is not None:
     attributes["operand_layouts"] = _layouts(operand_layouts)
   if result_layouts is not None:

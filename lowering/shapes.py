@@ -1,11 +1,12 @@
 """The shape helpers of the lowering rules. An op whose result's shape is among its operands or
 attributes (broadcast, reshape, iota, slice, dynamic slice, pad, gather, reduce_window, a filled
-constant) is built here: in its static form where the shape is known, and in its dynamic form
+or broadcast constant) is built here: in its static form where the shape is known, and in its dynamic form
 (`stablehlo.dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`,
 `dynamic_pad`, `dynamic_gather`, the `stablehlo.dynamic_reduce_window` custom call) where a
 dimension is symbolic, its size computed from the
-function's dimension variables (`ModuleContext.dim_var_values`), as JAX's lowering does. Rules
-call these and never look at symbolic dimensions themselves."""
+function's dimension variables (`ModuleContext.dim_var_values`), as JAX's lowering does; so are
+the shape operands of a custom call's symbolic results (`result_shapes`). Rules call these and
+never look at symbolic dimensions themselves."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -112,6 +113,15 @@ def shape_tensor(ctx: LoweringRuleContext, sizes: Sequence[Any]) -> ir.Value:
   return pieces[0] if len(pieces) == 1 else hlo.concatenate(pieces, 0)
 
 
+def result_shapes(ctx: LoweringRuleContext, avals: Sequence[core.ShapedArray]
+                  ) -> list[ir.Value] | None:
+  """The shape operands of a custom call whose results are `avals` (`ffi.custom_call`'s
+  `result_shapes`): None where every shape is known, else one shape tensor per result."""
+  if all(is_constant_shape(a.shape) for a in avals):
+    return None
+  return [shape_tensor(ctx, a.shape) for a in avals]
+
+
 def broadcast_in_dim(ctx: LoweringRuleContext, x: ir.Value, shape: Sequence[DimSize],
                      dtype: np.dtype, dims: Sequence[int]) -> ir.Value:
   """`x` broadcast to `shape`, its axis i going to dims[i]."""
@@ -127,6 +137,23 @@ def full(ctx: LoweringRuleContext, value: Any, shape: Sequence[DimSize], dtype: 
   if is_constant_shape(shape):
     return ir_constant(value, shape, dtype)
   return broadcast_in_dim(ctx, ir_constant(value, dtype=dtype), shape, dtype, ())
+
+
+def broadcast_constant(ctx: LoweringRuleContext, value: np.ndarray, shape: Sequence[DimSize]
+                       ) -> ir.Value:
+  """The constant `value` broadcast to `shape` (numpy's rule: along the trailing axes)."""
+  if is_constant_shape(shape):
+    return ir_constant(np.broadcast_to(value, tuple(shape)))
+  return broadcast_in_dim(ctx, ir_constant(value), shape, value.dtype,
+                          range(len(shape) - value.ndim, len(shape)))
+
+
+def eye(ctx: LoweringRuleContext, shape: Sequence[DimSize], dtype: np.dtype) -> ir.Value:
+  """Identity matrices of `shape` (..., n, n)."""
+  if is_constant_shape(shape):
+    return ir_constant(np.broadcast_to(np.eye(shape[-1], dtype=dtype), tuple(shape)))
+  rows, cols = (iota(ctx, shape, np.dtype(np.int32), d) for d in (len(shape) - 2, len(shape) - 1))
+  return hlo.convert(shaped_ir_type(tuple(shape), dtype), _compare(rows, cols, "EQ"))
 
 
 def reshape(ctx: LoweringRuleContext, x: ir.Value, aval: core.ShapedArray) -> ir.Value:

@@ -25,7 +25,8 @@ from stablejax.lax import random as lax_random
 from stablejax.lax.primitive_kit import const_like
 from stablejax.lax.sharding import apply_out_sharding
 from stablejax.numpy._promotion import broadcast_shapes, ensure_arraylike, promote_dtypes_inexact
-from stablejax.shape_poly import canonicalize_dim
+from stablejax.errors import InconclusiveDimensionOperation
+from stablejax.shape_poly import canonicalize_dim, is_constant_shape, is_symbolic_dim
 
 ArrayLike = Any
 Array = Any
@@ -488,6 +489,9 @@ def _shuffle(key: Array, x: Array, axis: int) -> Array:
   """Every 1-D slice of `x` along `axis` permuted by sorting on fresh random 32-bit keys, in
   rounds enough to make key collisions unlikely."""
   shape = core.get_aval(x).shape
+  if not is_constant_shape(shape):  # (the rounds of sorting depend on the size, as JAX's do)
+    raise NotImplementedError(f"shape polymorphism for `permutation` or `shuffle` for arrays of "
+                              f"non-constant size: {math.prod(shape)}")
   for _ in range(_num_sort_rounds(math.prod(shape))):
     keys = _split(key, (2,))
     key, subkey = keys[0], keys[1]
@@ -500,6 +504,10 @@ def permutation(key: ArrayLike, x: int | ArrayLike, axis: int = 0,
   """A random permutation of arange(x) for an integer x, else of x's slices along `axis`
   (of every 1-D slice separately when `independent`)."""
   key = _check_key("permutation", key)
+  if is_symbolic_dim(x):
+    raise InconclusiveDimensionOperation(
+        f"permutation: the length {x} of the result must be a constant, not a symbolic "
+        f"dimension (permute an array of that length instead)")
   if not np.ndim(x):
     if np.dtype(dtypes.dtype_of(x)).kind not in "iu":
       raise TypeError("x must be an integer or at least 1-dimensional")

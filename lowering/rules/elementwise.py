@@ -13,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from stablejax import core, dtypes, lax
 from stablejax.interpreters import ad
 from stablejax.lowering import shapes
-from stablejax.lowering.context import aval_to_ir_type, ir_constant, make_op
+from stablejax.lowering.context import aval_to_ir_type, make_op
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
 
@@ -125,7 +125,7 @@ def _integer_pow_rule(ctx: LoweringRuleContext, x: ir.Value, *, y: int) -> ir.Va
 def _exp2_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
   """2 ** x as exp(log(2) x), as JAX lowers it."""
   aval = ctx.avals_in[0]
-  return hlo.exponential(hlo.multiply(ir_constant(np.log(2), aval.shape, aval.dtype), x))
+  return hlo.exponential(hlo.multiply(shapes.full(ctx, np.log(2), aval.shape, aval.dtype), x))
 
 
 def _square_rule(ctx: LoweringRuleContext, x: ir.Value) -> ir.Value:
@@ -213,10 +213,11 @@ def minmax(x: ir.Value, y: ir.Value, op_class: type, direction: str) -> ir.Value
   return hlo.select(which, x, y)
 
 
-def _division_rule(op_class: type, by_zero: Callable[[ir.Value, core.ShapedArray], ir.Value]
+def _division_rule(op_class: type,
+                   by_zero: Callable[[LoweringRuleContext, ir.Value, core.ShapedArray], ir.Value]
                    ) -> Callable:
   """The rule of `div` or `rem`: `op_class` on the broadcast operands; for integers the divisor
-  is made nonzero first and `by_zero(x, aval_out)` stands where it was 0 (XLA's own values: -1
+  is made nonzero first and `by_zero(ctx, x, aval_out)` stands where it was 0 (XLA's own values: -1
   for `div`, `x` for `rem`). XLA's CPU compiler dies of SIGFPE constant-folding an integer 0 / 0
   (`lax.div(x * 0, x * 0)` under `jax.jit` kills the process too), so no integer division
   reaches XLA with a divisor it can prove zero."""
@@ -229,13 +230,13 @@ def _division_rule(op_class: type, by_zero: Callable[[ir.Value, core.ShapedArray
     x, y = broadcast_operands(ctx, (x, y))
     is_zero = compare(y, shapes.full(ctx, 0, aval.shape, aval.dtype), "EQ", aval.dtype)
     safe = hlo.select(is_zero, shapes.full(ctx, 1, aval.shape, aval.dtype), y)
-    return hlo.select(is_zero, by_zero(x, aval), op_class(x, safe).result)
+    return hlo.select(is_zero, by_zero(ctx, x, aval), op_class(x, safe).result)
   return rule
 
 
-def _all_ones(x: ir.Value, aval: core.ShapedArray) -> ir.Value:
+def _all_ones(ctx: LoweringRuleContext, x: ir.Value, aval: core.ShapedArray) -> ir.Value:
   """-1 of `aval`'s type (every bit set for unsigned ones), XLA's integer quotient by 0."""
-  return ir_constant(np.array(-1).astype(aval.dtype), aval.shape)
+  return shapes.full(ctx, np.array(-1).astype(aval.dtype), aval.shape, aval.dtype)
 
 
 def _minmax_rule(op_class: type, direction: str) -> Callable:
@@ -271,7 +272,7 @@ def _register() -> None:
                      (lax.clamp_p, _clamp_rule), (lax.exp2_p, _exp2_rule),
                      (lax.mul_p, _mul_rule),
                      (lax.div_p, _division_rule(hlo.DivOp, _all_ones)),
-                     (lax.rem_p, _division_rule(hlo.RemOp, lambda x, aval: x)),
+                     (lax.rem_p, _division_rule(hlo.RemOp, lambda ctx, x, aval: x)),
                      (lax.square_p, _square_rule), (lax.conj_p, _conj_rule),
                      (lax.sin_p, _sin_cos_rule(hlo.SineOp, cosine=False)),
                      (lax.cos_p, _sin_cos_rule(hlo.CosineOp, cosine=True)),

@@ -15,10 +15,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, lax
 from stablejax.lax import linalg
-from stablejax.lowering.context import aval_to_ir_type, broadcast_to, ir_constant
+from stablejax.lowering import shapes
+from stablejax.lowering.context import aval_to_ir_type
 from stablejax.lowering.ffi import custom_call, row_major
 from stablejax.lowering.module import LoweringRuleContext, lower_fun
 from stablejax.lowering.registry import register_lowering
+from stablejax.shape_poly import max_dim
 
 # LAPACK's character arguments, passed to the FFI targets as ui8 attributes.
 _LOWER, _UPPER, _LEFT, _RIGHT = (np.uint8(ord(c)) for c in "LULR")
@@ -47,42 +49,50 @@ def _column_major(ndim: int) -> tuple[int, ...]:
   return (ndim - 2, ndim - 1, *range(ndim - 3, -1, -1))
 
 
-def _lapack_call(target: str, operands: Sequence[ir.Value], avals_in: Sequence[core.ShapedArray],
-                 avals_out: Sequence[core.ShapedArray], aliases: dict[int, int],
-                 **attributes: Any) -> list[ir.Value]:
-  """A LAPACK FFI call as JAX emits it: the matrices column-major, other buffers row-major."""
+def _lapack_call(ctx: LoweringRuleContext, target: str, operands: Sequence[ir.Value],
+                 avals_in: Sequence[core.ShapedArray], avals_out: Sequence[core.ShapedArray],
+                 aliases: dict[int, int], **attributes: Any) -> list[ir.Value]:
+  """A LAPACK FFI call as JAX emits it: the matrices column-major, other buffers row-major;
+  with a symbolic batch, the results' shapes passed as operands (`shapes.result_shapes`) and,
+  as JAX, no `num_batch_dims` (the batch is partitioned only where its shape is static)."""
   ndim = max(a.ndim for a in avals_in)
   def layout(aval):
     return _column_major(aval.ndim) if aval.ndim == ndim else row_major(aval.ndim)
+  result_shapes = shapes.result_shapes(ctx, avals_out)
   return custom_call(target, [aval_to_ir_type(a) for a in avals_out], operands,
                      backend_config=attributes,
                      operand_layouts=[layout(a) for a in avals_in],
                      result_layouts=[layout(a) for a in avals_out],
                      operand_output_aliases=aliases,
-                     frontend_attributes={"num_batch_dims": str(ndim - 2)})
+                     frontend_attributes=None if result_shapes else {
+                         "num_batch_dims": str(ndim - 2)},
+                     result_shapes=result_shapes)
 
 
-def _info_ok(info: ir.Value, ok_if: str = "EQ") -> ir.Value:
-  """Where LAPACK's `info` (one per matrix) is 0 (with `ok_if` "GE": where it is not negative,
-  a bad argument; getrf's positive info is a singular U)."""
-  batch = tuple(ir.RankedTensorType(info.type).shape)
-  return hlo.compare(info, ir_constant(0, batch, np.int32), hlo.ComparisonDirectionAttr.get(ok_if),
+def _info_ok(ctx: LoweringRuleContext, info: ir.Value, batch: Sequence[Any], ok_if: str = "EQ"
+             ) -> ir.Value:
+  """Where LAPACK's `info` (one per matrix of the `batch`) is 0 (with `ok_if` "GE": where it is
+  not negative, a bad argument; getrf's positive info is a singular U)."""
+  return hlo.compare(info, shapes.full(ctx, 0, batch, np.int32),
+                     hlo.ComparisonDirectionAttr.get(ok_if),
                      compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
 
 
-def _nan_unless(ok: ir.Value, x: ir.Value, aval: core.ShapedArray) -> ir.Value:
+def _nan_unless(ctx: LoweringRuleContext, ok: ir.Value, batch: Sequence[Any], x: ir.Value,
+                aval: core.ShapedArray) -> ir.Value:
   """Each matrix (or vector) of `x`, or NaNs where `ok` (one per batch element) is false."""
-  batch = tuple(ir.RankedTensorType(ok.type).shape)
-  ok = broadcast_to(ok, range(len(batch)), (*batch, *[1] * (aval.ndim - len(batch))), np.bool_)
-  ok = broadcast_to(ok, range(aval.ndim), aval.shape, np.bool_)
+  ok = shapes.broadcast_in_dim(ctx, ok, (*batch, *[1] * (aval.ndim - len(batch))), np.bool_,
+                               range(len(batch)))
+  ok = shapes.broadcast_in_dim(ctx, ok, aval.shape, np.bool_, range(aval.ndim))
   nan = complex(np.nan, np.nan) if np.issubdtype(aval.dtype, np.complexfloating) else np.nan
-  return hlo.select(ok, x, ir_constant(nan, aval.shape, aval.dtype))
+  return hlo.select(ok, x, shapes.full(ctx, nan, aval.shape, aval.dtype))
 
 
-def _nan_unless_ok(x: ir.Value, aval: core.ShapedArray, info: ir.Value,
-                   ok_if: str = "EQ") -> ir.Value:
+def _nan_unless_ok(ctx: LoweringRuleContext, x: ir.Value, aval: core.ShapedArray,
+                   info: ir.Value, ok_if: str = "EQ") -> ir.Value:
   """Each matrix of `x`, or NaNs where LAPACK's `info` (one per matrix) is not ok."""
-  return _nan_unless(_info_ok(info, ok_if), x, aval)
+  batch = aval.shape[:-2]
+  return _nan_unless(ctx, _info_ok(ctx, info, batch, ok_if), batch, x, aval)
 
 
 _GPU_SOLVER_PREFIX = {"cuda": "cusolver", "rocm": "hipsolver"}
@@ -107,18 +117,18 @@ def _cholesky(ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
 def _cholesky_cpu(ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
   aval, = ctx.avals_in
   info_aval = core.ShapedArray(aval.shape[:-2], np.int32)
-  factor, info = _lapack_call(_lapack_target("potrf_ffi", aval.dtype), [x], [aval],
+  factor, info = _lapack_call(ctx, _lapack_target("potrf_ffi", aval.dtype), [x], [aval],
                               [aval, info_aval], {0: 0}, uplo=_LOWER)
-  return [_nan_unless_ok(factor, aval, info)]
+  return [_nan_unless_ok(ctx, factor, aval, info)]
 
 
 def _cholesky_gpu(platform: str, ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
   """cuSOLVER's (hipSOLVER's) potrf, as JAX calls it on GPUs."""
   aval, = ctx.avals_in
   info_aval = core.ShapedArray(aval.shape[:-2], np.int32)
-  factor, info = _lapack_call(_solver_target(platform, "potrf", aval.dtype), [x], [aval],
+  factor, info = _lapack_call(ctx, _solver_target(platform, "potrf", aval.dtype), [x], [aval],
                               [aval, info_aval], {0: 0}, lower=True)
-  return [_nan_unless_ok(factor, aval, info)]
+  return [_nan_unless_ok(ctx, factor, aval, info)]
 
 
 register_lowering(linalg.cholesky_p, _cholesky)
@@ -150,7 +160,7 @@ def _triangular_solve_cpu(ctx: LoweringRuleContext, a: ir.Value, b: ir.Value, *,
   if conjugate_a and not transpose_a:
     a, conjugate_a = chlo.conj(a), False
   trans = (_ADJOINT if conjugate_a else _TRANSPOSE) if transpose_a else _NO_TRANSPOSE
-  return _lapack_call(_lapack_target("trsm_ffi", a_aval.dtype), [a, b], [a_aval, b_aval],
+  return _lapack_call(ctx, _lapack_target("trsm_ffi", a_aval.dtype), [a, b], [a_aval, b_aval],
                       [b_aval], {1: 0}, side=_LEFT if left_side else _RIGHT,
                       uplo=_LOWER if lower else _UPPER, trans_x=trans,
                       diag=_UNIT if unit_diagonal else _NON_UNIT)
@@ -168,11 +178,12 @@ def _check_full_subset(name: str, subset_by_index: Any, size: int) -> None:
     raise NotImplementedError(f"{name}: subset_by_index not supported on CPU and GPU")
 
 
-def _nan_unless_ok_all(values: Sequence[ir.Value], avals: Sequence[core.ShapedArray],
-                       info: ir.Value) -> list[ir.Value]:
-  """Each value, NaN in the batch elements where `info` is not 0 (one comparison for all)."""
-  ok = _info_ok(info)
-  return [_nan_unless(ok, x, aval) for x, aval in zip(values, avals)]
+def _nan_unless_ok_all(ctx: LoweringRuleContext, values: Sequence[ir.Value],
+                       avals: Sequence[core.ShapedArray], info: ir.Value,
+                       batch: Sequence[Any]) -> list[ir.Value]:
+  """Each value, NaN in the `batch` elements where `info` is not 0 (one comparison for all)."""
+  ok = _info_ok(ctx, info, batch)
+  return [_nan_unless(ctx, ok, batch, x, aval) for x, aval in zip(values, avals)]
 
 
 def _eigh_lowering(ctx: LoweringRuleContext, x: ir.Value, *, lower, sort_eigenvalues,
@@ -194,9 +205,9 @@ def _eigh_lowering(ctx: LoweringRuleContext, x: ir.Value, *, lower, sort_eigenva
     target = _solver_target(platform, "syevd", aval.dtype)
     choice = 0 if algorithm is None else 2 if algorithm == linalg.EighImplementation.JACOBI else 1
     attributes = dict(lower=bool(lower), algorithm=np.uint8(choice))
-  v, w, info = _lapack_call(target, [x], [aval], [v_aval, w_aval, info_aval], {0: 0},
+  v, w, info = _lapack_call(ctx, target, [x], [aval], [v_aval, w_aval, info_aval], {0: 0},
                             **attributes)
-  return _nan_unless_ok_all([v, w], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [v, w], ctx.avals_out, info, aval.shape[:-2])
 
 
 register_lowering(linalg.eigh_p, functools.partial(_eigh_lowering, platform="cpu"),
@@ -222,12 +233,12 @@ def _eig_cpu(ctx: LoweringRuleContext, x: ir.Value, *, compute_left_eigenvectors
   v_aval = core.ShapedArray(aval.shape, ctx.avals_out[0].dtype)
   avals_out = [w_aval] * (2 if real else 1) + [v_aval, v_aval, core.ShapedArray(batch, np.int32)]
   mode = lambda compute: np.uint8(ord("V" if compute else "N"))
-  *w, vl, vr, info = _lapack_call(_lapack_target("geev_ffi", aval.dtype), [x], [aval], avals_out,
-                                  {}, compute_left=mode(compute_left_eigenvectors),
+  *w, vl, vr, info = _lapack_call(ctx, _lapack_target("geev_ffi", aval.dtype), [x], [aval],
+                                  avals_out, {}, compute_left=mode(compute_left_eigenvectors),
                                   compute_right=mode(compute_right_eigenvectors))
   w = hlo.complex(*w) if real else w[0]
   wanted = [w] + [vl] * compute_left_eigenvectors + [vr] * compute_right_eigenvectors
-  return _nan_unless_ok_all(wanted, ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, wanted, ctx.avals_out, info, batch)
 
 
 register_lowering(linalg.eig_p, _eig_cpu, platform="cpu")
@@ -247,29 +258,30 @@ def _schur_cpu(ctx: LoweringRuleContext, x: ir.Value, *, compute_schur_vectors, 
   real = not np.issubdtype(aval.dtype, np.complexfloating)
   avals_out = [aval, aval, *[w_aval] * (2 if real else 1), info_aval, info_aval]
   t, z, *_, info = _lapack_call(
-      _lapack_target("gees_ffi", aval.dtype), [x], [aval], avals_out, {0: 0},
+      ctx, _lapack_target("gees_ffi", aval.dtype), [x], [aval], avals_out, {0: 0},
       mode=np.uint8(ord("V" if compute_schur_vectors else "N")), sort=np.uint8(ord("N")))
-  return _nan_unless_ok_all([t, z][:len(ctx.avals_out)], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [t, z][:len(ctx.avals_out)], ctx.avals_out, info,
+                            aval.shape[:-2])
 
 
 def _hessenberg_cpu(ctx: LoweringRuleContext, a: ir.Value) -> list[ir.Value]:
   aval, = ctx.avals_in
   n = aval.shape[-1]
   out, taus, info = _lapack_call(
-      _lapack_target("gehrd_ffi", aval.dtype), [a], [aval],
+      ctx, _lapack_target("gehrd_ffi", aval.dtype), [a], [aval],
       [*ctx.avals_out, core.ShapedArray(aval.shape[:-2], np.int32)], {0: 0},
       low=np.int32(1), high=np.int32(n))
-  return _nan_unless_ok_all([out, taus], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [out, taus], ctx.avals_out, info, aval.shape[:-2])
 
 
 def _tridiagonal_cpu(ctx: LoweringRuleContext, a: ir.Value, *, lower) -> list[ir.Value]:
   aval, = ctx.avals_in
   prefix = "he" if np.issubdtype(aval.dtype, np.complexfloating) else "sy"
   *outs, info = _lapack_call(
-      _lapack_target(f"{prefix}trd_ffi", aval.dtype), [a], [aval],
+      ctx, _lapack_target(f"{prefix}trd_ffi", aval.dtype), [a], [aval],
       [*ctx.avals_out, core.ShapedArray(aval.shape[:-2], np.int32)], {0: 0},
       uplo=_LOWER if lower else _UPPER)
-  return _nan_unless_ok_all(outs, ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, outs, ctx.avals_out, info, aval.shape[:-2])
 
 
 def _tridiagonal_solve_cpu(ctx: LoweringRuleContext, dl: ir.Value, d: ir.Value, du: ir.Value,
@@ -278,13 +290,13 @@ def _tridiagonal_solve_cpu(ctx: LoweringRuleContext, dl: ir.Value, d: ir.Value, 
   b_aval = ctx.avals_in[-1]
   if perturb_singular:
     _register_lapack_targets()
-    return _lapack_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
+    return _lapack_call(ctx, "tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
                         [b_aval], {})
   *_, out, info = _lapack_call(
-      _lapack_target("gtsv_ffi", b_aval.dtype), [dl, d, du, b], ctx.avals_in,
+      ctx, _lapack_target("gtsv_ffi", b_aval.dtype), [dl, d, du, b], ctx.avals_in,
       [*ctx.avals_in, core.ShapedArray(b_aval.shape[:-2], np.int32)],
       {0: 0, 1: 1, 2: 2, 3: 3})
-  return [_nan_unless_ok(out, b_aval, info)]
+  return [_nan_unless_ok(ctx, out, b_aval, info)]
 
 
 register_lowering(linalg.schur_p, _schur_cpu, platform="cpu")
@@ -300,7 +312,7 @@ def _ormqr_cpu(ctx: LoweringRuleContext, a: ir.Value, taus: ir.Value, c: ir.Valu
                transpose) -> list[ir.Value]:
   aval = ctx.avals_in[0]
   prefix = "un" if np.issubdtype(aval.dtype, np.complexfloating) else "or"
-  return _lapack_call(_lapack_target(f"{prefix}mqr_ffi", aval.dtype), [a, taus, c],
+  return _lapack_call(ctx, _lapack_target(f"{prefix}mqr_ffi", aval.dtype), [a, taus, c],
                       ctx.avals_in, ctx.avals_out, {2: 0}, left=bool(left),
                       transpose=bool(transpose))
 
@@ -313,15 +325,16 @@ register_lowering(linalg.cholesky_update_p, lower_fun(linalg.cholesky_update_imp
 # ----------------------------------------------------------------------------------------------
 # svd
 
-def _empty_svd(s_aval: core.ShapedArray, avals: Sequence[core.ShapedArray], m: int, n: int
-               ) -> list[ir.Value]:
+def _empty_svd(ctx: LoweringRuleContext, s_aval: core.ShapedArray,
+               avals: Sequence[core.ShapedArray], m: int, n: int) -> list[ir.Value]:
   """The SVD of matrices with no rows or no columns, as JAX: no singular values, and identity
   (full_matrices) or zero singular vectors."""
-  def vectors(aval):
-    square = aval.shape[-1] == aval.shape[-2] == max(m, n)
-    eye = np.eye(max(m, n), dtype=aval.dtype) if square else np.zeros(aval.shape[-2:], aval.dtype)
-    return ir_constant(np.broadcast_to(eye, aval.shape))
-  return [ir_constant(np.zeros(s_aval.shape, s_aval.dtype)), *map(vectors, avals)]
+  def vectors(aval):  # (the non-square ones are empty)
+    if aval.shape[-1] == aval.shape[-2] == max_dim(m, n):
+      return shapes.eye(ctx, aval.shape, aval.dtype)
+    return shapes.broadcast_constant(ctx, np.zeros((), aval.dtype), aval.shape)
+  return [shapes.broadcast_constant(ctx, np.zeros(s_aval.shape[-1:], s_aval.dtype), s_aval.shape),
+          *map(vectors, avals)]
 
 
 def _svd_cpu(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv,
@@ -340,14 +353,15 @@ def _svd_cpu(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv
       core.ShapedArray((*batch, m, u_columns), aval.dtype),
       core.ShapedArray((*batch, vh_rows, n), aval.dtype)]
   if m == 0 or n == 0:
-    return _empty_svd(s_aval, ctx.avals_out[1:], m, n)
+    return _empty_svd(ctx, s_aval, ctx.avals_out[1:], m, n)
   routine = "gesvd" if algorithm == linalg.SvdAlgorithm.QR else "gesdd"
   mode = "A" if full_matrices else "S"
   _, s, u, vh, info = _lapack_call(
-      _solver_target("cpu", routine, aval.dtype), [x], [aval],
+      ctx, _solver_target("cpu", routine, aval.dtype), [x], [aval],
       [aval, s_aval, *vector_avals, core.ShapedArray(tuple(batch), np.int32)], {0: 0},
       mode=np.uint8(ord(mode if compute_uv else "N")))
-  return _nan_unless_ok_all([s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info,
+                            batch)
 
 
 def _svd_cuda(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_uv,
@@ -359,7 +373,7 @@ def _svd_cuda(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices, compute_u
   k = min(m, n)
   _check_full_subset("svd", subset_by_index, k)
   if m == 0 or n == 0:
-    return _empty_svd(ctx.avals_out[0], ctx.avals_out[1:], m, n)
+    return _empty_svd(ctx, ctx.avals_out[0], ctx.avals_out[1:], m, n)
   if algorithm == linalg.SvdAlgorithm.DIVIDE_AND_CONQUER:
     raise NotImplementedError(
         "Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) is only supported on AMD "
@@ -382,18 +396,18 @@ def _svd_cuda_jacobi_or_polar(ctx: LoweringRuleContext, x: ir.Value, routine: st
       not full_matrices
   u_aval, v_aval = (core.ShapedArray((*batch, d, k if econ else d), aval.dtype) for d in (m, n))
   _, s, u, v, info = _lapack_call(
-      _solver_target("cuda", routine, aval.dtype), [x], [aval],
+      ctx, _solver_target("cuda", routine, aval.dtype), [x], [aval],
       [aval, ctx.avals_out[0], u_aval, v_aval, core.ShapedArray(tuple(batch), np.int32)],
       {0: 0}, full_matrices=not econ, compute_uv=bool(compute_uv))
   if not compute_uv:
-    return _nan_unless_ok_all([s], ctx.avals_out, info)
+    return _nan_unless_ok_all(ctx, [s], ctx.avals_out, info, batch)
   vh = hlo.transpose(v, ir.DenseI64ArrayAttr.get([*range(len(batch)), len(batch) + 1,
                                                   len(batch)]))
   if np.issubdtype(aval.dtype, np.complexfloating):
     vh = hlo.complex(hlo.real(vh), hlo.negate(hlo.imag(vh)))
   if not full_matrices and not econ:
     u, vh = (_leading_block(y, want.shape) for y, want in zip((u, vh), ctx.avals_out[1:]))
-  return _nan_unless_ok_all([s, u, vh], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [s, u, vh], ctx.avals_out, info, batch)
 
 
 def _leading_block(x: ir.Value, shape: Sequence[int]) -> ir.Value:
@@ -418,13 +432,15 @@ def _svd_cuda_gesvd(ctx: LoweringRuleContext, x: ir.Value, *, full_matrices: boo
   if transposed:
     results = custom_call(target, [aval_to_ir_type(a) for a in avals_out], [x],
                           backend_config=attributes, operand_output_aliases={0: 0},
-                          frontend_attributes={"num_batch_dims": str(len(batch))})
+                          frontend_attributes={"num_batch_dims": str(len(batch))},
+                          result_shapes=shapes.result_shapes(ctx, avals_out))
   else:
-    results = _lapack_call(target, [x], [aval], avals_out, {0: 0}, **attributes)
+    results = _lapack_call(ctx, target, [x], [aval], avals_out, {0: 0}, **attributes)
   _, s, u, vh, info = results
   if transposed:
     u, vh = vh, u
-  return _nan_unless_ok_all([s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info)
+  return _nan_unless_ok_all(ctx, [s, u, vh][:len(ctx.avals_out)], ctx.avals_out, info,
+                            batch)
 
 
 register_lowering(linalg.svd_p, _svd_cpu, platform="cpu")
@@ -440,22 +456,23 @@ def _lu(platform: str, ctx: LoweringRuleContext, x: ir.Value) -> list[ir.Value]:
   aval, = ctx.avals_in
   lu_aval, pivots_aval, permutation_aval = ctx.avals_out
   info_aval = core.ShapedArray(aval.shape[:-2], np.dtype(np.int32))
-  lu, pivots, info = _lapack_call(_solver_target(platform, "getrf", aval.dtype), [x], [aval],
+  lu, pivots, info = _lapack_call(ctx, _solver_target(platform, "getrf", aval.dtype), [x], [aval],
                                   [lu_aval, pivots_aval, info_aval], {0: 0})
-  pivots = hlo.subtract(pivots, ir_constant(1, pivots_aval.shape, np.int32))
+  pivots = hlo.subtract(pivots, shapes.full(ctx, 1, pivots_aval.shape, np.int32))
   permutation_ctx = LoweringRuleContext(ctx.module_context, linalg.lu_pivots_to_permutation_p,
                                         [pivots_aval], [permutation_aval], ctx.name_stack,
                                         ctx.source_info)
   permutation, = lower_fun(linalg.lu_pivots_to_permutation)(
       permutation_ctx, pivots, permutation_size=aval.shape[-2])
-  return [_nan_unless_ok(lu, aval, info, ok_if="GE"), pivots, permutation]
+  return [_nan_unless_ok(ctx, lu, aval, info, ok_if="GE"), pivots, permutation]
 
 
 def _tpu_custom_call(target: str, api_version: int):
   """A rule calling TPU's built-in `target` (LuDecomposition, Qr, ...) as JAX does."""
   def rule(ctx: LoweringRuleContext, *args: ir.Value) -> list[ir.Value]:
     return custom_call(target, [aval_to_ir_type(a) for a in ctx.avals_out], args,
-                       api_version=api_version)
+                       api_version=api_version,
+                       result_shapes=shapes.result_shapes(ctx, ctx.avals_out))
   return rule
 
 
@@ -473,7 +490,8 @@ def _lu_pivots_to_permutation_gpu(prefix: str, ctx: LoweringRuleContext, pivots:
   return custom_call(f"{prefix}_lu_pivots_to_permutation", [aval_to_ir_type(ctx.avals_out[0])],
                      [pivots], backend_config={},
                      operand_layouts=[row_major(aval.ndim)], result_layouts=[row_major(aval.ndim)],
-                     frontend_attributes={"num_batch_dims": str(aval.ndim - 1)})
+                     frontend_attributes={"num_batch_dims": str(aval.ndim - 1)},
+                     result_shapes=shapes.result_shapes(ctx, ctx.avals_out))
 
 
 register_lowering(linalg.lu_pivots_to_permutation_p,
@@ -488,8 +506,8 @@ for _platform, _prefix in (("cuda", "cu"), ("rocm", "hip")):
 
 def _geqrf(platform: str, ctx: LoweringRuleContext, a: ir.Value) -> list[ir.Value]:
   aval, = ctx.avals_in
-  return _lapack_call(_solver_target(platform, "geqrf", aval.dtype), [a], [aval], ctx.avals_out,
-                      {0: 0})
+  return _lapack_call(ctx, _solver_target(platform, "geqrf", aval.dtype), [a], [aval],
+                      ctx.avals_out, {0: 0})
 
 
 register_lowering(linalg.geqrf_p, _tpu_custom_call("Qr", 1))
@@ -506,7 +524,7 @@ def _householder_product(platform: str, ctx: LoweringRuleContext, a: ir.Value, t
   aval = ctx.avals_in[0]
   complex_cpu = platform == "cpu" and np.issubdtype(aval.dtype, np.complexfloating)
   target = _solver_target(platform, "ungqr" if complex_cpu else "orgqr", aval.dtype)
-  return _lapack_call(target, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
+  return _lapack_call(ctx, target, [a, taus], ctx.avals_in, ctx.avals_out, {0: 0})
 
 
 register_lowering(linalg.householder_product_p,

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.shape_poly import canonicalize_dim
 from stablejax.core import ShapedArray
 from stablejax.interpreters import ad, batching, flops
 from stablejax.lax.dot import Precision, batch_matmul
@@ -597,7 +598,8 @@ batching.fancy_primitive_batchers[lu_p] = _batch_at_front(lu_p)
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
   """The permutation (..., permutation_size) made by applying the row swaps `pivots` (..., k),
   in order, to the identity permutation."""
-  return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+  return lu_pivots_to_permutation_p.bind(
+      pivots, permutation_size=canonicalize_dim(permutation_size, "permutation_size"))
 
 
 def _lu_pivots_to_permutation_abstract_eval(pivots: ShapedArray, *, permutation_size
@@ -634,7 +636,8 @@ def lu_pivots_to_permutation_impl(pivots: Any, *, permutation_size: int) -> Any:
     x, y = (lax.broadcast_in_dim(v, shape, tuple(range(axis))) for v in (x, y))
     return lax.select_n(at_i, lax.select_n(at_j, permutation, x), y)
 
-  return lax.fori_loop(np.int32(0), np.int32(aval.shape[-1]), swap, index)
+  return lax.fori_loop(np.int32(0), lax.dimension_as_scalar(aval.shape[-1], np.int32), swap,
+                       index)
 
 
 def _lu_pivots_to_permutation_reference(pivots: np.ndarray, *, permutation_size) -> np.ndarray:

@@ -19,7 +19,7 @@ from stablejax.interpreters import ad, batching, flops
 from stablejax.interpreters.batching import not_mapped
 from stablejax.lax.primitive_kit import (DTypeClass, any_dtype, check_dtype, def_reference,
                                          full_like, numeric_dtypes, standard_primitive)
-from stablejax.shape_poly import canonicalize_dim
+from stablejax.shape_poly import canonicalize_dim, min_dim
 from stablejax.util import canonicalize_axis
 
 __all__ = [
@@ -256,7 +256,7 @@ def _gather_batcher(axis_data, args, dims, *, dimension_numbers, slice_sizes, **
                               _shift(dn.start_index_map), (0,) + _shift(dn.operand_batching_dims),
                               (0,) + _shift(dn.start_indices_batching_dims))
   return gather_p.bind(operand, indices, dimension_numbers=dn,  # (an empty batch: size 0)
-                       slice_sizes=(min(size, 1),) + tuple(slice_sizes), **params), 0
+                       slice_sizes=(min_dim(size, 1),) + tuple(slice_sizes), **params), 0
 
 
 def _window_starts(operand_shape: Sequence[int], index: np.ndarray, batch: tuple,
@@ -321,7 +321,7 @@ def scatter_window_sizes(operand_shape: Sequence[int], updates_shape: Sequence[i
   such an axis is empty)."""
   window = iter(updates_shape[d] for d in dnums.update_window_dims)
   removed = dnums.inserted_window_dims + dnums.operand_batching_dims
-  return tuple(min(n, 1) if d in removed else next(window, 0)
+  return tuple(min_dim(n, 1) if d in removed else next(window, 0)
                for d, n in enumerate(operand_shape))
 
 

@@ -467,12 +467,15 @@ def _start_indices(name: str, shape: Sequence[int], start_indices: Sequence[Any]
   if len(start_indices) != len(shape):
     raise ValueError(f"{name}: got {len(start_indices)} start indices for an operand of shape "
                      f"{tuple(shape)}: one index per axis is needed")
-  typed = [core.get_aval(i).dtype for i in start_indices if not dtypes.is_python_scalar(i)]
+  typed = [core.get_aval(i).dtype for i in start_indices
+           if not (dtypes.is_python_scalar(i) or shape_poly.is_symbolic_dim(i))]
   dtype = typed[0] if typed else dtypes.default_int()
   return [_wrap_negative(i, n, dtype) for i, n in zip(start_indices, shape)]
 
 
 def _wrap_negative(i: Any, size: int, dtype: np.dtype) -> Any:
+  if shape_poly.is_symbolic_dim(i):  # (like a Python int; JAX's `i < 0` may be inconclusive)
+    return lax.dimension_as_scalar(i + size if i < 0 else i, dtype)
   aval = core.get_aval(i)
   if aval.ndim or aval.dtype.kind not in "iu":
     return i  # the abstract eval reports the error

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from stablejax import api, lax
 from stablejax.numpy._creation import asarray
 from stablejax.numpy._elementwise import where
 from stablejax.numpy._manipulation_shape import expand_dims
-from stablejax.numpy._promotion import convert, dtype as dtype_of, ensure_arraylike, shape
+from stablejax.numpy._promotion import (broadcast_shapes, convert, dtype as dtype_of,
+                                        ensure_arraylike, shape)
 from stablejax.util import canonicalize_axis
 
 
@@ -93,7 +92,7 @@ class vectorize:  # noqa: N801  (numpy's name)
         raise ValueError(f"input with shape {shape(a)} does not have enough dimensions for its "
                          f"core dimensions {dims} in signature {self.signature}")
       loop_shapes.append(shape(a)[:nd])
-    loop = np.broadcast_shapes(*loop_shapes) if loop_shapes else ()
+    loop = broadcast_shapes("vectorize", *loop_shapes) if loop_shapes else ()
     dyn = [_broadcast_leading(a, loop, len(d)) for a, d in zip(dyn, core_dims)]
     fn = call
     for _ in loop:

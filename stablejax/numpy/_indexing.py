@@ -56,6 +56,9 @@ def _kind(i: Any) -> str:
     return "scalar_bool"
   if _static_int(i) is not None:
     return "int"
+  if is_symbolic_dim(i):  # (as JAX: a dimension is not an index; `lax` ops take one)
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and "
+                     f"integer or boolean arrays are valid indices. Got {i}")
   if not (isinstance(i, (core.Tracer, np.ndarray)) or core.is_concrete(i)):
     raise TypeError(f"Indexer must be an integer, slice, None, Ellipsis, or an integer or "
                     f"boolean array; got {i!r} of type {type(i).__name__}")
@@ -324,7 +327,11 @@ def _index_vector_part(i: Any, size: int) -> Any:
   """An integer index as int32 with negative indices counted from the end of the axis."""
   if isinstance(i, (int, np.integer, np.ndarray)):
     i = np.asarray(i).astype(np.int64)
-    return np.where(i < 0, i + size, i).astype(np.int32)
+    if not is_symbolic_dim(size):
+      return np.where(i < 0, i + size, i).astype(np.int32)
+    if (i >= 0).all():
+      return i.astype(np.int32)
+    i = i.astype(np.int32)  # negative indices into a symbolic axis: counted from its end below
   unsigned = core.get_aval(i).dtype.kind == "u"
   i = convert(i, dtypes.int32)
   if unsigned:  # never counted from the end, even when int32 wraps it negative (as JAX)

@@ -19,6 +19,7 @@ from stablejax.numpy._promotion import (
     dtype as dtype_of, ensure_arraylike, promote_dtypes, promote_dtypes_inexact, scalar_like,
     shape)
 from stablejax.numpy._sorting_searching import searchsorted
+from stablejax.shape_poly import is_constant_shape
 
 _PADDINGS = {"valid": lambda n: (0, 0), "same": lambda n: (n // 2, n - n // 2 - 1),
              "full": lambda n: (n - 1, n - 1)}
@@ -31,6 +32,9 @@ def _conv1d(name: str, a: Any, v: Any, mode: str, precision: Any,
   x, y = ensure_arraylike(name, a, v)
   if len(shape(x)) != 1 or len(shape(y)) != 1:
     raise ValueError(f"{name}() only support 1-dimensional inputs.")
+  if not is_constant_shape((*shape(x), *shape(y))):  # (as JAX's, whose len() refuses them)
+    raise TypeError(f"{name}: inputs of symbolic length are not supported, got shapes "
+                    f"{shape(x)} and {shape(y)}")
   promote = promote_dtypes_inexact if preferred_element_type is None else promote_dtypes
   x, y = promote(x, y)
   if not shape(x)[0] or not shape(y)[0]:

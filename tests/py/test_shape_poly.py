@@ -247,6 +247,13 @@ SAME_TYPES = {
     "map": lambda sj_, np_, x: sj_.lax.map(np_.sum, x),
     "vmap_axis_size": lambda sj_, np_, x: sj_.vmap(lambda: np_.float32(1),
                                                    axis_size=x.shape[0])(),
+    "update_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(x, np_.ones((1, 4)),
+                                                                      (x.shape[0] - 1, 0)),
+    "slice_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_slice(x, (x.shape[0] // 2, 1), (1, 2)),
+    "update_index": lambda sj_, np_, x: sj_.lax.dynamic_update_index_in_dim(
+        x, np_.ones(4), np_.argmin(x[:, 1]), 0),
+    "at_set_traced": lambda sj_, np_, x: x.at[np_.argmax(x[:, 0])].set(0.),
+    "segment_sum": lambda sj_, np_, x: sj_.ops.segment_sum(x, np_.arange(x.shape[0]) % 3, 3),
 }
 
 
@@ -280,6 +287,17 @@ ERRORS = {
     "split_uneven": lambda sj_, np_, x: np_.split(x, 2, axis=0),
     "python_int": lambda sj_, np_, x: np_.zeros(int(x.shape[0])),
     "python_range": lambda sj_, np_, x: [x[i] for i in range(x.shape[0])],
+    "index_by_dim": lambda sj_, np_, x: x.at[x.shape[0] - 1].set(0.),
+    "update_start_inconclusive": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        x, x[:1], (x.shape[0] - 2, 0)),
+    "convolve": lambda sj_, np_, x: np_.convolve(x[:, 0], np_.ones(3)),
+    "convolve_valid": lambda sj_, np_, x: np_.convolve(np_.ones(7), x[:, 0], mode="valid"),
+    "correlate": lambda sj_, np_, x: np_.correlate(x[:, 0], np_.ones(3), mode="same"),
+    "associative_scan": lambda sj_, np_, x: sj_.lax.associative_scan(sj_.lax.add, x),
+    "permutation": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0), x),
+    "permutation_of_dim": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0),
+                                                                     x.shape[0]),
+    "shuffle": lambda sj_, np_, x: sj_.random.permutation(sj_.random.key(0), x, 1, True),
 }
 
 

@@ -83,6 +83,28 @@ PROGRAMS = {
     "interp": lambda sj_, np_, x: np_.interp(x[:, 0], np_.arange(4.), np_.arange(4.) ** 2),
     "take_along": lambda sj_, np_, x: np_.take_along_axis(x, np_.argsort(x, 0), 0),
     "int_rem": lambda sj_, np_, x: sj_.lax.rem(x.astype(np.int32), (x + 1).astype(np.int32)),
+    "update_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(x, np_.ones((1, 4)),
+                                                                      (x.shape[0] - 1, 0)),
+    "update_at_traced": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        x, np_.ones((1, 2)), (np_.argmax(x[:, 0]), 1)),
+    "update_of_dim": lambda sj_, np_, x: sj_.lax.dynamic_update_slice(
+        np_.zeros((x.shape[0] + 2, 4)), x, (1, 0)),
+    "update_index": lambda sj_, np_, x: sj_.lax.dynamic_update_index_in_dim(
+        x, np_.ones(4), np_.argmin(x[:, 1]), 0),
+    "at_set_traced": lambda sj_, np_, x: x.at[np_.argmax(x[:, 0])].set(0.),
+    "at_add_last": lambda sj_, np_, x: x.at[-1, 1:].add(1.),
+    "slice_at_dim": lambda sj_, np_, x: sj_.lax.dynamic_slice(x, (x.shape[0] // 2, 1), (1, 2)),
+    "update_grad": lambda sj_, np_, x: sj_.grad(lambda x: np_.sum(sj_.lax.dynamic_update_slice(
+        x, np_.ones((1, 4)), (x.shape[0] - 1, 0)) ** 2))(x),
+    "update_vmap": lambda sj_, np_, x: sj_.vmap(
+        lambda r, i: sj_.lax.dynamic_update_index_in_dim(r, 0., i, 0))(x, np_.argmax(x, 1)),
+    "segment_max": lambda sj_, np_, x: sj_.ops.segment_max(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_min": lambda sj_, np_, x: sj_.ops.segment_min(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_prod": lambda sj_, np_, x: sj_.ops.segment_prod(x, np_.arange(x.shape[0]) % 3, 3),
+    "segment_sum_sorted": lambda sj_, np_, x: sj_.ops.segment_sum(
+        x, np_.arange(x.shape[0]) // 2, 3, indices_are_sorted=True),
+    "associative_scan_static_axis": lambda sj_, np_, x: sj_.lax.associative_scan(
+        sj_.lax.add, x, axis=1),
 }
 
 SIZES = (1, 2, 5)
@@ -114,6 +136,89 @@ def test_values_for_several_sizes_as_jax(name):
     for g, w in zip(got, want):
       assert g.shape == w.shape and g.dtype == w.dtype, (n, g.shape, w.shape)
       np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+
+
+# name -> linear algebra of (library, its numpy, x: f32[b, 4, 4]): LAPACK custom calls over a
+# symbolic batch, their result shapes passed as operands
+LINALG = {
+    "inv": lambda sj_, np_, x: np_.linalg.inv(x),
+    "solve": lambda sj_, np_, x: np_.linalg.solve(x, x[..., :2]),
+    "det": lambda sj_, np_, x: np_.linalg.det(x),
+    "cholesky": lambda sj_, np_, x: np_.linalg.cholesky(x @ np_.swapaxes(x, -1, -2)),
+    "qr": lambda sj_, np_, x: np_.linalg.qr(x),
+    "eigh": lambda sj_, np_, x: np_.linalg.eigh(x + np_.swapaxes(x, -1, -2)),
+    "svd": lambda sj_, np_, x: np_.linalg.svd(x),
+    "svd_values": lambda sj_, np_, x: np_.linalg.svd(x, compute_uv=False),
+    "lu": lambda sj_, np_, x: sj_.lax.linalg.lu(x),
+    "triangular_solve": lambda sj_, np_, x: sj_.lax.linalg.triangular_solve(
+        x, x[..., :2], left_side=True, lower=True),
+    "triangular_solve_right": lambda sj_, np_, x: sj_.lax.linalg.triangular_solve(
+        x, x[:, :2], lower=False, transpose_a=True),
+    "eig": lambda sj_, np_, x: np_.abs(np_.linalg.eigvals(x)),
+    "grad_inv": lambda sj_, np_, x: sj_.grad(lambda x: np_.linalg.inv(x).sum())(x),
+    "svd_no_rows": lambda sj_, np_, x: np_.linalg.svd(x[:, :0]),
+    "svd_no_columns_economic": lambda sj_, np_, x: np_.linalg.svd(x[..., :0],
+                                                                  full_matrices=False),
+    "vmap_inv": lambda sj_, np_, x: sj_.vmap(np_.linalg.inv)(x),
+    "cho_solve": lambda sj_, np_, x: sj_.scipy.linalg.cho_solve(
+        (np_.linalg.cholesky(x @ np_.swapaxes(x, -1, -2)), True), x),
+}
+# ... of x: f32[n, n], a symbolic matrix size
+LINALG_SQUARE = {
+    "inv": lambda sj_, np_, x: np_.linalg.inv(x),
+    "cholesky": lambda sj_, np_, x: np_.linalg.cholesky(x @ x.T),
+    "eigvalsh": lambda sj_, np_, x: np_.linalg.eigvalsh(x + x.T),
+    "lu": lambda sj_, np_, x: sj_.lax.linalg.lu(x),
+    "svd_no_columns": lambda sj_, np_, x: np_.linalg.svd(x[:, :0]),
+    "svd_no_rows_economic": lambda sj_, np_, x: np_.linalg.svd(x[:0], full_matrices=False),
+}
+
+
+def _export_linalg(mod, np_, name, spec="b, 4, 4"):
+  programs = LINALG if spec == "b, 4, 4" else LINALG_SQUARE
+  return _export(mod, lambda x: programs[name](mod, np_, x), spec)
+
+
+@pytest.mark.parametrize("name, spec", [(k, "b, 4, 4") for k in LINALG] +
+                         [(k, "n, n") for k in LINALG_SQUARE])
+def test_linalg_values_for_several_sizes_as_jax(name, spec):
+  ours, theirs = _export_linalg(sj, jnp, name, spec), _export_linalg(jax, jjnp, name, spec)
+  assert [(str(a.shape), a.dtype) for a in ours.out_avals] == \
+      [(str(a.shape), a.dtype) for a in theirs.out_avals]
+  for n in SIZES:
+    shape = (n, 4, 4) if spec == "b, 4, 4" else (n, n)
+    x = (np.arange(np.prod(shape), dtype=np.float32).reshape(shape) % 7) / 3 - 1 + \
+        3 * np.eye(shape[-1])
+    got = sj.tree_util.tree_leaves(ours.call(x.astype(np.float32)))
+    want = jax.tree_util.tree_leaves(theirs.call(x.astype(np.float32)))
+    for g, w in zip(got, want, strict=True):
+      assert g.shape == w.shape and g.dtype == w.dtype
+      np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-5)
+
+
+def _custom_calls(text, target="lapack"):
+  """The module's custom calls of targets starting with `target`, without value names and
+  locations."""
+  return [re.sub(r"%[\w#:]+", "%", re.sub(r" loc\(.*?\)$", "", line.strip()))
+          for line in text.splitlines() if f"custom_call @{target}" in line]
+
+
+@pytest.mark.parametrize("name", ["cholesky", "inv", "qr", "eigh", "svd", "triangular_solve"])
+def test_linalg_custom_calls_as_jax(name):
+  """The shape operands and `indices_of_shape_operands` as JAX emits them."""
+  ours = _custom_calls(_export_linalg(sj, jnp, name).mlir_module())
+  theirs = _custom_calls(_export_linalg(jax, jjnp, name).mlir_module())
+  assert ours == theirs and ours and all("indices_of_shape_operands" in c for c in ours)
+
+
+def test_ffi_call_result_shapes_as_jax():
+  def call(mod):
+    b, = mod.export.symbolic_shape("b")
+    fn = lambda x: mod.ffi.ffi_call("my_target", mod.ShapeDtypeStruct(x.shape, x.dtype))(x)
+    return _custom_calls(mod.jit(fn).lower(mod.ShapeDtypeStruct((b, 4), np.float32)).as_text(),
+                         "my_target")
+  ours, theirs = call(sj), call(jax)
+  assert ours == theirs and "indices_of_shape_operands = dense<1>" in ours[0]
 
 
 def _main_signature(text):

@@ -14,6 +14,7 @@ from stablejax.lax.control_flow.while_loop import while_loop
 from stablejax.lax.dimensions import dimension_as_value
 from stablejax.lax.elementwise import add, bitwise_or, convert_element_type
 from stablejax.lax.structural import concatenate, pad, reshape, rev, slice_in_dim
+from stablejax.shape_poly import is_symbolic_dim
 from stablejax.tree_util import tree_flatten, tree_map, tree_unflatten
 from stablejax.util import canonicalize_axis
 
@@ -134,6 +135,8 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
   if len(set(sizes)) != 1:
     raise ValueError(f"Array inputs to associative_scan must have the same first dimension. "
                      f"(saw: {[core.get_aval(x).shape for x in leaves]})")
+  if is_symbolic_dim(sizes[0]):  # (the rounds of slices depend on the size, as JAX's do)
+    raise NotImplementedError(f"associative scan over axis of non-constant size: {sizes[0]}")
 
   def combine(a: list, b: list) -> list:
     out, out_tree = tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))
