@@ -5,16 +5,18 @@ line and name stack, the page draws something, works offline and hovers fast on 
 The models here are written by hand (and one generated), following the explorer's model format,
 so these tests check the page alone; the CLI and `build_model` have their own tests.
 
-Only Chromium runs, in CI too (Debian's `chromium` and `chromium-driver`, installed by .ci/run);
-the page uses nothing Chromium-specific, but Firefox and geckodriver are not installed here."""
+The browser tests run in Chromium (Debian's `chromium` and `chromium-driver`, installed by
+.ci/run); Firefox (Debian's `firefox-esr`, without a driver) only opens the page and draws it."""
 from __future__ import annotations
 
 import collections
 import math
+import os
 import pathlib
 import re
 import shutil
 import struct
+import subprocess
 import tomllib
 import zlib
 
@@ -446,3 +448,35 @@ def test_a_real_function_page_links_its_ops(browser, tmp_path):
   ActionChains(browser).move_to_element(browser.find_element(
       By.CSS_SELECTOR, f'.src-line[data-line="{line - 1}"]')).perform()
   assert not browser.find_elements(By.CSS_SELECTOR, ".ir-line.hl")
+
+
+def _firefox_screenshot(tmp_path, html: str, name: str) -> np.ndarray:
+  """Firefox's headless screenshot of the page `html` (opened from a file)."""
+  firefox = shutil.which("firefox-esr") or shutil.which("firefox")
+  if not firefox:
+    pytest.fail("the explorer's Firefox test needs Firefox, which was not found: install it "
+                "with `apt-get install firefox-esr` (.ci/run does)")
+  page, png = tmp_path / f"{name}.html", tmp_path / f"{name}.png"
+  page.write_text(html, encoding="utf-8")
+  env = {**os.environ, "HOME": str(tmp_path), "MOZ_HEADLESS": "1"}
+  subprocess.run([firefox, "--headless", "--no-remote", "--profile", str(tmp_path / name),
+                  "--screenshot", str(png), "--window-size=1200,700", page.as_uri()],
+                 env=env, capture_output=True, timeout=120, check=True)
+  return _png_pixels(png.read_bytes())[:, :, :3]
+
+
+def _pastel_pixels(pixels: np.ndarray) -> int:
+  """How many pixels have a line colour's light, saturated tint (the page's palette)."""
+  p = pixels.astype(np.int32)
+  return int(((p.min(axis=2) > 170) & (p.max(axis=2) - p.min(axis=2) > 15)).sum())
+
+
+def test_the_page_opens_in_firefox(tmp_path):
+  """Firefox (headless, no driver: only its screenshot) builds the page: its source and IR lines
+  are drawn in their colours, which the same page without its script lacks."""
+  html = render(sample_model())
+  (tmp_path / "a").mkdir()
+  (tmp_path / "b").mkdir()
+  built = _firefox_screenshot(tmp_path, html, "a")
+  bare = _firefox_screenshot(tmp_path, re.sub(r"<script>.*?</script>", "", html, flags=re.S), "b")
+  assert _pastel_pixels(built) > 5000 and _pastel_pixels(bare) < 500
