@@ -102,7 +102,7 @@ class _Traced:
 class _Hit:
   """The signature of a jitted function's last call and what runs it again (the dispatch fast
   path), valid while `sj.config` is unchanged (its `epoch`)."""
-  __slots__ = ("in_tree", "signature", "call", "finish", "epoch", "pending")
+  __slots__ = ("in_tree", "signature", "call", "finish", "epoch")
 
   @classmethod
   def of(cls, flat: Sequence, in_tree: PyTreeDef | None, exe: Executable, out_tree: PyTreeDef,
@@ -119,7 +119,6 @@ class _Hit:
     hit = cls()
     hit.in_tree, hit.signature, hit.call = in_tree, signature, signature.caller(exe.run)
     hit.finish, hit.epoch = out_tree.unflattener(), config.epoch
-    hit.pending = None  # (the trace, the positions of numpy arrays to pack from the next call)
     return hit
 
 
@@ -138,6 +137,7 @@ class Jitted:
     self.keep_unused = keep_unused  # else the compiled module takes only the arguments used
     self.device = device  # run on this device (None: the default device)
     self.inline = inline  # under a trace: its equations inlined, not one `jit` equation
+    self.traced_through = False  # under a trace: `fun` called as it is (`eager_jit`)
     self.compiler_options = dict(compiler_options or {})  # XLA's, per option name
     # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
     self.backend = None if backend is None else platforms.backend(backend)
@@ -263,10 +263,8 @@ class Jitted:
         flat = hit.in_tree.leaves_if_match((args, kwargs))
       outs = None if flat is None else hit.call(flat)
       if outs is not None:
-        if hit.pending is not None:  # (called again: its numpy arrays packed from now on)
-          self._pack(hit)
         return hit.finish(outs)
-    if config.disable_jit:
+    if config.disable_jit or (self.traced_through and trace_state.trace is not eval_trace):
       return self.fun(*args, **kwargs)
     traced, flat = self._trace(args, kwargs)
     if config.no_execution and trace_state.trace is eval_trace:
@@ -287,7 +285,7 @@ class Jitted:
           any(traced.donated))
       outs = None if hit is None else hit.call(flat)
       if outs is not None:
-        hit.pending = self._packable(traced, hit, exe)
+        self._pack_from_next_call(traced, hit, exe)
       else:
         outs = exe(*(flat if traced.kept is None else dce.keep(flat, traced.kept)))
       if debug_special.enabled():
@@ -300,17 +298,26 @@ class Jitted:
                         name=self.name)
     return outs[0] if traced.out_tree is LEAF else tree_unflatten(traced.out_tree, outs)
 
-  def _packable(self, traced: _Traced, hit: _Hit, exe: Any) -> tuple | None:
-    """(trace, positions) of the numpy arguments to pack into one transfer, if several."""
+  def _pack_from_next_call(self, traced: _Traced, hit: _Hit, exe: Any) -> None:
+    """If `hit`'s signature has several numpy arguments to pack into one transfer (and does not
+    stage them), pack them once it is called again."""
     if any(traced.donated) or hit.signature.staged or not isinstance(exe, Executable):
-      return None
+      return
     avals = traced.compiled_jaxpr.in_avals
     positions = tuple(i for i in hit.signature.packable() if packed_arguments.packable(avals[i]))
-    return (traced, positions) if len(positions) > 1 else None
+    if len(positions) < 2:
+      return
+    unpacked = hit.call
 
-  def _pack(self, hit: _Hit) -> None:
+    def call_then_pack(flat: Sequence) -> list | None:
+      outs = unpacked(flat)
+      if outs is not None:
+        self._pack(traced, hit, positions)
+      return outs
+    hit.call = call_then_pack
+
+  def _pack(self, traced: _Traced, hit: _Hit, positions: tuple[int, ...]) -> None:
     """Run `hit`'s signature with its numpy arguments in one transfer (`packed_arguments`)."""
-    (traced, positions), hit.pending = hit.pending, None
     key = (positions, self._passes())
     exe = traced.packed.get(key)
     if exe is None:
@@ -483,6 +490,16 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
                        f"only {nargs} positional arguments were given")
     out.add(j)
   return out
+
+
+def eager_jit(fun: Callable) -> Jitted:
+  """`fun` jitted where it runs on concrete values (one compiled program per signature, called
+  through the cached dispatch), and called as it is under a trace: its equations inline, as
+  JAX's `jit(inline=True)` gives them, without tracing `fun` apart first. For the library's
+  own small functions (jax.numpy's elementwise ones), as JAX jits them."""
+  jitted = Jitted(fun, (), (), inline=True)
+  jitted.traced_through = True
+  return jitted
 
 
 def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,

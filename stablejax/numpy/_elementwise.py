@@ -1,5 +1,6 @@
 """How jax.numpy builds its elementwise functions (infrastructure, no numpy section): the
-unary and binary wrappers with JAX's dtype promotion and broadcasting, the boolean helpers, the
+unary and binary wrappers with JAX's dtype promotion and broadcasting (jitted on concrete
+values, as JAX's are: `eager_jit`), the boolean helpers, the
 constants shaped like an operand, and the three-operand `where` the sections select with."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stablejax import core, dtypes, lax
+from stablejax.jit import eager_jit
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, convert, dtype, ensure_arraylike, promote_args,
     promote_args_inexact, promote_dtypes, promote_dtypes_inexact, scalar_like, shape, unchanged)
@@ -24,7 +26,7 @@ def unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
     if inexact and kind not in "fc":
       (x,) = promote_dtypes_inexact(x)
     return op(x)
-  return named(fn, name, f"Elementwise {name}, as numpy.{name}.")
+  return eager_jit(named(fn, name, f"Elementwise {name}, as numpy.{name}."))
 
 
 def binary(name: str, op: Callable, inexact: bool) -> Callable[[Any, Any], Any]:
@@ -32,7 +34,7 @@ def binary(name: str, op: Callable, inexact: bool) -> Callable[[Any, Any], Any]:
 
   def fn(x1: Any, x2: Any, /) -> Any:
     return op(*promote(name, x1, x2))
-  return named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}.")
+  return eager_jit(named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}."))
 
 
 def named(fn: Callable, name: str, doc: str) -> Callable:
