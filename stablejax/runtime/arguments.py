@@ -6,10 +6,12 @@ follows from the type), and all the host values then go to the device in one `pu
 Python scalar repeated (a learning rate, a constant operand) reuses its buffer: scalars are
 immutable (numpy's too), and a buffer is never written once made.
 
-On a CPU device a small numpy argument is not transferred at all: the signature keeps a host
-array that a device buffer aliases (`pjrt.alias_host`) and copies each call's value into it. The
-copy waits for nothing: it is made only once the last call's results are ready (so its
-execution has read the memory), and otherwise the signature takes new aliased arrays."""
+On a CPU device a small numpy argument is not transferred at all: the signature keeps host
+arrays that device buffers alias (`pjrt.alias_host`) and copies each call's value into them. The
+copy waits for nothing: a set of such arrays is written only once the call that last used it
+has its results ready (its execution has read the memory). The signature keeps a few sets in
+turn, for calls dispatched before the last ones finished; when none is free, the values are
+transferred as any other."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -27,6 +29,7 @@ from stablejax.runtime.array import Array, canonical_aval
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 _SCALARS_KEPT = 16  # the buffers of the last distinct values of each scalar argument
 _STAGED_BYTES = 1 << 20  # numpy arguments up to this size are staged (larger: copying dominates)
+_STAGING_SETS = 4  # per signature: calls in flight at once that can still be staged
 
 
 class _Host:
@@ -92,7 +95,7 @@ class Signature:
   position; `take` selects the arguments the executable takes (None: all)."""
   __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs", "packed",
                "packed_specs", "packed_aval", "unpacked", "host_pairs", "staged", "staging",
-               "unstaged", "fence", "lock")
+               "next_staging", "unstaged", "lock")
 
   @classmethod
   def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None,
@@ -122,7 +125,7 @@ class Signature:
     sig.packed = sig.packed_specs = sig.packed_aval = sig.unpacked = None
     sig.staged = stage and device.platform == "cpu" and any(map(_stageable, sig.host_specs))
     sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
-    sig.staging = sig.unstaged = sig.fence = None
+    sig.staging, sig.next_staging, sig.unstaged = [], 0, ()
     sig.lock = threading.Lock() if sig.staged else None
     return sig
 
@@ -146,7 +149,7 @@ class Signature:
     n = len(self.specs) if self.take is None else len(self.take)
     sig.unpacked = tuple(i for i in range(n) if i not in sig.packed)
     sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
-    sig.staged, sig.staging, sig.unstaged, sig.fence, sig.lock = False, None, None, None, None
+    sig.staged, sig.staging, sig.next_staging, sig.unstaged, sig.lock = False, [], 0, (), None
     return sig
 
   def caller(self, run: Callable[[list], list]) -> Callable[[Sequence[Any]], list | None]:
@@ -198,34 +201,39 @@ class Signature:
       out = self._matched(xs)
       if out is None:
         return None
-      if config.transfer_guard_host_to_device is not None:
+      staging = None if config.transfer_guard_host_to_device is not None else self._free_staging()
+      if staging is None:  # (none free, or a transfer guard to see each transfer)
         self._put(out, self.host_pairs)
         return run(out)
-      if self.staging is None or not _done(self.fence):
-        self._stage()
-      for i, host, buf in self.staging:
+      for i, host, buf in staging.arrays:
         host[...] = out[i]  # (numpy's casting, as `convert`'s)
         out[i] = buf
       if self.unstaged:
         self._put(out, self.unstaged)
       outs = run(out)
       first = outs[0] if outs else None
-      self.fence = first._buf if type(first) is Array else None
+      staging.fence = first._buf if type(first) is Array else None
       return outs
     finally:
       self.lock.release()
 
-  def _stage(self) -> None:
-    """New aliased host memory for the staged positions (the last ones may still be read)."""
-    staging, unstaged = [], []
-    for i, spec in self.host_pairs:
-      alias = pjrt.alias_host(spec.aval, self.device) if _stageable(spec) else None
-      if alias is None:
-        unstaged.append((i, spec))
-      else:
-        staging.append((i, *alias))
-    self.staging, self.unstaged = tuple(staging), tuple(unstaged)
-    self.staged = bool(staging)  # (none can be: the dtypes DLPack lacks; not tried again)
+  def _free_staging(self) -> _Staging | None:
+    """The least recently used set of staging arrays if its last call is done with them, else a
+    new set while there are fewer than `_STAGING_SETS`, else None."""
+    sets, k = self.staging, self.next_staging
+    if sets and sets[k].done():
+      self.next_staging = (k + 1) % len(sets)
+      return sets[k]
+    if len(sets) >= _STAGING_SETS:
+      return None
+    staging = _Staging(self.device, self.host_pairs)
+    if not staging.arrays:  # (none can be: the dtypes DLPack lacks; not tried again)
+      self.staged = False
+      return None
+    self.unstaged = staging.unstaged
+    sets.insert(k, staging)  # the newest, just before the oldest
+    self.next_staging = (k + 1) % len(sets)
+    return staging
 
   def _matched(self, xs: Sequence[Any]) -> list | None:
     """The arguments `xs` (those taken), Arrays as their buffers, if they repeat this signature;
@@ -274,10 +282,26 @@ class Signature:
           spec.keep(x, buf)
 
 
-def _done(fence: pjrt.Buffer | None) -> bool:
-  """Whether the execution that gave the result buffer `fence` has finished (so read its
-  arguments). (jaxlib crashes asking a deleted buffer.)"""
-  try:
-    return fence is not None and not fence.is_deleted() and fence.is_ready()
-  except RuntimeError:  # (its execution failed)
-    return False
+class _Staging:
+  """One set of staging arrays: per staged position, (position, host array, the device buffer
+  aliasing it); `fence`, a result buffer of the call that last used them."""
+  __slots__ = ("arrays", "unstaged", "fence")
+
+  def __init__(self, device: pjrt.Device, pairs: Sequence[tuple[int, _Host]]):
+    arrays, unstaged = [], []
+    for i, spec in pairs:
+      alias = pjrt.alias_host(spec.aval, device) if _stageable(spec) else None
+      if alias is None:
+        unstaged.append((i, spec))
+      else:
+        arrays.append((i, *alias))
+    self.arrays, self.unstaged, self.fence = tuple(arrays), tuple(unstaged), None
+
+  def done(self) -> bool:
+    """Whether the call that last used these arrays has finished (so read them). (jaxlib crashes
+    asking a deleted buffer.)"""
+    fence = self.fence
+    try:
+      return fence is not None and not fence.is_deleted() and fence.is_ready()
+    except RuntimeError:  # (its execution failed)
+      return False
