@@ -25,7 +25,7 @@ from stablejax.passes import registry as pass_registry
 from stablejax.passes.discharge import discharge_refs, hoist_ref_consts
 from stablejax.lax.state import AbstractRef
 from stablejax.runtime.backend import get_backend
-from stablejax.runtime import Array, Executable, devices as runtime_devices
+from stablejax.runtime import Array, Executable, devices as runtime_devices, pjrt
 from stablejax.runtime.arguments import Signature
 from stablejax.stages import Lowered, Traced, arg_names_of
 from stablejax.tree_util import (LEAF, PyTreeDef, flatten_fun, tree_flatten, tree_structure,
@@ -66,9 +66,9 @@ def _fun_name(fun: Callable) -> str:
 class _Traced:
   """What tracing `fun` once for a signature gives: the jaxpr to bind, the tracers it closed
   over (passed as leading arguments), and the output tree."""
-  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executable",
-               "executable_passes", "kept", "compiled_jaxpr", "refs", "takes_refs",
-               "ref_jaxpr", "traced_jaxpr", "packed")
+  __slots__ = ("jaxpr", "closed_over", "in_tree", "out_tree", "donated", "executables",
+               "kept", "compiled_jaxpr", "refs", "takes_refs", "ref_jaxpr", "traced_jaxpr",
+               "packed")
 
   def __init__(self, jaxpr: ClosedJaxpr, closed_over: list, in_tree, out_tree,
                donated: tuple[bool, ...], keep_unused: bool = True):
@@ -94,8 +94,7 @@ class _Traced:
     self.in_tree = in_tree
     self.out_tree = out_tree
     self.donated = donated  # per flat argument: whether its buffer is donated (() for none)
-    self.executable = None
-    self.executable_passes: tuple[str, ...] | None = None  # the passes `executable` ran
+    self.executables: dict = {}  # (passes, device) -> the executable compiled with them
     self.packed: dict = {}  # (packed positions, passes) -> its executable (packed_arguments)
 
 
@@ -278,7 +277,7 @@ class Jitted:
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
                                  self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
-      exe = self._executable(traced)
+      exe = self._executable(traced, self.device or _argument_device(flat))
       # the next call of this signature takes the fast path; this one its transfers
       self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
           flat, None if flat is args else traced.in_tree, exe, traced.out_tree, traced.kept,
@@ -323,7 +322,7 @@ class Jitted:
     if exe is None:
       closed = packed_arguments.unpacking(traced.compiled_jaxpr, positions)
       exe = traced.packed[key] = pipeline.executable(
-          closed, self.name, self.device, key[1], (), self.compiler_options)
+          closed, self.name, hit.signature.device, key[1], (), self.compiler_options)
     hit.signature = hit.signature.packing(positions)
     hit.call = hit.signature.caller(exe.run)
 
@@ -353,18 +352,20 @@ class Jitted:
         "its execution: `jit` optimizations, or nan/inf literals as inputs or outputs, can "
         "cause this.")
 
-  def _executable(self, traced: _Traced) -> Executable:
-    """The executable of `traced`, compiled with this jit's passes (again if they changed)."""
+  def _executable(self, traced: _Traced, device: Any) -> Executable:
+    """The executable of `traced` for `device` (None: the default one), compiled with this
+    jit's passes (again if they changed)."""
     passes = self._passes()
     backend = self.backend or config.default_backend
     if backend != "xla":  # (cached by the pipeline, per backend)
       _warn_not_donated(traced.donated, f"by the {backend} backend")
       return pipeline.backend_executable(traced.jaxpr, self.name, backend, passes=passes)
-    if traced.executable_passes is not passes:
-      traced.executable = pipeline.executable(traced.compiled_jaxpr, self.name, self.device,
-                                              passes, traced.donated, self.compiler_options)
-      traced.executable_passes = passes
-    return traced.executable
+    exe = traced.executables.get((passes, device))
+    if exe is None:
+      exe = traced.executables[passes, device] = pipeline.executable(
+          traced.compiled_jaxpr, self.name, device, passes, traced.donated,
+          self.compiler_options)
+    return exe
 
   def _sharding(self, traced: _Traced, flat: Sequence) -> ShardingContext:
     """The mesh and the shardings of a call over several devices."""
@@ -490,6 +491,16 @@ def _normalize_argnums(argnums: tuple[int, ...], nargs: int, name: str) -> set[i
                        f"only {nargs} positional arguments were given")
     out.add(j)
   return out
+
+
+def _argument_device(flat: Sequence) -> Any:
+  """The device of the first Array argument that lives on one device, where a call without a
+  `device` runs, as JAX runs a computation where its (committed) arguments are; None: the
+  default device."""
+  for x in flat:
+    if type(x) is Array and pjrt.is_single_device(x._buf):
+      return x.device
+  return None
 
 
 def eager_jit(fun: Callable) -> Jitted:

@@ -1,5 +1,8 @@
 """jit: the Autodidax part 3 examples, caching, static arguments, composition, the AOT API."""
 import gc
+import os
+import subprocess
+import sys
 import weakref
 
 import numpy as np
@@ -213,7 +216,7 @@ def test_traces_and_executables_die_with_their_function():
     f = make(n)
     sj.jit(f)(np.ones(n + 1, np.float32))
     (traced,) = sj.jit(f)._cache.values()
-    refs.append(weakref.ref(traced.executable))
+    refs.append(weakref.ref(next(iter(traced.executables.values()))))
     del f, traced
   gc.collect()
   assert all(r() is None for r in refs)
@@ -322,3 +325,22 @@ def test_device_put_of_traced_values_stages_the_primitive_as_jax():
   out = sj.jit(lambda x: sj.device_put({"a": x}, sj.devices()[0])["a"] + 1)(x)
   np.testing.assert_array_equal(out, x + 1)
   assert isinstance(sj.device_put(x), sj.Array)  # eagerly: an Array on the device, as before
+
+
+def test_jit_and_eager_ops_run_on_their_arguments_device():
+  """Without `device`, a call runs where its first Array argument lives (as JAX runs a jitted
+  computation and jax.numpy's jitted operations by their committed arguments), compiled once
+  per device; host values and the default device otherwise."""
+  code = """
+import numpy as np, stablejax as sj, stablejax.numpy as jnp
+d = sj.devices()
+x = sj.device_put(np.arange(3, dtype=np.float32), d[1])
+f = sj.jit(lambda a: a * 2 + 1)
+outs = [f(x), f(x), jnp.sin(x), x + x, x * 2.0, x + np.ones(3, np.float32), f(np.ones(3))]
+print([sorted(o.devices())[0].id for o in outs], np.asarray(f(x)).tolist())
+"""
+  env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+  proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                        timeout=300)
+  assert proc.returncode == 0, proc.stderr
+  assert proc.stdout.split("\n")[0] == "[1, 1, 1, 1, 1, 1, 0] [1.0, 3.0, 5.0]"

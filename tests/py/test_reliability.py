@@ -507,7 +507,7 @@ def test_dropped_jitted_closures_release_their_executables_and_jaxprs():
     f = sj.jit(lambda x: x * scale)
     f(np.ones((n,), np.float32))
     traced = next(iter(f._cache.values()))
-    exes.append(weakref.ref(traced.executable))
+    exes.append(weakref.ref(next(iter(traced.executables.values()))))
     jaxprs.append(weakref.ref(traced.jaxpr))
     del f, traced
   gc.collect()
@@ -541,7 +541,7 @@ def test_clear_caches_drops_traces_and_executables():
   sj.jvp(f, (x,), (x,))
   jnp.cos(jnp.asarray(x))
   traced = next(iter(f._cache.values()))
-  refs = [weakref.ref(traced.executable), weakref.ref(traced.jaxpr)]
+  refs = [weakref.ref(next(iter(traced.executables.values()))), weakref.ref(traced.jaxpr)]
   eager_caches = [pipeline._eager, *pipeline._eager_per_jaxpr.values()]  # (the jvp's: one)
   refs += [weakref.ref(exe) for cache in eager_caches for exe, _ in cache.values()]
   del traced, eager_caches
