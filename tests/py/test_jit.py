@@ -265,7 +265,8 @@ def test_dispatch_fast_path_with_pruned_unused_arguments(monkeypatch):
   slow = []
   executable = Jitted._executable
   monkeypatch.setattr(Jitted, "_executable",
-                      lambda self, traced: slow.append(1) or executable(self, traced))
+                      lambda self, traced, device: slow.append(1) or executable(self, traced,
+                                                                                device))
   f = sj.jit(lambda x, unused, y: x * 2 + y)
   g = sj.jit(lambda t: t["a"] - t["b"][0])  # pytree arguments, t["b"][1] unused
   x, u, y = (sj.device_put(np.arange(4.0, dtype=np.float32)), sj.device_put(np.ones(2)),

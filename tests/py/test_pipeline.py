@@ -44,10 +44,19 @@ def test_eager_cond_and_scan_are_compiled(executions):
 def test_an_eager_primitive_compiles_once_per_signature(executions):
   x = sj.device_put(np.ones(3, np.float32))
   for _ in range(3):
-    jnp.cos(x)
+    lax.cos(x)
   assert executions["applied"] == ["cos"] * 3 and executions["compiled"] <= 1
-  jnp.cos(np.ones(4, np.float32))
+  lax.cos(np.ones(4, np.float32))
   assert executions["compiled"] <= 2
+
+
+def test_jax_numpy_elementwise_functions_run_through_jit_eagerly(executions):
+  """jax.numpy's elementwise functions are jitted on concrete values (as JAX's): no eager
+  primitive is applied, and each signature compiles once."""
+  x = sj.device_put(np.ones(3, np.float32))
+  for _ in range(3):
+    np.testing.assert_array_equal(jnp.cos(x), np.cos(np.ones(3, np.float32)))
+  assert executions["applied"] == [] and len(jnp.cos._cache) == 1
 
 
 def test_a_user_primitive_compiles_eagerly_through_dispatch_apply_primitive():
