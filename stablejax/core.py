@@ -291,7 +291,8 @@ class Trace:
     return f"{type(self).__name__}"
 
 
-def _leak_error(tracer: Tracer) -> UnexpectedTracerError:
+def leak_error(tracer: Tracer) -> UnexpectedTracerError:
+  """JAX's error for a tracer used after the transformation that made it returned."""
   return UnexpectedTracerError(
       f"Encountered an unexpected tracer: {tracer!r} was created by a {tracer._trace!r} "
       "transformation that has already returned, and escaped it (for example through a global, "
@@ -312,7 +313,7 @@ class EvalTrace(Trace):
   def process_primitive(self, primitive, args, params):
     for x in args:
       if isinstance(x, Tracer):
-        raise _leak_error(x)
+        raise leak_error(x)
     if primitive.impl is not None:
       return primitive.impl(*args, **params)
     if self.compiled_eval is None:
@@ -459,7 +460,7 @@ def concrete_or_error(x: Any, what: str) -> Any:
 def check_valid(tracer: Tracer) -> None:
   """Raise the leak error if `tracer`'s transformation has already returned."""
   if not tracer._trace.valid:
-    raise _leak_error(tracer)
+    raise leak_error(tracer)
 
 
 # ----------------------------------------------------------------------------------------------

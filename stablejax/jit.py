@@ -277,6 +277,9 @@ class Jitted:
       outs = pipeline.executable(traced.jaxpr, self.name, self._sharding(traced, flat),
                                  self._passes(), compiler_options=self.compiler_options)(*flat)
     elif trace_state.trace is eval_trace and not traced.closed_over:
+      for x in flat:  # (a tracer here escaped the transformation that made it)
+        if isinstance(x, core.Tracer):
+          raise core.leak_error(x)
       exe = self._executable(traced, self.device or _argument_device(flat))
       # the next call of this signature takes the fast path; this one its transfers
       self._hit = hit = None if self._has_static or debug_special.enabled() else _Hit.of(
@@ -508,7 +511,7 @@ def eager_jit(fun: Callable) -> Jitted:
   through the cached dispatch), and called as it is under a trace: its equations inline, as
   JAX's `jit(inline=True)` gives them, without tracing `fun` apart first. For the library's
   own small functions (jax.numpy's elementwise ones), as JAX jits them."""
-  jitted = Jitted(fun, (), (), inline=True)
+  jitted = Jitted(fun, (), (), inline=True, backend="xla")  # (eager operations stay on XLA)
   jitted.traced_through = True
   return jitted
 
