@@ -362,10 +362,10 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict,
       exe, runtime.Executable) else None
   last = None if signature is None else _LastCall(params, signature, exe)
   outs = None if last is None else last.call(args)
-  if outs is not None and not debug_special.enabled():
-    _last_call[prim] = last
-  else:
+  if outs is None:
     outs = exe(*args)
+  elif not debug_special.enabled():
+    _last_call[prim] = last
   if debug_special.enabled():
     debug_special.check_special(prim.name, outs)
   return outs if prim.multiple_results else outs[0]

@@ -105,3 +105,22 @@ def test_eager_fast_path_follows_params_types_and_argument_kinds():
   weak = lax.add(sj.device_put(2.0), sj.device_put(3.0))
   assert weak.weak_type and float(weak) == 5.0
   assert not lax.add(x[0], x[1]).weak_type
+
+
+def test_an_eager_primitive_runs_once_per_call_under_debug_nans(monkeypatch):
+  """With debug_nans on (no last call kept), each eager call still runs its executable once."""
+  from stablejax.runtime import arguments
+  runs = []
+  real_caller = arguments.Signature.caller
+
+  def counting_caller(self, run):
+    return real_caller(self, lambda buffers: runs.append(1) or run(buffers))
+  real_call = runtime.Executable.__call__
+  monkeypatch.setattr(arguments.Signature, "caller", counting_caller)
+  monkeypatch.setattr(runtime.Executable, "__call__",
+                      lambda self, *args: runs.append(1) or real_call(self, *args))
+  x = sj.device_put(np.ones(3, np.float32))
+  with sj.debug_nans(True):
+    for _ in range(3):
+      np.testing.assert_array_equal(lax.cos(x), np.cos(np.ones(3, np.float32)))
+  assert len(runs) == 3
