@@ -486,6 +486,12 @@ def register_exclusion(path: str) -> None:
   _NOT_USER = _NOT_USER + (os.path.join(os.path.abspath(path), ""),)
 
 
+def is_user_path(path: str) -> bool:
+  """Whether frames of the file `path` are the user's: not stablejax's, the standard library's
+  or a registered exclusion's."""
+  return not path.startswith(_NOT_USER)
+
+
 class SourceInfo:
   """Where an equation comes from: `frames`, the user's frames that staged it, innermost first
   and at most SOURCE_FRAMES_LIMIT, as (code, last instruction) pairs (resolved to file, line

@@ -131,12 +131,13 @@ class Jitted:
                backend: str | None = None, in_shardings: Any = None, out_shardings: Any = None,
                donate_argnums: Sequence[int] = (), donate_argnames: Sequence[str] = (),
                device: Any = None, inline: bool = False,
-               compiler_options: dict[str, Any] | None = None, keep_unused: bool = True):
+               compiler_options: dict[str, Any] | None = None, keep_unused: bool = True,
+               traced_through: bool = False):
     self.fun = fun
     self.keep_unused = keep_unused  # else the compiled module takes only the arguments used
     self.device = device  # run on this device (None: the default device)
     self.inline = inline  # under a trace: its equations inlined, not one `jit` equation
-    self.traced_through = False  # under a trace: `fun` called as it is (`eager_jit`)
+    self.traced_through = traced_through  # under a trace: `fun` called as it is (`eager_jit`)
     self.compiler_options = dict(compiler_options or {})  # XLA's, per option name
     # the backend compiling it ("xla", "iree"; None: `sj.config.default_backend`)
     self.backend = None if backend is None else platforms.backend(backend)
@@ -511,9 +512,7 @@ def eager_jit(fun: Callable) -> Jitted:
   through the cached dispatch), and called as it is under a trace: its equations inline, as
   JAX's `jit(inline=True)` gives them, without tracing `fun` apart first. For the library's
   own small functions (jax.numpy's elementwise ones), as JAX jits them."""
-  jitted = Jitted(fun, (), (), inline=True, backend="xla")  # (eager operations stay on XLA)
-  jitted.traced_through = True
-  return jitted
+  return Jitted(fun, (), (), backend="xla", traced_through=True)  # (eager ops stay on XLA)
 
 
 def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,

@@ -9,13 +9,9 @@ import linecache
 import os
 from typing import Any, Callable, Iterable, Sequence
 
-from stablejax import core, lowering
-from stablejax.passes import registry as pass_registry
+from stablejax import core
 
-# stablejax's folders (the package, lowering/ and passes/ beside it in an editable install) and
-# installed packages: never the user's source.
-_LIBRARY = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
-                 for m in (core, lowering, pass_registry))
+# installed packages are not shown either (their frames are the user's to the traceback)
 _INSTALLED = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 
 Frame = tuple[str, int]  # (file, line)
@@ -23,7 +19,7 @@ Frame = tuple[str, int]  # (file, line)
 
 def is_user_file(path: str) -> bool:
   path = os.path.abspath(path)
-  return (not path.startswith(_LIBRARY) and not any(p in path for p in _INSTALLED)
+  return (core.is_user_path(path) and not any(p in path for p in _INSTALLED)
           and os.path.isfile(path))
 
 
