@@ -332,8 +332,9 @@ _CONTEXT = "while lowering primitive"
 
 def _add_context(e: BaseException, ctx: LoweringRuleContext, rule: Callable | None) -> None:
   """Note on `e` (keeping its type) the equation being lowered: its primitive, the platforms,
-  the rule's file:line and the user's line that bound it; once, at the innermost equation (a
-  rule lowering a jaxpr passes on its equations' errors)."""
+  the rule's file:line and the user's line that bound it (also as `e.bound_at`, (file, line),
+  for tools); once, at the innermost equation (a rule lowering a jaxpr passes on its
+  equations' errors)."""
   if any(note.startswith(_CONTEXT) for note in getattr(e, "__notes__", ())):
     return
   platforms = ", ".join(repr(p) for p in ctx.platforms)
@@ -345,6 +346,7 @@ def _add_context(e: BaseException, ctx: LoweringRuleContext, rule: Callable | No
     code, lasti = frames[0]
     file, line = core.frame_position(code, lasti)[:2]
     parts.append(f"bound at {file}:{line} (in {code.co_qualname})")
+    e.bound_at = (file, line)
   e.add_note(", ".join(parts))
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import re
 import time
 import traceback
 from typing import Any, Callable, Sequence
@@ -29,8 +28,6 @@ from stablejax.explorer.source_map import SourceMap
 from stablejax.jaxpr import ClosedJaxpr
 from stablejax.jit import jit
 from stablejax.passes import registry
-
-_BOUND_AT = re.compile(r"bound at (.+):(\d+) \(in ")  # the lowering's note on an error
 
 
 class _Build:
@@ -94,10 +91,8 @@ class _Build:
 
   def error(self, stage: str, e: BaseException) -> None:
     message = "\n".join([f"{type(e).__name__}: {e}", *getattr(e, "__notes__", ())])
-    where = None
-    for note in getattr(e, "__notes__", ()):
-      if (m := _BOUND_AT.search(note)) and where is None:
-        where = self.sources.line((m.group(1), int(m.group(2))))
+    bound_at = getattr(e, "bound_at", None)  # (the lowering's: the equation's user line)
+    where = None if bound_at is None else self.sources.line(bound_at)
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
       if where is None and frame.lineno is not None:
         where = self.sources.line((frame.filename, frame.lineno))
