@@ -6,12 +6,12 @@ follows from the type), and all the host values then go to the device in one `pu
 Python scalar repeated (a learning rate, a constant operand) reuses its buffer: scalars are
 immutable (numpy's too), and a buffer is never written once made.
 
-On a CPU device a small numpy argument is not transferred at all: the signature keeps host
-arrays that device buffers alias (`pjrt.alias_host`) and copies each call's value into them. The
-copy waits for nothing: a set of such arrays is written only once the call that last used it
-has its results ready (its execution has read the memory). The signature keeps a few sets in
-turn, for calls dispatched before the last ones finished; when none is free, the values are
-transferred as any other."""
+On a CPU device a small numpy argument is not transferred at all: the signature keeps device
+buffers and numpy views of their memory (`pjrt.alias_host`), and copies each call's value into
+them. The copy waits for nothing: a set of such arrays is written only once the call that last
+used it has its results ready (its execution has read the memory). The signature keeps a few
+sets in turn, for calls dispatched before the last ones finished; when none is free, the values
+are transferred as any other."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -80,8 +80,11 @@ def _host(x: Any) -> _Host | None:
 
 
 def _stageable(spec: _Host) -> bool:
-  """Whether the host position `spec` is a numpy array small enough to stage."""
-  return spec.shape is not None and spec.aval.size * spec.aval.dtype.itemsize <= _STAGED_BYTES
+  """Whether the host position `spec` is a numpy array small enough to stage, of a dtype its
+  buffer holds as numpy does (not packed: int4 and narrower)."""
+  dt = spec.aval.dtype
+  return (spec.shape is not None and spec.aval.size * dt.itemsize <= _STAGED_BYTES
+          and dtypes.itemsize_bits(dt) == 8 * dt.itemsize)
 
 
 def _converter(given: np.dtype, want: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
@@ -227,7 +230,7 @@ class Signature:
     if len(sets) >= _STAGING_SETS:
       return None
     staging = _Staging(self.device, self.host_pairs)
-    if not staging.arrays:  # (none can be: the dtypes DLPack lacks; not tried again)
+    if not staging.arrays:  # (none can be; not tried again)
       self.staged = False
       return None
     self.unstaged = staging.unstaged
@@ -283,8 +286,8 @@ class Signature:
 
 
 class _Staging:
-  """One set of staging arrays: per staged position, (position, host array, the device buffer
-  aliasing it); `fence`, a result buffer of the call that last used them."""
+  """One set of staging arrays: per staged position, (position, a numpy view of the device
+  buffer's memory, the buffer); `fence`, a result buffer of the call that last used them."""
   __slots__ = ("arrays", "unstaged", "fence")
 
   def __init__(self, device: pjrt.Device, pairs: Sequence[tuple[int, _Host]]):

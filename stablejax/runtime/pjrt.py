@@ -342,24 +342,19 @@ def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Bu
   return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
 
 
-_ALIGN = 64  # bytes: XLA's CPU backend runs on host memory aligned so without copying it
-
-
 def alias_host(aval: Any, device: Device) -> tuple[np.ndarray, Buffer] | None:
-  """(host, buffer): a new numpy array of type `aval` and a buffer on the CPU `device` that is
-  the same memory, so that writing `host` changes the buffer; None where jaxlib would copy it
-  (another platform, a dtype DLPack lacks)."""
+  """(host, buffer): a buffer of type `aval` on the CPU `device` and a numpy array viewing its
+  memory, so that writing `host` changes the buffer; None on another platform. The memory is
+  jaxlib's, not numpy's: a buffer over numpy's memory (DLPack) is freed through numpy, which
+  needs the interpreter, and jaxlib may free it on a worker thread after Python 3.13 has begun
+  shutting down (which aborts). `host` must not outlive `buffer`."""
   if device.platform != "cpu" or not aval.size:
     return None
-  nbytes = aval.size * aval.dtype.itemsize
-  raw = np.empty(nbytes + _ALIGN, np.uint8)
-  start = -raw.ctypes.data % _ALIGN
-  host = raw[start:start + nbytes].view(aval.dtype).reshape(aval.shape)
-  try:
-    buf = _jax.dlpack_managed_tensor_to_buffer(host.__dlpack__(), device, None)
-  except (TypeError, ValueError, BufferError, JaxRuntimeError):
-    return None
-  return (host, buf) if buf.unsafe_buffer_pointer() == host.ctypes.data else None
+  (buf,) = put_host([np.zeros(aval.shape, aval.dtype)], [aval], device)
+  buf.block_until_ready()
+  memory = (ctypes.c_uint8 * (aval.size * aval.dtype.itemsize)).from_address(
+      buf.unsafe_buffer_pointer())
+  return np.frombuffer(memory, aval.dtype).reshape(aval.shape), buf
 
 
 def put_shards(shards: Sequence[np.ndarray], aval: Any, sharding: Any,

@@ -264,3 +264,29 @@ def test_jit_staged_calls_in_flight_use_sets_in_turn():
   for x, out in zip(xs, outs):
     np.testing.assert_allclose(np.asarray(out), np.tanh(x @ x.T).sum(0), rtol=1e-5)
   assert 1 <= len(f._hit.signature.staging) <= arguments._STAGING_SETS
+
+
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float8_e4m3fn, jnp.int4, jnp.uint2,
+                                   np.bool_, np.complex64])
+def test_jit_staged_narrow_dtypes_as_jax(dtype):
+  """bfloat16 and float8 are staged; int4 and narrower, which their buffers pack, are put."""
+  f, g = sj.jit(lambda x: x), jax.jit(lambda x: x)
+  for k in range(3):
+    x = (np.arange(10) % (k + 2)).astype(dtype)
+    np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(g(x)))
+  staging = f._hit.signature.staging
+  assert bool(staging) == (np.dtype(dtype).itemsize * 8 == sj.dtypes.itemsize_bits(dtype))
+
+
+def test_jit_staged_memory_is_the_buffers():
+  """The staging arrays view memory jaxlib owns, not numpy: a buffer over numpy's memory is
+  freed through numpy, which Python 3.13 aborts on when jaxlib does it on a worker thread
+  during shutdown."""
+  f = sj.jit(lambda x: x + 1)
+  f(np.ones(4, np.float32))
+  ((_, host, buf),) = f._hit.signature.staging[0].arrays
+  assert host.ctypes.data == buf.unsafe_buffer_pointer()
+  owner = host
+  while isinstance(owner, np.ndarray):  # (views of views)
+    owner = owner.base
+  assert owner is not None  # (None: the memory is a numpy array's own)
