@@ -98,8 +98,11 @@ class ModuleContext:
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
     self._rules: dict[core.Primitive, tuple[tuple[Callable, ...], bool]] = {}
-    self._locations: dict[Any, ir.Location] = {}  # by name, or (name, frames) with debug info
-    self._frame_locations: dict[tuple, ir.Location] = {}
+    # by name; with debug info, by (name, id(frames)) -> (frames, location)
+    self._locations: dict[Any, Any] = {}
+    # Frames are keyed by identity, the value keeping them (so alive, their id not reused) to
+    # check it: a code object hashes all its constants (10 us for a module's code)
+    self._frame_locations: dict[tuple, tuple[Any, ir.Location]] = {}
 
   def replace(self, **fields: Any) -> ModuleContext:
     """A view of this context with `fields` (e.g. `platforms`) replaced."""
@@ -162,12 +165,13 @@ class ModuleContext:
         loc = self._locations[name] = ir.Location.name(name)
       return loc
     frames = source_info.frames if source_info is not None else ()
-    key = (name, frames)
-    loc = self._locations.get(key)
-    if loc is None:
+    key = (name, id(frames))
+    hit = self._locations.get(key)
+    if hit is None or hit[0] is not frames:
       full = f"{self.scope}/{name}" if self.scope and name else self.scope or name
-      loc = self._locations[key] = ir.Location.name(full, childLoc=self.frames_location(frames))
-    return loc
+      hit = self._locations[key] = (frames, ir.Location.name(
+          full, childLoc=self.frames_location(frames)))
+    return hit[1]
 
   def frames_location(self, frames: tuple) -> ir.Location:
     """`callsite(innermost at ... at outermost)` of `frames` ((code, last instruction) pairs),
@@ -178,13 +182,12 @@ class ModuleContext:
     return locs[0] if len(locs) == 1 else ir.Location.callsite(locs[0], locs[1:])
 
   def _frame_location(self, code: Any, lasti: int) -> ir.Location:
-    loc = self._frame_locations.get((code, lasti))
-    if loc is None:
+    hit = self._frame_locations.get((id(code), lasti))
+    if hit is None or hit[0] is not code:
       file, line, col, end_line, end_col = core.frame_position(code, lasti)
-      loc = ir.Location.name(code.co_qualname,
-                             childLoc=ir.Location.file(file, line, col, end_line, end_col))
-      self._frame_locations[(code, lasti)] = loc
-    return loc
+      hit = self._frame_locations[(id(code), lasti)] = (code, ir.Location.name(
+          code.co_qualname, childLoc=ir.Location.file(file, line, col, end_line, end_col)))
+    return hit[1]
 
 
 def check_overrides(overrides: Mapping[core.Primitive, Callable] | None

@@ -632,9 +632,17 @@ def name_stack_str(stack: tuple) -> str:
   return "/".join(reversed(parts))
 
 
-@functools.lru_cache(maxsize=512)
+_positions: dict[int, tuple] = {}  # id(code) -> (code, its positions); by identity, as a code
+# object hashes all its constants (10 us for a module's code), and bounded (it keeps them)
+
+
 def _code_positions(code: Any) -> tuple:
-  return tuple(code.co_positions())
+  hit = _positions.get(id(code))
+  if hit is None or hit[0] is not code:
+    if len(_positions) >= 512:
+      _positions.clear()
+    hit = _positions[id(code)] = (code, tuple(code.co_positions()))
+  return hit[1]
 
 
 def frame_position(code: Any, lasti: int) -> tuple[str, int, int, int, int]:
