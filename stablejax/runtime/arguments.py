@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import collections
 import functools
-import threading
 
 import numpy as np
 
@@ -98,7 +98,7 @@ class Signature:
   position; `take` selects the arguments the executable takes (None: all)."""
   __slots__ = ("specs", "avals", "sharding", "device", "take", "host", "host_specs", "packed",
                "packed_specs", "packed_aval", "unpacked", "host_pairs", "staged", "staging",
-               "next_staging", "unstaged", "lock")
+               "free", "unstaged")
 
   @classmethod
   def of(cls, xs: Sequence[Any], device: pjrt.Device, take: Sequence[int] | None = None,
@@ -128,8 +128,7 @@ class Signature:
     sig.packed = sig.packed_specs = sig.packed_aval = sig.unpacked = None
     sig.staged = stage and device.platform == "cpu" and any(map(_stageable, sig.host_specs))
     sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
-    sig.staging, sig.next_staging, sig.unstaged = [], 0, ()
-    sig.lock = threading.Lock() if sig.staged else None
+    sig.staging, sig.free, sig.unstaged = [], collections.deque(), ()
     return sig
 
   def packable(self) -> list[int]:
@@ -152,7 +151,7 @@ class Signature:
     n = len(self.specs) if self.take is None else len(self.take)
     sig.unpacked = tuple(i for i in range(n) if i not in sig.packed)
     sig.host_pairs = tuple(zip(sig.host, sig.host_specs))
-    sig.staged, sig.staging, sig.next_staging, sig.unstaged, sig.lock = False, [], 0, (), None
+    sig.staged, sig.staging, sig.free, sig.unstaged = False, [], collections.deque(), ()
     return sig
 
   def caller(self, run: Callable[[list], list]) -> Callable[[Sequence[Any]], list | None]:
@@ -185,29 +184,51 @@ class Signature:
 
   def call(self, run: Callable[[list], list], xs: Sequence[Any]) -> list | None:
     """`run` on the buffers of the arguments `xs` (those taken; host values put on the device),
-    or None if they do not repeat this signature. Staged arguments are copied into their aliased
-    memory under the lock (a call in another thread meanwhile transfers its own)."""
-    if self.staged and self.lock.acquire(blocking=False):
-      return self._call_staged(run, xs)
+    or None if they do not repeat this signature. Staged arguments are copied into a set of
+    staging arrays taken for the call (`_take_staging`)."""
     out = self._matched(xs)
     if out is None:
       return None
+    if self.staged:
+      staging = self._take_staging()
+      if staging is not None:
+        return self._run_staged(run, out, staging)
     if self.packed is not None:
       out = self._put_packed(out)
     elif self.host:
       self._put(out, self.host_pairs)
     return run(out)
 
-  def _call_staged(self, run: Callable[[list], list], xs: Sequence[Any]) -> list | None:
-    """`call` holding the lock."""
+  def _take_staging(self) -> _Staging | None:
+    """A set of staging arrays taken from the free ones for a call: the least recently used if
+    its last call is done with them, else a new set while there are fewer than
+    `_STAGING_SETS`; None if neither, or under a transfer guard (which sees every transfer).
+    (A deque's operations are atomic: calls in two threads take two sets.)"""
+    if config.transfer_guard_host_to_device is not None:
+      return None
+    free = self.free
     try:
-      out = self._matched(xs)
-      if out is None:
-        return None
-      staging = None if config.transfer_guard_host_to_device is not None else self._free_staging()
-      if staging is None:  # (none free, or a transfer guard to see each transfer)
-        self._put(out, self.host_pairs)
-        return run(out)
+      staging = free.popleft()
+    except IndexError:
+      staging = None
+    if staging is not None:
+      if staging.done():
+        return staging
+      free.appendleft(staging)  # (still the least recently used)
+    if len(self.staging) >= _STAGING_SETS:
+      return None
+    staging = _Staging(self.device, self.host_pairs)
+    if not staging.arrays:  # (none can be; not tried again)
+      self.staged = False
+      return None
+    self.unstaged = staging.unstaged
+    self.staging.append(staging)
+    return staging
+
+  def _run_staged(self, run: Callable[[list], list], out: list, staging: _Staging) -> list:
+    """`run` with the staged arguments of `out` copied into `staging`, which is then free
+    again, fenced by the call's first result."""
+    try:
       for i, host, buf in staging.arrays:
         host[...] = out[i]  # (numpy's casting, as `convert`'s)
         out[i] = buf
@@ -218,25 +239,7 @@ class Signature:
       staging.fence = first._buf if type(first) is Array else None
       return outs
     finally:
-      self.lock.release()
-
-  def _free_staging(self) -> _Staging | None:
-    """The least recently used set of staging arrays if its last call is done with them, else a
-    new set while there are fewer than `_STAGING_SETS`, else None."""
-    sets, k = self.staging, self.next_staging
-    if sets and sets[k].done():
-      self.next_staging = (k + 1) % len(sets)
-      return sets[k]
-    if len(sets) >= _STAGING_SETS:
-      return None
-    staging = _Staging(self.device, self.host_pairs)
-    if not staging.arrays:  # (none can be; not tried again)
-      self.staged = False
-      return None
-    self.unstaged = staging.unstaged
-    sets.insert(k, staging)  # the newest, just before the oldest
-    self.next_staging = (k + 1) % len(sets)
-    return staging
+      self.free.append(staging)
 
   def _matched(self, xs: Sequence[Any]) -> list | None:
     """The arguments `xs` (those taken), Arrays as their buffers, if they repeat this signature;
