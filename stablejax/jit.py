@@ -515,6 +515,12 @@ def eager_jit(fun: Callable) -> Jitted:
   return Jitted(fun, (), (), backend="xla", traced_through=True)  # (eager ops stay on XLA)
 
 
+def traced_form(fun: Callable) -> Callable:
+  """What `fun` runs on traced values: an `eager_jit`'s own function (which it calls as it is
+  under a trace), else `fun`. For the operators of tracers, which skip the jit's checks."""
+  return fun.fun if type(fun) is Jitted and fun.traced_through else fun
+
+
 def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,
         static_argnums: int | Sequence[int] | None = (),
         static_argnames: str | Sequence[str] | None = (),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from stablejax import core
+from stablejax.jit import traced_form
 from stablejax.numpy import (
     _bitwise, _creation, _indexing, _indexing_routines, _linalg_products, _logic,
     _manipulation_elements, _manipulation_shape, _math_arithmetic, _math_sums,
@@ -81,20 +82,21 @@ _PROPERTIES = {
 }
 
 
-def _operators() -> dict[str, Callable]:
+def _operators(resolve: Callable[[Callable], Callable]) -> dict[str, Callable]:
   ops = {}
   for name, fn in _BINARY_OPERATORS.items():
-    ops[f"__{name}__"] = _defer_to_unrecognized(fn, reflected=False)
-    ops[f"__r{name}__"] = _defer_to_unrecognized(fn, reflected=True)
+    ops[f"__{name}__"] = _defer_to_unrecognized(resolve(fn), reflected=False)
+    ops[f"__r{name}__"] = _defer_to_unrecognized(resolve(fn), reflected=True)
   for name, fn in _COMPARISONS.items():
-    ops[f"__{name}__"] = _defer_to_unrecognized(fn, reflected=False)
+    ops[f"__{name}__"] = _defer_to_unrecognized(resolve(fn), reflected=False)
   return ops
 
 
-def install(cls: type) -> None:
-  """Give `cls` numpy's operators, methods and properties."""
-  for name, fn in {**_operators(), **_METHODS}.items():
-    setattr(cls, name, fn)
+def install(cls: type, resolve: Callable[[Callable], Callable] = lambda fn: fn) -> None:
+  """Give `cls` numpy's operators, methods and properties, each calling `resolve(function)`
+  (tracers': `jit.traced_form`, without the jit only concrete arrays take)."""
+  for name, fn in {**_operators(resolve), **_METHODS}.items():
+    setattr(cls, name, resolve(fn))
   for name, fn in _PROPERTIES.items():
     setattr(cls, name, property(fn))
 
@@ -107,5 +109,5 @@ def _immutable(aval: core.ShapedArray, x: Any, idx: Any, value: Any) -> None:
 # `x[idx]` dispatches on the type: arrays index here, refs (lax/state.py) read and write
 core.ShapedArray._getitem = lambda aval, x, idx: _indexing.getitem(x, idx)
 core.ShapedArray._setitem = _immutable
-install(core.Tracer)
+install(core.Tracer, traced_form)
 install(Array)
