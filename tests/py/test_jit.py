@@ -345,3 +345,18 @@ print([sorted(o.devices())[0].id for o in outs], np.asarray(f(x)).tolist())
                         timeout=300)
   assert proc.returncode == 0, proc.stderr
   assert proc.stdout.split("\n")[0] == "[1, 1, 1, 1, 1, 1, 0] [1.0, 3.0, 5.0]"
+
+
+def test_tracer_operators_call_past_the_eager_jit(monkeypatch):
+  """jax.numpy's elementwise functions are jitted for concrete arrays; a tracer's operators
+  call the function behind that jit (the same equations, without the jit's checks)."""
+  calls = []
+  call = Jitted.__call__
+  monkeypatch.setattr(Jitted, "__call__",
+                      lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+  jaxpr = sj.make_jaxpr(lambda x: -(x * 2.0 + x) < abs(x))(np.ones(3, np.float32))
+  assert calls == []
+  assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "add", "neg", "abs", "lt"]
+  x = sj.device_put(np.ones(3, np.float32))
+  np.testing.assert_array_equal(np.asarray(x * 2.0), [2.0] * 3)
+  assert calls == ["multiply"]
