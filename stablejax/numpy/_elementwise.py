@@ -29,11 +29,17 @@ def unary(name: str, op: Callable, inexact: bool) -> Callable[[Any], Any]:
   return eager_jit(named(fn, name, f"Elementwise {name}, as numpy.{name}."))
 
 
-def binary(name: str, op: Callable, inexact: bool) -> Callable[[Any, Any], Any]:
+def binary(name: str, op: Callable, inexact: bool, bool_op: Callable | None = None
+           ) -> Callable[[Any, Any], Any]:
+  """`bool_op`: the op on boolean operands, where it is not `op` (numpy's add and multiply of
+  booleans are a logical or and and)."""
   promote = promote_args_inexact if inexact else promote_args
 
   def fn(x1: Any, x2: Any, /) -> Any:
-    return op(*promote(name, x1, x2))
+    x1, x2 = promote(name, x1, x2)
+    if bool_op is not None and dtype(x1) == dtypes.bool_:
+      return bool_op(x1, x2)
+    return op(x1, x2)
   return eager_jit(named(fn, name, f"Elementwise {name} with broadcasting, as numpy.{name}."))
 
 
@@ -45,11 +51,6 @@ def named(fn: Callable, name: str, doc: str) -> Callable:
 
 def is_bool(x: Any) -> bool:
   return dtype(x) == dtypes.bool_
-
-
-def bool_or(numeric_op: Callable, bool_op: Callable) -> Callable:
-  """An op that acts as a logical op on booleans (numpy's add and multiply of bools)."""
-  return lambda x, y: (bool_op if is_bool(x) else numeric_op)(x, y)
 
 
 def to_bool(x: Any) -> Any:

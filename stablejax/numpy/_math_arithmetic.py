@@ -11,7 +11,7 @@ import numpy as np
 
 from stablejax import core, dtypes, lax
 from stablejax.numpy._elementwise import (
-    all_bool, binary, bool_or, bool_to_int, named, one_like, ordered, unary, where)
+    all_bool, binary, bool_to_int, named, one_like, ordered, unary, where)
 from stablejax.numpy._logic import isinf, isnan, isneginf, isposinf
 from stablejax.numpy._promotion import (
     broadcast_shapes, broadcast_to, concrete_int, convert, dtype as dtype_of, dtype,
@@ -24,9 +24,9 @@ sign = unary("sign", lax.sign, False)
 sqrt = unary("sqrt", lax.sqrt, True)
 cbrt = unary("cbrt", lax.cbrt, True)
 
-add = binary("add", bool_or(lax.add, lax.bitwise_or), False)
+add = binary("add", lax.add, False, lax.bitwise_or)
 subtract = binary("subtract", lax.sub, False)
-multiply = binary("multiply", bool_or(lax.mul, lax.bitwise_and), False)
+multiply = binary("multiply", lax.mul, False, lax.bitwise_and)
 divide = binary("divide", lax.div, True)
 true_divide = binary("true_divide", lax.div, True)
 maximum = binary("maximum", lax.max, False)
