@@ -539,16 +539,19 @@ def test_clear_caches_drops_traces_and_executables():
   x = np.linspace(0, 1, 3, dtype=np.float32)
   f(x)
   sj.jvp(f, (x,), (x,))
-  jnp.cos(jnp.asarray(x))
-  traced = next(iter(f._cache.values()))
-  refs = [weakref.ref(next(iter(traced.executables.values()))), weakref.ref(traced.jaxpr)]
+  sj.lax.cos(jnp.asarray(x))  # an eager primitive
+  jnp.cos(jnp.asarray(x))  # a jax.numpy function: jitted on concrete values
+  refs = []
+  for jitted in (f, jnp.cos):
+    traced = next(iter(jitted._cache.values()))
+    refs += [weakref.ref(next(iter(traced.executables.values()))), weakref.ref(traced.jaxpr)]
   eager_caches = [pipeline._eager, *pipeline._eager_per_jaxpr.values()]  # (the jvp's: one)
   refs += [weakref.ref(exe) for cache in eager_caches for exe, _ in cache.values()]
   del traced, eager_caches
   sj.clear_caches()
   np.testing.assert_allclose(f(x), np.sin(x) * 2, rtol=1e-6)  # traced and compiled again
   gc.collect()
-  assert len(refs) > 3 and [r for r in refs if r() is not None] == []
+  assert len(refs) > 5 and [r for r in refs if r() is not None] == []
 
 
 def _cos_plus(v, t):
