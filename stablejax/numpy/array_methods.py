@@ -95,8 +95,9 @@ def _operators(resolve: Callable[[Callable], Callable]) -> dict[str, Callable]:
 def install(cls: type, resolve: Callable[[Callable], Callable] = lambda fn: fn) -> None:
   """Give `cls` numpy's operators, methods and properties, each calling `resolve(function)`
   (tracers': `jit.traced_form`, without the jit only concrete arrays take)."""
-  for name, fn in {**_operators(resolve), **_METHODS}.items():
-    setattr(cls, name, resolve(fn))
+  methods = {name: resolve(fn) for name, fn in _METHODS.items()}
+  for name, fn in {**_operators(resolve), **methods}.items():
+    setattr(cls, name, fn)
   for name, fn in _PROPERTIES.items():
     setattr(cls, name, property(fn))
 
