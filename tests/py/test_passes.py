@@ -32,6 +32,24 @@ def test_dce_keeps_a_live_jaxpr_as_is():
   assert passes.dce_closed_jaxpr(closed) is closed
 
 
+def test_dce_finds_dead_equations_among_live_ones():
+  """A dead chain (`cos`, then `+ 1` on it) in the middle of live equations, and an unused
+  result of a multiple-results primitive beside a used one (whose equation stays)."""
+  def f(x):
+    a = jnp.sin(x)
+    b = jnp.cos(a) + 1.0
+    del b
+    q, _ = lax.sort_key_val(a, x)
+    return jnp.exp(q) * 2.0
+  x = np.linspace(0, 1, 4, dtype=np.float32)
+  closed = sj.make_jaxpr(f)(x)
+  cleaned = passes.dce_closed_jaxpr(closed)
+  names = [e.primitive.name for e in cleaned.eqns]
+  assert "cos" in [e.primitive.name for e in closed.eqns] and "cos" not in names
+  assert names == ["sin", "sort", "exp", "mul"]
+  check_close(jaxpr_as_fun(cleaned)(x)[0], np.exp(np.sort(np.sin(x))) * 2)
+
+
 def test_dce_pruning_again_still_finds_unused_inputs():
   """A jaxpr the dce pass (its inputs instantiated) left as is still reports an unused input
   when pruned again without instantiating (jit's keep_unused=False check); one using every
