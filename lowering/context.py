@@ -161,13 +161,15 @@ def _scalar_attr(x: np.ndarray) -> tuple[ir.DenseElementsAttr, ir.Type]:
 
 
 def _dense_attr(x: np.ndarray) -> ir.DenseElementsAttr:
-  data = x if x.flags.c_contiguous else np.ascontiguousarray(x)  # (this makes rank 0 rank 1)
+  data = x if type(x) is np.ndarray and x.flags.c_contiguous else np.ascontiguousarray(x)
+  # (ascontiguousarray makes rank 0 rank 1, and a numpy scalar an array)
   return ir.DenseElementsAttr.get(data, type=dtype_to_ir_type(x.dtype), shape=x.shape)
 
 
 def _as_array(value: Any, dtype: Any) -> np.ndarray:
-  if type(value) is np.ndarray and value.dtype is dtype and dtype.kind != "V":
-    return value  # (a literal of a jaxpr: already an array of its type; float0 is kind "V")
+  if (type(value) is np.ndarray or isinstance(value, np.generic)) and value.dtype is dtype \
+      and dtype.kind != "V":
+    return value  # (a literal of a jaxpr: a numpy scalar of its type; float0 is kind "V")
   if isinstance(dtype, dtypes.ExtendedDType):  # a key array: its data
     return np.asarray(value, dtype.physical_dtype)
   dtype = dtypes.dtype_of(value) if dtype is None else np.dtype(dtype)

@@ -340,8 +340,12 @@ def is_constant_dim(d: Any) -> bool:
 
 
 def is_constant_shape(shape: Sequence[Any]) -> bool:
-  """Whether every dimension of `shape` is a known integer."""
-  return not any(isinstance(d, DimExpr) for d in shape)
+  """Whether every dimension of `shape` is a known integer (a loop: lowering asks this of
+  most operations, and a generator costs twice as much)."""
+  for d in shape:
+    if isinstance(d, DimExpr):
+      return False
+  return True
 
 
 def _scope_of(*dims: DimSize) -> SymbolicScope | None:

@@ -47,6 +47,11 @@ def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
   and size-1 axes implicitly (JAX 0.10), StableHLO does not. `keep_scalars` leaves rank-0
   operands alone (for ops that accept them, like `select` and `clamp`)."""
   shape = ctx.avals_out[0].shape
+  for aval in ctx.avals_in:
+    if aval.shape != shape:
+      break
+  else:
+    return args  # (the common case, checked first: no operand to broadcast)
   return [x if aval.shape == shape or (keep_scalars and not aval.ndim)
           else shapes.broadcast_in_dim(ctx, x, shape, aval.dtype, range(aval.ndim))
           for x, aval in zip(args, ctx.avals_in)]
