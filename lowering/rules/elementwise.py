@@ -42,7 +42,7 @@ TOTAL_ORDER_COMPARISONS = {lax.eq_to_p: "EQ", lax.le_to_p: "LE", lax.lt_to_p: "L
 
 
 def broadcast_operands(ctx: LoweringRuleContext, args: Sequence[ir.Value],
-                       keep_scalars: bool = False) -> list[ir.Value]:
+                       keep_scalars: bool = False) -> Sequence[ir.Value]:
   """The operands broadcast to the output's shape: stablejax's lax broadcasts rank-0 operands
   and size-1 axes implicitly (JAX 0.10), StableHLO does not. `keep_scalars` leaves rank-0
   operands alone (for ops that accept them, like `select` and `clamp`)."""
