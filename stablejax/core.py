@@ -524,7 +524,7 @@ class _SourceState(threading.local):
   def __init__(self):
     self.origin: SourceInfo | None = None  # set: the equations staged now share its frames
     self.name_stack: tuple = ()
-    self.tracebacks: dict = {}  # `_shared_traceback`'s
+    self.infos: dict = {}  # `current_source_info`'s: traceback -> its SourceInfo
 
 
 _source = _SourceState()
@@ -532,18 +532,7 @@ _get_traceback = xla_client.Traceback.get_traceback
 _TRACEBACKS_LIMIT = 4096  # (tracebacks hold code objects: the table is bounded)
 
 
-def _shared_traceback() -> Any:
-  """The stack now, as the traceback of an earlier equation staged from the same place where
-  there is one: a program staged in a loop keeps a traceback per line, not per equation (about
-  300 bytes each: 30 MiB for 100,000 equations). Comparing costs 0.1 us."""
-  tb = _get_traceback()
-  seen = _source.tracebacks
-  if len(seen) >= _TRACEBACKS_LIMIT:
-    seen.clear()
-  return seen.setdefault(tb, tb)
-
-
-_frames_of: dict = {}  # traceback -> `_user_frames` (shared tracebacks: filtered once per line)
+_frames_of: dict = {}  # traceback -> `_user_frames` (filtered once per line, whatever the name stack)
 
 
 def _user_frames(traceback: Any) -> tuple:
@@ -574,8 +563,22 @@ def _filter_frames(traceback: Any) -> tuple:
 def current_source_info() -> SourceInfo:
   """The source of an equation staged now: the user's frames calling into stablejax (or those
   of the equation being transformed, `source_context`) and the current name stack. The stack
-  is captured by jaxlib's Traceback (C++, about 0.2 us) and filtered only when printed."""
-  return SourceInfo((), _source.name_stack, _source.origin or _shared_traceback())
+  is captured by jaxlib's Traceback (C++, about 0.1 us) and filtered only when printed.
+
+  Equations staged from the same place under the same name stack share one SourceInfo (they
+  are immutable): a program staged in a loop keeps one per line, not one per equation (with
+  its traceback, about 400 bytes: 40 MiB for 100,000 equations)."""
+  name_stack = _source.name_stack
+  if _source.origin is not None:
+    return SourceInfo((), name_stack, _source.origin)
+  tb = _get_traceback()
+  infos = _source.infos
+  info = infos.get(tb)
+  if info is None or info.name_stack is not name_stack:
+    if len(infos) >= _TRACEBACKS_LIMIT:
+      infos.clear()
+    info = infos[tb] = SourceInfo((), name_stack, tb)
+  return info
 
 
 class source_context:
