@@ -19,6 +19,7 @@ from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_eff
 from stablejax.lowering import shapes
 from stablejax.lowering.context import (aval_to_ir_type, dim_var_aval, ir_constant,
                                        make_ir_context)
+from stablejax.lowering.locations import equation_location, plain_location
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
                                          physical_lowerings)
@@ -75,8 +76,8 @@ class ModuleContext:
   are those arguments of the function being lowered, which `lowering.shapes` evaluates
   symbolic dimensions from."""
   __slots__ = ("module", "symbol_table", "platforms", "module_platforms", "platform_index",
-               "dim_vars", "dim_var_values", "debug_info", "scope", "axis_context", "callees", "overrides", "_counters",
-               "_taken", "_rules", "_locations", "_frame_locations")
+               "dim_vars", "dim_var_values", "debug_info", "scope", "axis_context", "callees",
+               "overrides", "_counters", "_taken", "_rules")
 
   def __init__(self, module: ir.Module, platform: str | Sequence[str], debug_info: bool = False,
                scope: str = "", axis_context: ShardingContext | None = None,
@@ -98,11 +99,6 @@ class ModuleContext:
     self._counters: dict[str, int] = {}
     self._taken: set[str] = set()
     self._rules: dict[core.Primitive, tuple[tuple[Callable, ...], bool]] = {}
-    # by name; with debug info, by (name, id(frames)) -> (frames, location)
-    self._locations: dict[Any, Any] = {}
-    # Frames are keyed by identity, the value keeping them (so alive, their id not reused) to
-    # check it: a code object hashes all its constants (10 us for a module's code)
-    self._frame_locations: dict[tuple, tuple[Any, ir.Location]] = {}
 
   def replace(self, **fields: Any) -> ModuleContext:
     """A view of this context with `fields` (e.g. `platforms`) replaced."""
@@ -160,34 +156,9 @@ class ModuleContext:
     """A NameLoc `name`; with debug info, `scope/name` around the call-site chain of the
     user's frames that staged the equation (`file:line:col`, innermost first), as JAX has it."""
     if not self.debug_info:
-      loc = self._locations.get(name)
-      if loc is None:
-        loc = self._locations[name] = ir.Location.name(name)
-      return loc
-    frames = source_info.frames if source_info is not None else ()
-    key = (name, id(frames))
-    hit = self._locations.get(key)
-    if hit is None or hit[0] is not frames:
-      full = f"{self.scope}/{name}" if self.scope and name else self.scope or name
-      hit = self._locations[key] = (frames, ir.Location.name(
-          full, childLoc=self.frames_location(frames)))
-    return hit[1]
-
-  def frames_location(self, frames: tuple) -> ir.Location:
-    """`callsite(innermost at ... at outermost)` of `frames` ((code, last instruction) pairs),
-    each frame `loc("function"("file":line:col to end_line:end_col))`; unknown if none."""
-    if not frames:
-      return ir.Location.unknown()
-    locs = [self._frame_location(code, lasti) for code, lasti in frames]
-    return locs[0] if len(locs) == 1 else ir.Location.callsite(locs[0], locs[1:])
-
-  def _frame_location(self, code: Any, lasti: int) -> ir.Location:
-    hit = self._frame_locations.get((id(code), lasti))
-    if hit is None or hit[0] is not code:
-      file, line, col, end_line, end_col = core.frame_position(code, lasti)
-      hit = self._frame_locations[(id(code), lasti)] = (code, ir.Location.name(
-          code.co_qualname, childLoc=ir.Location.file(file, line, col, end_line, end_col)))
-    return hit[1]
+      return plain_location(name)
+    return equation_location(self.scope, name,
+                             source_info.frames if source_info is not None else ())
 
 
 def check_overrides(overrides: Mapping[core.Primitive, Callable] | None

@@ -694,6 +694,23 @@ def test_debug_info_shows_user_source_lines():
     assert re.search(rf'loc\("{re.escape(__file__)}":{line}:\d+ to :\d+\)', asm)
 
 
+def test_locations_are_kept_per_thread_and_reused_across_modules():
+  """Locations belong to the thread's MLIR context and are built once per thread: the same
+  program lowered again, under another name or in another thread has the same locations."""
+  closed = sj.make_jaxpr(user_program)(signed(3))
+
+  def asm(name):
+    return lower_jaxpr(closed, name, debug_info=True).operation.get_asm(enable_debug_info=True)
+  first, again, renamed = asm("a"), asm("a"), asm("b")
+  other = []
+  thread = threading.Thread(target=lambda: other.append(asm("a")))
+  thread.start()
+  thread.join()
+  assert first == again == other[0]
+  assert 'loc("jit(a)/sin"' in first and 'loc("jit(b)/sin"' in renamed
+  assert renamed.replace("jit(b)", "jit(a)").replace("jit_b", "jit_a") == first
+
+
 def test_lower_fun_inlines_a_traced_function():
   prim = new_primitive("test_lower_fun")
   register_lowering(prim, lower_fun(lambda x, *, k: lax.mul(lax.sin(x), np.float32(k))))
