@@ -206,17 +206,24 @@ def mapped_aval(aval: ShapedArray, axis: int) -> ShapedArray:
 
 
 class BatchTracer(Tracer):
-  __slots__ = ("val", "batch_dim")
+  __slots__ = ("val", "batch_dim", "_aval")
 
   def __init__(self, trace: BatchTrace, val: Any, batch_dim: int | None):
     self._trace = trace
     self.val = val
     self.batch_dim = batch_dim
+    self._aval = None
 
   @property
   def aval(self) -> ShapedArray:
-    aval = core.get_aval(self.val)
-    return aval if self.batch_dim is not_mapped else mapped_aval(aval, self.batch_dim)
+    """The type of one element (found once: jax.numpy asks it of each operand)."""
+    aval = self._aval
+    if aval is None:
+      aval = core.get_aval(self.val)
+      if self.batch_dim is not not_mapped:
+        aval = mapped_aval(aval, self.batch_dim)
+      self._aval = aval
+    return aval
 
 
 class BatchTrace(Trace):
