@@ -179,6 +179,12 @@ def canonicalize(dtype) -> np.dtype:
   return dtype
 
 
+def narrows(dtype: np.dtype) -> bool:
+  """Whether `canonicalize` changes supported `dtype`: a 64-bit type while x64 is off (an
+  array made under `enable_x64`, used after it)."""
+  return dtype in _x64_to_x32 and not config.enable_x64
+
+
 def default_int() -> np.dtype:
   return int64 if config.enable_x64 else int32
 

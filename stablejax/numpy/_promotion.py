@@ -182,12 +182,15 @@ def _promote_cheaply(args: Sequence[Any], inexact: bool) -> list | None:
     return None if inexact or scalars or weak_bool else list(args)
   if not scalars:
     return list(args)
-  if aval.weak_type or dtypes.canonicalize(aval.dtype) != aval.dtype:
-    return None  # (the lattice: also a 64-bit array made under enable_x64, used after it)
+  if aval.weak_type or dtypes.narrows(aval.dtype):
+    return None  # (the lattice)
+  scalar_type, out = aval.dtype.type, []
   for x in args:
-    dtypes.check_python_int(x)
-  return [x if type(x) is not float and type(x) is not int else aval.dtype.type(x)
-          for x in args]
+    if type(x) is float or type(x) is int:
+      dtypes.check_python_int(x)
+      x = scalar_type(x)
+    out.append(x)
+  return out
 
 
 def _promote(name: str, args: Sequence[Any], inexact: bool) -> list:
