@@ -131,8 +131,15 @@ def typematch(a: ShapedArray, b: ShapedArray) -> bool:
   return a.shape == b.shape and a.dtype == b.dtype
 
 
-def _ndarray_aval(x: np.ndarray | np.generic) -> ShapedArray:
+def _ndarray_aval(x: np.ndarray) -> ShapedArray:
   return ShapedArray(x.shape, dtypes.canonicalize(x.dtype))
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_scalar_aval(dtype: np.dtype, x64: bool) -> ShapedArray:
+  """The type of a numpy scalar (every literal jax.numpy stages), made once per dtype: avals
+  are immutable."""
+  return ShapedArray((), dtypes.canonicalize(dtype))
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,7 +166,7 @@ def get_aval(x: Any) -> ShapedArray:
   if handler is not None:
     return handler(x)
   if isinstance(x, np.generic):
-    return _ndarray_aval(x)
+    return _numpy_scalar_aval(x.dtype, config.enable_x64)
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid stablejax type: "
                   "use arrays, numpy values or Python scalars")
 
