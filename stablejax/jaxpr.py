@@ -136,6 +136,8 @@ class ClosedJaxpr:
 
 def eqn_effects(eqn: JaxprEqn) -> frozenset[core.Effect]:
   """The effects of an equation: its primitive's, and those of the jaxprs in its params."""
+  if not eqn.params and eqn.primitive.effects_rule is None:
+    return core.NO_EFFECTS  # (most equations: checked first, as passes ask it of each one)
   own = eqn.primitive.effects(eqn.params)
   return own.union(*(j.effects for j in subjaxprs(eqn))) if has_subjaxprs(eqn) else own
 
