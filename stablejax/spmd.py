@@ -37,6 +37,8 @@ def prefix_leaves(prefix: Any, value: Any, what: str) -> list:
 
 def _constraint_mesh(jaxpr: Jaxpr) -> sharding_lib.Mesh | None:
   for eqn in jaxpr.eqns:
+    if not eqn.params:  # (most equations: no sharding, mesh or jaxpr to look in)
+      continue
     if eqn.primitive is sharding_constraint_p:
       s = eqn.params["sharding"]
       if isinstance(s, sharding_lib.NamedSharding):
