@@ -406,9 +406,14 @@ def _on_extended(ctx: LoweringRuleContext, eqn: JaxprEqn) -> bool:
 def _has_extended(jaxpr: Jaxpr) -> bool:
   """Whether a value of `jaxpr` has an extended dtype (a key): each variable an equation reads
   is an input of the jaxpr or an earlier equation's output (literals are numpy scalars)."""
-  return not (_all_plain([v.aval for v in jaxpr.constvars]) and
-              _all_plain([v.aval for v in jaxpr.invars]) and
-              _all_plain([v.aval for e in jaxpr.eqns for v in e.outvars]))
+  if not (_all_plain([v.aval for v in jaxpr.constvars]) and
+          _all_plain([v.aval for v in jaxpr.invars])):
+    return True
+  for e in jaxpr.eqns:
+    for v in e.outvars:
+      if not isinstance(v.aval.dtype, np.dtype):
+        return True
+  return False
 
 
 def _all_plain(avals: Sequence[core.ShapedArray]) -> bool:
