@@ -65,14 +65,17 @@ class DynamicJaxprTrace(Trace):
     return DynamicJaxprTracer(self, atom.aval, atom)
 
   def process_primitive(self, primitive, args, params):
-    invars = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
-              for x in args]
+    invars, avals = [], []  # (one loop: faster than two comprehensions for a few operands)
+    for x in args:
+      v = x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
+      invars.append(v)
+      avals.append(v.aval)
     if primitive.multiple_results:
-      out_avals = primitive.out_avals([v.aval for v in invars], params)
+      out_avals = primitive.out_avals(avals, params)
       outvars = [Var(a) for a in out_avals]
       self.eqns.append(JaxprEqn(invars, outvars, primitive, params, current_source_info()))
       return [DynamicJaxprTracer(self, a, v) for a, v in zip(out_avals, outvars)]
-    (aval,) = primitive.out_avals([v.aval for v in invars], params)
+    (aval,) = primitive.out_avals(avals, params)
     var = Var(aval)
     self.eqns.append(JaxprEqn(invars, [var], primitive, params, current_source_info()))
     return DynamicJaxprTracer(self, aval, var)
