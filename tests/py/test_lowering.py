@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
+import stablejax.numpy as jnp
 from stablejax import core, dtypes, lax, runtime
 from stablejax.interpreters import ad
 from stablejax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -17,6 +18,7 @@ from stablejax.lax import primitive_kit
 from stablejax.lowering import (
     LoweringError, LoweringRuleContext, aval_to_ir_type, call_jaxpr, custom_call, hlo, ir,
     ir_constant, jaxpr_subcomp, lower_fun, lower_jaxpr, make_ir_context, register_lowering)
+from stablejax.lowering.module import module_text
 from stablejax.lowering.registry import checks_results, lookup_rule
 
 f32, i32, u32 = np.float32, np.int32, np.uint32
@@ -709,6 +711,23 @@ def test_locations_are_kept_per_thread_and_reused_across_modules():
   assert first == again == other[0]
   assert 'loc("jit(a)/sin"' in first and 'loc("jit(b)/sin"' in renamed
   assert renamed.replace("jit(b)", "jit(a)").replace("jit_b", "jit_a") == first
+
+
+def test_module_text_is_the_printers_text_without_locations():
+  """`module_text` prints in local scope (no alias walk): the same text as MLIR's own print of
+  the module, for programs with regions, tokens, several platforms and a function printed
+  alone."""
+  x = np.arange(4, dtype=np.float32)
+
+  def f(x):
+    sj.debug.print("x={}", x, ordered=True)
+    return lax.scan(lambda c, y: (c + y, jnp.sin(c * y)), 0.0, x)[1] @ jnp.ones((4, 3))
+  for low in (sj.jit(f).lower(x), sj.jit(jnp.cumsum).lower(x, platforms=("cpu", "cuda"))):
+    module = low.compiler_ir()
+    assert low.as_text() == module_text(module) == module.operation.get_asm(
+        assume_verified=True)
+    main = next(op for op in module.body.operations if op.operation.name == "func.func")
+    assert module_text(main) == main.get_asm(assume_verified=True)
 
 
 def test_lower_fun_inlines_a_traced_function():
