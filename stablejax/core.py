@@ -539,7 +539,8 @@ _get_traceback = xla_client.Traceback.get_traceback
 _TRACEBACKS_LIMIT = 4096  # (tracebacks hold code objects: the table is bounded)
 
 
-_frames_of: dict = {}  # traceback -> `_user_frames` (filtered once per line, whatever the name stack)
+# traceback -> `_user_frames` (filtered once per line, whatever the name stack)
+_frames_of: dict = {}
 
 
 def _user_frames(traceback: Any) -> tuple:

@@ -59,10 +59,11 @@ def prune_jaxpr(j: J, used_outputs: Sequence[bool], instantiate: bool | Sequence
 def _prune(j: ClosedJaxpr | Jaxpr, used_outputs: list[bool], instantiate: tuple[bool, ...]
            ) -> tuple[ClosedJaxpr | Jaxpr, list[bool]]:
   jaxpr = _open(j)
-  read = _read_if_all_live(jaxpr) if all(used_outputs) else None
+  all_used = all(used_outputs)
+  read = _read_if_all_live(jaxpr) if all_used else None
   live, kept = (read, None) if read is not None else _live_equations(jaxpr, used_outputs)
   used_inputs = [v in live or i for v, i in zip(jaxpr.invars, instantiate)]
-  if kept is None and all(used_outputs) and all(used_inputs):
+  if kept is None and all_used and all(used_inputs):
     if all(v in live for v in jaxpr.invars):  # (used, not only instantiated)
       _clean.add(j)
     return j, used_inputs
