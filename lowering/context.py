@@ -14,6 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from stablejax import core, dtypes
 from stablejax.shape_poly import is_symbolic_dim
+from stablejax.util import bounded
 
 _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
     dtypes.bool_: lambda c: ir.IntegerType.get_signless(1, c),
@@ -52,6 +53,11 @@ _dtype_to_ir_type_fns: dict[np.dtype, Any] = {
 }
 
 
+# The scalar types whose equal values have equal bits once nonzero and not NaN: `literal_constant`
+_BY_VALUE = frozenset({bool, int, float} | {d.type for d in _dtype_to_ir_type_fns
+                                            if dtypes.kind(d) in "biuf"})
+
+
 def _make_context() -> ir.Context:
   """A context with the upstream dialects, StableHLO and CHLO registered and loaded; without
   them modules print in generic form and fail verification with "unregistered dialect"."""
@@ -75,6 +81,8 @@ class _ThreadState(threading.local):
     self.tensor_types: dict[tuple, ir.RankedTensorType] = {}
     # (dtype, bytes) -> the attribute of that scalar and its type
     self.scalar_attrs: dict[tuple, tuple[ir.DenseElementsAttr, ir.Type]] = {}
+    # (dtype, type, value) -> the same, for literals found by value: `literal_constant`
+    self.literal_attrs: dict[tuple, tuple[ir.DenseElementsAttr, ir.Type]] = {}
     self.dims_attrs: dict[tuple, ir.DenseI64ArrayAttr] = {}  # broadcast dimensions
 
 
@@ -153,10 +161,8 @@ def _scalar_attr(x: np.ndarray) -> tuple[ir.DenseElementsAttr, ir.Type]:
   key = (x.dtype, x.tobytes())
   entry = _state.scalar_attrs.get(key)
   if entry is None:
-    if len(_state.scalar_attrs) >= _ATTRS_LIMIT:
-      _state.scalar_attrs.clear()
     attr = _dense_attr(x)
-    entry = _state.scalar_attrs[key] = (attr, attr.type)
+    entry = bounded(_state.scalar_attrs, _ATTRS_LIMIT)[key] = (attr, attr.type)
   return entry
 
 
@@ -194,6 +200,21 @@ def ir_constant(value: Any, shape: Sequence[int] | None = None, dtype: Any = Non
   return _constant(x)
 
 
+def literal_constant(value: Any, dtype: np.dtype) -> ir.Value:
+  """`ir_constant(value, dtype=dtype)` of a jaxpr literal (a scalar), its attribute found by
+  the value itself where equal values have equal bits (not zero floats, -0.0 == 0.0, NaNs or
+  complex numbers): a program's literals are mostly a few values, each seen again and again."""
+  if type(value) in _BY_VALUE and value and value == value:
+    key = (dtype, type(value), value)
+    entry = _state.literal_attrs.get(key)
+    if entry is None:
+      entry = bounded(_state.literal_attrs, _ATTRS_LIMIT)[key] = _scalar_attr(
+          _as_array(value, dtype))
+    attr, attr_type = entry
+    return make_op("stablehlo.constant", [attr_type], [], {"value": attr}).result
+  return ir_constant(value, dtype=dtype)
+
+
 def _constant(x: np.ndarray) -> ir.Value:
   if x.ndim == 0:
     attr, attr_type = _scalar_attr(x)
@@ -213,7 +234,6 @@ def broadcast_to(value: ir.Value, dims: Sequence[int], shape: Sequence[int], dty
 def _dims_attr(dims: tuple[int, ...]) -> ir.DenseI64ArrayAttr:
   attr = _state.dims_attrs.get(dims)
   if attr is None:
-    if len(_state.dims_attrs) >= _ATTRS_LIMIT:
-      _state.dims_attrs.clear()
-    attr = _state.dims_attrs[dims] = ir.DenseI64ArrayAttr.get(list(dims))
+    attr = bounded(_state.dims_attrs, _ATTRS_LIMIT)[dims] = ir.DenseI64ArrayAttr.get(
+        list(dims))
   return attr

@@ -14,6 +14,7 @@ from typing import Any
 from jaxlib.mlir import ir
 
 from stablejax import core
+from stablejax.util import bounded
 
 _LIMIT = 8192  # (entries per table: they keep code objects alive)
 
@@ -28,17 +29,11 @@ class _Tables(threading.local):
 _tables = _Tables()
 
 
-def _bounded(table: dict) -> dict:
-  if len(table) >= _LIMIT:
-    table.clear()
-  return table
-
-
 def plain_location(name: str) -> ir.Location:
   """The NameLoc `name` (no frames: lowering without debug info)."""
   loc = _tables.plain.get(name)
   if loc is None:
-    loc = _bounded(_tables.plain)[name] = ir.Location.name(name)
+    loc = bounded(_tables.plain, _LIMIT)[name] = ir.Location.name(name)
   return loc
 
 
@@ -48,7 +43,7 @@ def equation_location(scope: str, name: str, frames: tuple) -> ir.Location:
   hit = _tables.named.get(key)
   if hit is None or hit[0] is not frames:
     full = f"{scope}/{name}" if scope and name else scope or name
-    hit = _bounded(_tables.named)[key] = (frames, ir.Location.name(
+    hit = bounded(_tables.named, _LIMIT)[key] = (frames, ir.Location.name(
         full, childLoc=frames_location(frames)))
   return hit[1]
 
@@ -66,6 +61,6 @@ def _frame_location(code: Any, lasti: int) -> ir.Location:
   hit = _tables.frames.get((id(code), lasti))
   if hit is None or hit[0] is not code:
     file, line, col, end_line, end_col = core.frame_position(code, lasti)
-    hit = _bounded(_tables.frames)[(id(code), lasti)] = (code, ir.Location.name(
+    hit = bounded(_tables.frames, _LIMIT)[(id(code), lasti)] = (code, ir.Location.name(
         code.co_qualname, childLoc=ir.Location.file(file, line, col, end_line, end_col)))
   return hit[1]

@@ -18,7 +18,7 @@ from stablejax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eqn_eff
                              has_subjaxprs)
 from stablejax.lowering import shapes
 from stablejax.lowering.context import (aval_to_ir_type, dim_var_aval, ir_constant,
-                                       make_ir_context)
+                                        literal_constant, make_ir_context)
 from stablejax.lowering.locations import equation_location, plain_location
 from stablejax.lowering.partitioning import ShardingContext, annotate_main, ensure_mesh
 from stablejax.lowering.registry import (LoweringError, checks_results, lookup_rule,
@@ -484,7 +484,7 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
 
   def read(atom):
     if type(atom) is Literal:
-      return ir_constant(atom.val, dtype=atom.aval.dtype)
+      return literal_constant(atom.val, atom.aval.dtype)
     return env[atom]
 
   own_stack = source_info is None

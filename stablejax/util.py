@@ -80,6 +80,13 @@ def on_clear_caches(clear: Callable[[], None]) -> Callable[[], None]:
   return clear
 
 
+def bounded(table: dict, limit: int) -> dict:
+  """`table`, emptied first if it holds `limit` entries (a cache that must not grow forever)."""
+  if len(table) >= limit:
+    table.clear()
+  return table
+
+
 def clear_caches() -> None:
   """Drop every trace, jaxpr and executable stablejax caches, as `jax.clear_caches`: each
   program is traced and compiled again at its next use. (A long-running process that makes

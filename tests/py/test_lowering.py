@@ -155,6 +155,24 @@ def test_literal_and_input_outputs():
   assert [float(v) for v in run(module, np.float32(5))] == [2.0, 5.0]
 
 
+def test_literal_constants_keep_their_bits_and_types():
+  """Literals are found by value where equal values have equal bits: -0.0 and 0.0 (equal),
+  NaNs, a value of another type or dtype and complex numbers each keep their own constant."""
+  literals = [-0.0, 0.0, -0.0, np.nan, 1.5, np.float32(1.5), np.float16(1.5), 2, True, 1,
+              np.complex64(complex(1, -0.0)), np.complex64(1)]
+  avals = [core.get_aval(v) for v in literals] + [core.ShapedArray((), np.dtype(np.float16))]
+  literals.append(1.5)  # a weakly typed literal of another dtype
+  jaxpr = Jaxpr([], [], [Literal(v, a) for v, a in zip(literals, avals)], [])
+  body = str(lower_jaxpr(ClosedJaxpr(jaxpr, []), "f")).split("return")[0]
+  constants = re.findall(r"constant dense<(.*?)> : tensor<(.*)>$", body, re.M)
+  assert constants == [
+      ("-0.000000e+00", "f32"), ("0.000000e+00", "f32"), ("-0.000000e+00", "f32"),
+      ("0x7FC00000", "f32"), ("1.500000e+00", "f32"), ("1.500000e+00", "f32"),
+      ("1.500000e+00", "f16"), ("2", "i32"), ("true", "i1"), ("1", "i32"),
+      ("(1.000000e+00,-0.000000e+00)", "complex<f32>"),
+      ("(1.000000e+00,0.000000e+00)", "complex<f32>"), ("1.500000e+00", "f16")]
+
+
 # ----------------------------------------------------------------------------------------------
 # Elementwise rules
 
