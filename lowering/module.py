@@ -366,11 +366,12 @@ def _lower_per_platform(ctx: LoweringRuleContext, rules: Sequence[Callable],
 
 
 def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value],
-               name: str, info: SourceInfo | None, tokens: Tokens, extended: bool = True
-               ) -> list[ir.Value]:
-  """Lower one equation, its ordered effects' tokens taken from and updated in `tokens`.
-  Without `extended`, its jaxpr has no values of extended dtypes."""
+               place: tuple[str, ir.Location], info: SourceInfo | None, tokens: Tokens,
+               extended: bool = True) -> list[ir.Value]:
+  """Lower one equation at `place` (its name and location), its ordered effects' tokens taken
+  from and updated in `tokens`. Without `extended`, its jaxpr has no values of extended dtypes."""
   prim = eqn.primitive
+  name, location = place
   # an equation's ordered effects are among its jaxpr's, which have tokens
   tokens_in = {e: tokens[e] for e in ordered_effects(eqn_effects(eqn))} if tokens else None
   ctx = LoweringRuleContext(module_ctx, prim, [x.aval for x in eqn.invars],
@@ -385,7 +386,7 @@ def _lower_eqn(module_ctx: ModuleContext, eqn: JaxprEqn, args: Sequence[ir.Value
   rules, check_types = entry
   if extended and prim not in physical_lowerings and _on_extended(ctx, eqn):
     rules = tuple(_per_component(rule) for rule in rules)
-  with module_ctx.location(name, info):
+  with location:
     if len(rules) == 1:
       outs = _apply_rule(rules[0], ctx, args, eqn.params, check_types)
     else:
@@ -489,10 +490,15 @@ def jaxpr_subcomp(module_ctx: ModuleContext, jaxpr: Jaxpr, consts_values: Sequen
 
   own_stack = source_info is None
   extended = _has_extended(jaxpr)
+  places: dict = {}  # (primitive, source info) -> its equations' name and location
   for eqn in jaxpr.eqns:
     args = [env[x] if type(x) is Var else read(x) for x in eqn.invars]
-    outs = _lower_eqn(module_ctx, eqn, args, _eqn_name(name_stack, eqn, own_stack),
-                      source_info or eqn.source_info, tokens, extended)
+    info = source_info or eqn.source_info
+    place = places.get((eqn.primitive, eqn.source_info))
+    if place is None:
+      name = _eqn_name(name_stack, eqn, own_stack)
+      place = places[eqn.primitive, eqn.source_info] = (name, module_ctx.location(name, info))
+    outs = _lower_eqn(module_ctx, eqn, args, place, info, tokens, extended)
     if len(outs) == 1:
       env[eqn.outvars[0]] = outs[0]
     else:

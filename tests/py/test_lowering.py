@@ -714,6 +714,24 @@ def test_debug_info_shows_user_source_lines():
     assert re.search(rf'loc\("{re.escape(__file__)}":{line}:\d+ to :\d+\)', asm)
 
 
+def sines_in_places(x):
+  for _ in range(2):
+    x = lax.sin(x)  # twice from one line
+  with sj.named_scope("inner"):
+    x = lax.sin(x)
+  return lax.sin(lax.mul(x, 2.0))
+
+
+def test_each_equation_has_the_name_and_line_of_its_own_place():
+  text = sj.jit(sines_in_places).lower(signed(3)).as_text(debug_info="inline")
+  places = re.findall(r'stablehlo\.(sine|multiply) .*loc\("jit\(\w+\)/([\w/]+)"\(callsite\('
+                      rf'"sines_in_places"\("{re.escape(__file__)}":(\d+):', text)
+  line = _line_of(sines_in_places, "lax.sin(x)")
+  assert places == [("sine", "sin", str(line)), ("sine", "sin", str(line)),
+                    ("sine", "inner/sin", str(line + 2)), ("multiply", "mul", str(line + 3)),
+                    ("sine", "sin", str(line + 3))]
+
+
 def test_locations_are_kept_per_thread_and_reused_across_modules():
   """Locations belong to the thread's MLIR context and are built once per thread: the same
   program lowered again, under another name or in another thread has the same locations."""
