@@ -95,10 +95,11 @@ def kind(dtype) -> str:
   """numpy's kind letter of `dtype` ("b", "i", "u", "f", "c"), also for ml_dtypes' types
   (bfloat16, float8, int4, ...) which numpy, not knowing them, calls "V". Use it instead of
   `dtype.kind`."""
+  k = _kinds.get(dtype)  # (a numpy dtype seen before; whatever equals it means that dtype)
+  if k is not None:
+    return k
   if isinstance(dtype, np.dtype):
-    k = _kinds.get(dtype)
-    if k is None:
-      k = _kinds[dtype] = _custom_kinds.get(dtype, "V") if dtype.kind == "V" else dtype.kind
+    k = _kinds[dtype] = _custom_kinds.get(dtype, "V") if dtype.kind == "V" else dtype.kind
     return k
   if isinstance(dtype, ExtendedDType):
     return "V"
