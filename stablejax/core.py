@@ -25,6 +25,7 @@ from stablejax.errors import (
     ConcretizationTypeError, TracerArrayConversionError, TracerBoolConversionError,
     TracerIntegerConversionError, UnexpectedTracerError)
 from stablejax.config import config
+from stablejax.util import bounded
 
 
 # ----------------------------------------------------------------------------------------------
@@ -529,14 +530,15 @@ class SourceInfo:
 
 class _SourceState(threading.local):
   def __init__(self):
-    self.origin: SourceInfo | None = None  # set: the equations staged now share its frames
-    self.name_stack: tuple = ()
-    self.infos: dict = {}  # `current_source_info`'s: traceback -> its SourceInfo
+    # (origin, name stack): set by `source_context`, one attribute as every equation reads it
+    # (origin set: the equations staged now share its frames)
+    self.now: tuple[SourceInfo | None, tuple] = (None, ())
 
 
 _source = _SourceState()
 _get_traceback = xla_client.Traceback.get_traceback
 _TRACEBACKS_LIMIT = 4096  # (tracebacks hold code objects: the table is bounded)
+_infos: dict = {}  # `current_source_info`'s: traceback -> its SourceInfo (any thread's)
 
 
 # traceback -> `_user_frames` (filtered once per line, whatever the name stack)
@@ -548,9 +550,7 @@ def _user_frames(traceback: Any) -> tuple:
   stablejax that are not the standard library's, at most SOURCE_FRAMES_LIMIT."""
   frames = _frames_of.get(traceback)
   if frames is None:
-    if len(_frames_of) >= _TRACEBACKS_LIMIT:
-      _frames_of.clear()
-    frames = _frames_of[traceback] = _filter_frames(traceback)
+    frames = bounded(_frames_of, _TRACEBACKS_LIMIT)[traceback] = _filter_frames(traceback)
   return frames
 
 
@@ -576,16 +576,13 @@ def current_source_info() -> SourceInfo:
   Equations staged from the same place under the same name stack share one SourceInfo (they
   are immutable): a program staged in a loop keeps one per line, not one per equation (with
   its traceback, about 400 bytes: 40 MiB for 100,000 equations)."""
-  name_stack = _source.name_stack
-  if _source.origin is not None:
-    return SourceInfo((), name_stack, _source.origin)
+  origin, name_stack = _source.now
+  if origin is not None:
+    return SourceInfo((), name_stack, origin)
   tb = _get_traceback()
-  infos = _source.infos
-  info = infos.get(tb)
+  info = _infos.get(tb)
   if info is None or info.name_stack is not name_stack:
-    if len(infos) >= _TRACEBACKS_LIMIT:
-      infos.clear()
-    info = infos[tb] = SourceInfo((), name_stack, tb)
+    info = bounded(_infos, _TRACEBACKS_LIMIT)[tb] = SourceInfo((), name_stack, tb)
   return info
 
 
@@ -600,31 +597,33 @@ class source_context:
     self.name_stack = name_stack
 
   def __enter__(self) -> None:
-    self.prev = _source.origin, _source.name_stack
-    _source.origin, _source.name_stack = self.origin, self.name_stack
+    self.prev = _source.now
+    _source.now = self.origin, self.name_stack
 
   def __exit__(self, *exc: Any) -> None:
-    _source.origin, _source.name_stack = self.prev
+    _source.now = self.prev
 
 
 def extend_name_stack(name: str, transform: bool = False) -> source_context:
   """Stage under a scope (`jit(f)`) or a transformation (`transform=True`: `jvp`, `vmap`,
   printed around what is inside it, `jvp(...)`) added to the name stack."""
-  return source_context(_source.origin, _source.name_stack + ((name, transform),))
+  origin, name_stack = _source.now
+  return source_context(origin, name_stack + ((name, transform),))
 
 
 def new_name_stack() -> source_context:
   """Stage with an empty name stack (a new jaxpr: its caller's scopes are not its own)."""
-  return source_context(_source.origin, ())
+  return source_context(_source.now[0], ())
 
 
 def transformed_source(info: SourceInfo | None, transform: str | None = None
                        ) -> source_context:
   """Stage what a transformation makes of an equation from `info` (its transpose, its JVP)
   at the equation's frames, under the current name stack, `transform` and `info`'s stack."""
-  outer = _source.name_stack + (((transform, True),) if transform else ())
+  origin, name_stack = _source.now
+  outer = name_stack + (((transform, True),) if transform else ())
   if info is None:
-    return source_context(_source.origin, outer)
+    return source_context(origin, outer)
   return source_context(info, outer + info.name_stack)
 
 
