@@ -51,6 +51,12 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
   return axis % ndim if ndim else 0
 
 
+def argsort(xs: Sequence) -> list[int]:
+  """The indices that sort `xs`, as numpy's argsort gives them for distinct values (axes, a
+  permutation), in Python ints and without making an array of a few numbers."""
+  return sorted(range(len(xs)), key=xs.__getitem__)
+
+
 def prod(xs: Iterable[int]) -> int:
   """The product of dimensions (a symbolic one makes it symbolic)."""
   out = 1

@@ -4,6 +4,7 @@ scales, in bfloat16), with their rules and numpy references. The lowering rules 
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import string
 from typing import Any, NamedTuple, Sequence
@@ -19,6 +20,7 @@ from stablejax.lax.primitive_kit import def_reference, standard_primitive
 from stablejax import typed_sharding as typed
 from stablejax.lax.sharding import apply_out_sharding, typed_named_sharding
 from stablejax.lax.structural import aval_of
+from stablejax.util import argsort
 
 __all__ = ["batch_matmul", "dot", "DotAlgorithm", "DotAlgorithmPreset", "dot_general",
            "dot_general_p", "Precision", "scaled_dot", "scaled_dot_p"]
@@ -212,6 +214,7 @@ def _free_dims(ndim: int, *removed: Sequence[int]) -> list[int]:
   return [d for d in range(ndim) if d not in gone]
 
 
+@functools.lru_cache(maxsize=None)  # (a key per dtype: every dot_general asks twice)
 def _precision_key(dtype: np.dtype) -> tuple:
   """XLA's order of "higher precision" types (primitive_util.h's HigherPrecisionType)."""
   real = np.zeros((), dtype).real.dtype
@@ -305,7 +308,7 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
   else:
     ans_batch, _, ans_y = _consecutive(len(x_batch), len(x_kept), len(y_kept))
   dims = ((ans_y, tuple(y_kept)), (ans_batch, y_batch))
-  x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+  x_contract_by_y = [x_contract[i] for i in argsort(y_contract)]
   unsorted = list(x_batch) + x_kept + x_contract_by_y
   params = {}
   x_type = x_aval.typed_sharding
@@ -313,7 +316,7 @@ def _transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, precision,
     params["out_sharding"] = x_type.update(spec=[x_type.spec[d] for d in unsorted])
   out = dot_general_p.bind(ct, y, dimension_numbers=_canonical_dims(dims), precision=precision,
                            preferred_element_type=preferred_element_type, **params)
-  x_bar = lax.transpose(out, tuple(np.argsort(unsorted)))
+  x_bar = lax.transpose(out, tuple(argsort(unsorted)))
   if core.get_aval(x_bar).dtype != x_aval.dtype:
     x_bar = lax.convert_element_type(x_bar, x_aval.dtype, weak_type=x_aval.weak_type)
   return x_bar

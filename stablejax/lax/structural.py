@@ -20,7 +20,7 @@ from stablejax.jaxpr import Atom, JaxprEqn, hide_params
 from stablejax.lax.primitive_kit import (check_dtype, def_reference, full, full_like,
                                          numeric_dtypes, standard_primitive)
 from stablejax import typed_sharding as typed
-from stablejax.util import canonicalize_axis, prod
+from stablejax.util import argsort, canonicalize_axis, prod
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_in_dim_p", "broadcasted_iota", "concatenate",
@@ -36,8 +36,16 @@ _builtin_slice = slice
 # ----------------------------------------------------------------------------------------------
 # Shared helpers
 
+def _python_ints(xs: Any) -> bool:
+  """Whether `xs` is a tuple or list of Python ints: the common case, what the library's own
+  callers pass, checked before the general (slower) one."""
+  return (type(xs) is tuple or type(xs) is list) and all(type(x) is int for x in xs)
+
+
 def _ints(xs: Sequence, what: str) -> tuple[int, ...]:
   """`xs` as a tuple of Python ints (static params must be concrete integers)."""
+  if _python_ints(xs):
+    return tuple(xs)
   if not isinstance(xs, (Sequence, np.ndarray)):
     raise TypeError(f"{what} must be a sequence of integers, got {xs!r}")
   out = []
@@ -51,6 +59,8 @@ def _ints(xs: Sequence, what: str) -> tuple[int, ...]:
 
 def _dims(xs: Sequence, what: str) -> tuple[Any, ...]:
   """`xs` as a tuple of dimensions: Python ints, or symbolic dimensions."""
+  if _python_ints(xs):
+    return tuple(xs)
   if not isinstance(xs, (Sequence, np.ndarray)):
     raise TypeError(f"{what} must be a sequence of integers, got {xs!r}")
   return tuple(x if shape_poly.is_symbolic_dim(x) else _ints((x,), what)[0] for x in xs)
@@ -191,7 +201,7 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
   shape = operand.aval.shape
   if dimensions is None:
     return [reshape(ct, shape)]
-  return [transpose(reshape(ct, tuple(shape[d] for d in dimensions)), np.argsort(dimensions))]
+  return [transpose(reshape(ct, tuple(shape[d] for d in dimensions)), argsort(dimensions))]
 
 
 def _reshape_batcher(args, dims, *, new_sizes, dimensions):
@@ -233,7 +243,7 @@ def _transpose_batcher(args, dims, *, permutation):
 
 transpose_p = standard_primitive("transpose", _transpose_abstract_eval)
 def_reference(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
-ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, np.argsort(permutation))])
+ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [transpose(ct, argsort(permutation))])
 batching.primitive_batchers[transpose_p] = _transpose_batcher
 
 

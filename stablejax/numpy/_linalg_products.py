@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from stablejax.util import canonicalize_axis
+from stablejax.util import argsort, canonicalize_axis
 from stablejax.runtime import Array
 from stablejax import core, dtypes, lax
 from stablejax.lax.sharding import apply_out_sharding
@@ -103,7 +103,7 @@ def _matmul_plan(a_shape: tuple, b_shape: tuple) -> dict:
     p["idx_a"].append(n)
   if b_is_mat:
     p["idx_b"].append(n + a_is_mat)
-  p["perm"] = tuple(np.argsort(p["idx_batch"] + p["idx_a"] + p["idx_b"]))
+  p["perm"] = tuple(argsort(p["idx_batch"] + p["idx_a"] + p["idx_b"]))
   return p
 
 

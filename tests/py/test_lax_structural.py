@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import stablejax as sj
-from stablejax import core, lax, test_util
+from stablejax import core, lax, test_util, util
 from stablejax.interpreters import ad
 from stablejax.jaxpr import Literal, check_jaxpr
 from stablejax.lax import primitive_kit
@@ -184,6 +184,21 @@ ERRORS = [
 def test_errors(fn, exc, match):
   with pytest.raises(exc, match=match):
     fn()
+
+
+def test_static_ints_may_be_python_or_numpy_ints():
+  """Tuples and lists of Python ints take a fast path; numpy ints and arrays the general one."""
+  x = np.arange(6.0).reshape(2, 3)
+  for perm in [(1, 0), [1, 0], (np.int64(1), np.int32(0)), np.array([1, 0])]:
+    np.testing.assert_array_equal(lax.transpose(x, perm), x.T)
+  with pytest.raises(TypeError, match="must be integers"):
+    lax.transpose(x, (1.0, 0))
+
+
+def test_argsort_of_axes_is_numpys():
+  for perm in itertools.permutations(range(4)):
+    assert util.argsort(perm) == np.argsort(perm).tolist()
+  assert util.argsort([7, 2, 5]) == [1, 2, 0]
 
 
 def test_errors_at_trace_time():
