@@ -37,9 +37,10 @@ _builtin_slice = slice
 # Shared helpers
 
 def _python_ints(xs: Any) -> bool:
-  """Whether `xs` is a tuple or list of Python ints: the common case, what the library's own
-  callers pass, checked before the general (slower) one."""
-  return (type(xs) is tuple or type(xs) is list) and all(type(x) is int for x in xs)
+  """Whether `xs` is a tuple or list of Python ints that the general check takes as they are
+  (those numpy holds as int64 or uint64): the common case, checked first."""
+  return (type(xs) is tuple or type(xs) is list) and all(
+      type(x) is int and -2**63 <= x < 2**64 for x in xs)
 
 
 def _ints(xs: Sequence, what: str) -> tuple[int, ...]:

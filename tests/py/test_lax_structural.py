@@ -191,8 +191,11 @@ def test_static_ints_may_be_python_or_numpy_ints():
   x = np.arange(6.0).reshape(2, 3)
   for perm in [(1, 0), [1, 0], (np.int64(1), np.int32(0)), np.array([1, 0])]:
     np.testing.assert_array_equal(lax.transpose(x, perm), x.T)
+  for bad in [(1.0, 0), (True, 0), (2**64, 0)]:
+    with pytest.raises(TypeError, match="must be integers"):
+      lax.transpose(x, bad)
   with pytest.raises(TypeError, match="must be integers"):
-    lax.transpose(x, (1.0, 0))
+    lax.broadcast_in_dim(x, (2**70, 2, 3), (1, 2))
 
 
 def test_argsort_of_axes_is_numpys():
