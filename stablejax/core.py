@@ -649,9 +649,7 @@ _positions: dict[int, tuple] = {}  # id(code) -> (code, its positions); by ident
 def _code_positions(code: Any) -> tuple:
   hit = _positions.get(id(code))
   if hit is None or hit[0] is not code:
-    if len(_positions) >= 512:
-      _positions.clear()
-    hit = _positions[id(code)] = (code, tuple(code.co_positions()))
+    hit = bounded(_positions, 512)[id(code)] = (code, tuple(code.co_positions()))
   return hit[1]
 
 

@@ -25,6 +25,7 @@ from stablejax import core, dtypes
 from stablejax.config import config
 from stablejax.runtime import pjrt
 from stablejax.runtime.array import Array, canonical_aval
+from stablejax.util import bounded
 
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 _SCALARS_KEPT = 16  # the buffers of the last distinct values of each scalar argument
@@ -53,9 +54,7 @@ class _Host:
     return buf
 
   def keep(self, x: Any, buf: pjrt.Buffer) -> None:
-    if len(self.kept) >= _SCALARS_KEPT:
-      self.kept.clear()
-    self.kept[x] = buf
+    bounded(self.kept, _SCALARS_KEPT)[x] = buf
 
 
 def _host(x: Any) -> _Host | None:

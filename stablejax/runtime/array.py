@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from stablejax import basearray, core, dtypes, tree_util
+from stablejax.util import bounded
 from stablejax.runtime import pjrt
 
 
@@ -22,9 +23,7 @@ def canonical_aval(aval: core.ShapedArray) -> core.ShapedArray:
   compare argument types by identity."""
   c = _canonical.get(aval)
   if c is None:
-    if len(_canonical) >= _CANONICAL_LIMIT:
-      _canonical.clear()
-    c = _canonical[aval] = aval
+    c = bounded(_canonical, _CANONICAL_LIMIT)[aval] = aval
   return c
 
 
