@@ -5,7 +5,9 @@ broadcasts its operands (`defjvp`, `defjvp2`), and the constants rules build (`c
 `full_like`). docs/architecture.md ("Adding a primitive") shows it used step by step.
 
 A built-in primitive has no `impl`: evaluated eagerly, it is compiled for its types and run on
-the device (`stablejax.pipeline.apply_primitive`, the bottom trace's evaluator).
+the device (`stablejax.pipeline.apply_primitive`, the bottom trace's evaluator). The one
+exception, as in JAX, is `slice`, whose `impl` binds `dynamic_slice` so that windows of one shape
+share a program.
 Its numpy reference, registered with `def_reference` next to the primitive in its family file,
 is the test oracle: `evaluate_reference` runs it, and no primitive evaluates with it.
 """

@@ -436,7 +436,20 @@ def _slice_reference(x: np.ndarray, *, start_indices, limit_indices, strides) ->
   return x[tuple(map(_builtin_slice, start_indices, limit_indices, strides))]
 
 
+def _slice_impl(x: Any, *, start_indices, limit_indices, strides):
+  """Evaluated eagerly, a slice of unit strides is a `dynamic_slice` at its starts (in bounds,
+  so the same window), as JAX's: one compiled program per shape, not one per window (a loop over
+  an array's rows)."""
+  params = dict(start_indices=start_indices, limit_indices=limit_indices, strides=strides)
+  _slice_abstract_eval(core.get_aval(x), **params)  # (slice's errors, not dynamic_slice's)
+  if strides is not None and any(s != 1 for s in strides):
+    return core.eval_trace.compiled_eval(slice_p, (x,), params)
+  return dynamic_slice_p.bind(x, *start_indices, slice_sizes=tuple(
+      l - s for s, l in zip(start_indices, limit_indices)))
+
+
 slice_p = standard_primitive("slice", _slice_abstract_eval)
+slice_p.def_impl(_slice_impl)
 def_reference(slice_p, _slice_reference)
 ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batcher

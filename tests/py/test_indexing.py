@@ -76,6 +76,27 @@ def test_indexing_stages_the_primitives_jax_does():
   assert "stablehlo.reverse" in sj.jit(lambda x: x[:, ::-1]).lower(X).as_text()
 
 
+def test_eager_windows_of_one_shape_compile_one_program(caplog):
+  """Evaluated eagerly, a unit-stride slice is a dynamic_slice at its starts, as JAX's: the rows
+  of an array (or any windows of one shape) compile one program, not one each."""
+  x = snp.asarray(X)
+  windows = [np.s_[i] for i in range(3)] + [np.s_[i, 1:4] for i in range(3)] + [
+      np.s_[:, 0:2, i:i + 3] for i in range(3)]
+  sj.clear_caches()  # (this module's other tests compile windows too)
+  with caplog.at_level("WARNING", logger="stablejax"), sj.log_compiles(True):
+    outs = [x[w] for w in windows]
+    strided = [sj.lax.slice(x, (0, 0, i), (3, 4, 5), (1, 2, 2)) for i in range(2)]
+  for w, out in zip(windows, outs):
+    np.testing.assert_array_equal(np.asarray(out), X[w])
+  for i, out in enumerate(strided):
+    np.testing.assert_array_equal(np.asarray(out), X[:, ::2, i::2])
+  names = [r.compile.name for r in caplog.records if hasattr(r, "compile")]
+  assert names.count("dynamic_slice") == 3 and "slice" in names  # (one per window shape)
+  assert names.count("slice") == 2  # strided windows are slices, compiled per window
+  with pytest.raises(TypeError, match="limit <= size"):
+    sj.lax.slice(x, (0, 0, 1), (3, 4, 6))  # slice's own error, not dynamic_slice's
+
+
 def test_indexing_errors_match_jax():
   x = snp.asarray(X)
   with pytest.raises(TypeError, match="non-tuple sequence"):
