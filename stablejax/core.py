@@ -310,9 +310,10 @@ def leak_error(tracer: Tracer) -> UnexpectedTracerError:
 
 class EvalTrace(Trace):
   """The bottom of every stack: applies primitives to concrete values. A primitive with an
-  `impl` (a user primitive given one with `def_impl`, or `slice`) runs it; every other primitive goes to
-  the pipeline's evaluator (`install_compiled_eval`), which compiles the built-ins once for
-  their types and runs them on a device, and refuses a user's primitive (it needs an impl)."""
+  `impl` (a user primitive given one with `def_impl`, or `slice`) runs it; every other
+  primitive goes to the pipeline's evaluator (`install_compiled_eval`), which compiles the
+  built-ins once for their types and runs them on a device, and refuses a user's primitive (it
+  needs an impl)."""
 
   def __init__(self):
     super().__init__(None)

@@ -441,9 +441,9 @@ def _slice_impl(x: Any, *, start_indices, limit_indices, strides):
   so the same window), as JAX's: one compiled program per shape, not one per window (a loop over
   an array's rows)."""
   params = dict(start_indices=start_indices, limit_indices=limit_indices, strides=strides)
-  _slice_abstract_eval(core.get_aval(x), **params)  # (slice's errors, not dynamic_slice's)
   if strides is not None and any(s != 1 for s in strides):
     return core.eval_trace.compiled_eval(slice_p, (x,), params)
+  _slice_abstract_eval(core.get_aval(x), **params)  # (slice's errors, not dynamic_slice's)
   return dynamic_slice_p.bind(x, *start_indices, slice_sizes=tuple(
       l - s for s, l in zip(start_indices, limit_indices)))
 

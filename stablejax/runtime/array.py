@@ -10,8 +10,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from stablejax import basearray, core, dtypes, tree_util
-from stablejax.util import bounded
 from stablejax.runtime import pjrt
+from stablejax.util import bounded
 
 
 _CANONICAL_LIMIT = 1 << 16
