@@ -318,8 +318,9 @@ def vmap_chain(side: Side, n: int) -> tuple[Callable, tuple]:
 
 # Dispatch, eager operations and steps of compiled programs.
 
-def dispatch(program: Callable, n_args: int, floor: bool = False) -> Measure:
-  """A cached jitted call of `program` on `n_args` f32[8] device arrays. With `floor`,
+def dispatch(program: Callable, n_args: int, floor: bool = False, depth: int = 0) -> Measure:
+  """A cached jitted call of `program` on `n_args` f32[8] device arrays, made `depth` Python
+  frames further down the stack (a call inside a training loop inside a library). With `floor`,
   stablejax's side is what no Python dispatch can beat: its compiled executable run straight on
   the arrays (jaxlib's execution, its results made Arrays), against JAX's whole cached call."""
   args = [X8 + i for i in range(n_args)]
@@ -329,8 +330,15 @@ def dispatch(program: Callable, n_args: int, floor: bool = False) -> Measure:
     if floor and side.name == "stablejax":
       exe = f.lower(*xs).compile().executable
       return lambda: exe.launch(xs)
-    return lambda: f(*xs)
+    def call():
+      return f(*xs)
+    return functools.partial(down, depth, call) if depth else call
   return timed(make, lambda s: make(s)(), block=True)
+
+
+def down(depth: int, call: Callable[[], Any]) -> Any:
+  """`call()`, `depth` frames further down the stack."""
+  return down(depth - 1, call) if depth else call()
 
 
 def eager(fn: Callable[[Side], Callable], n_args: int) -> Measure:
@@ -560,6 +568,8 @@ MLP3_DATA = programs.mlp3_data()
 ROWS = [
     Row("cached jit dispatch 1 in/1 out f32[8]", 1.10, dispatch(programs.affine, 1)),
     Row("cached jit dispatch 3 in/2 out f32[8]", 1.10, dispatch(programs.three_in_two_out, 3)),
+    Row("cached jit dispatch 1 in/1 out, 30 frames down", 1.0,
+        dispatch(programs.affine, 1, depth=30)),
     Row("floor: sj executable run alone vs JAX dispatch", 1.0,
         dispatch(programs.affine, 1, floor=True)),
     Row("eager sin f32[8]", 1.15, eager(lambda s: s.np.sin, 1)),

@@ -307,6 +307,6 @@ class _Staging:
     asking a deleted buffer.)"""
     fence = self.fence
     try:
-      return fence is not None and not fence.is_deleted() and fence.is_ready()
+      return fence is not None and not fence.is_deleted() and pjrt.is_ready(fence)
     except RuntimeError:  # (its execution failed)
       return False
