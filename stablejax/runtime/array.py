@@ -96,7 +96,7 @@ class Array(basearray.Array):
     """Wait until the value is computed; returns self."""
     if self._buf.is_deleted():
       raise pjrt.deleted_error(self._buf, "the Array")
-    self._buf.block_until_ready()
+    pjrt.block_until_ready([self._buf])
     return self
 
   def is_deleted(self) -> bool:

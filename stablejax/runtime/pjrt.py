@@ -330,7 +330,8 @@ def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   x = np.asarray(x, aval.dtype)
   if config.transfer_guard_host_to_device is not None:
     transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
-  return _jax.batched_device_put(aval, sharding(device), [x], [device], *_PUT_ARGS)
+  with _TracebackScope():  # (see `is_ready`)
+    return _jax.batched_device_put(aval, sharding(device), [x], [device], *_PUT_ARGS)
 
 
 def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Buffer]:
@@ -341,7 +342,8 @@ def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Bu
     for aval in avals:
       transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
   sh, devices, put_one = sharding(device), [device], _jax.batched_device_put
-  return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
+  with _TracebackScope():  # (see `is_ready`)
+    return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
 
 
 def alias_host(aval: Any, device: Device) -> tuple[np.ndarray, Buffer] | None:
@@ -476,13 +478,15 @@ class Loaded:
 
 def block_until_ready(buffers: Sequence[Buffer]) -> None:
   """Wait until every one of `buffers` is computed (a JaxRuntimeError if one was deleted)."""
-  _jax.batched_block_until_ready(buffers)
+  with _TracebackScope():  # (see `is_ready`)
+    _jax.batched_block_until_ready(buffers)
 
 
 def is_ready(buf: Buffer) -> bool:
   """Whether `buf` is computed (without waiting; a JaxRuntimeError if its computation failed).
-  jaxlib records the caller's Python stack on each such call, for its runtime's errors, at
-  about 16 ns a frame; in a traceback scope it records only the frames inside the scope."""
+  jaxlib records the caller's Python stack with each launch, transfer and wait (for its
+  runtime's debug strings), at 16 to 40 ns a frame; inside a traceback scope (the thread's own)
+  it records only the frames inside the scope, so these cost the same at any depth."""
   with _TracebackScope():
     return buf.is_ready()
 
