@@ -193,6 +193,28 @@ def test_compile_and_run():
   np.testing.assert_array_equal(np.asarray(again), [4.0, 8.0, 12.0])
 
 
+def _down(depth, call):
+  return _down(depth - 1, call) if depth else call()
+
+
+def test_launches_and_transfers_record_no_caller_frames():
+  """jaxlib records the caller's stack with each launch and transfer, at a cost per frame;
+  stablejax makes them in a traceback scope, so a call 20 frames down records none (and costs
+  what it does at the top)."""
+  exe = runtime.compile_module(ADD)
+  x = _down(20, lambda: runtime.device_put(np.ones(3, np.float32)))
+  (out,) = _down(20, lambda: exe(x))
+  for made in (x, out):
+    assert made._buf.traceback is not None and made._buf.traceback.frames == []
+  assert _down(20, lambda: pjrt.is_ready(out._buf)) in (True, False)
+  np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0, 2.0])
+  # (unscoped, jaxlib would record every frame: the record this avoids)
+  dev = pjrt.default_device()
+  unscoped = _down(20, lambda: pjrt._jax.batched_device_put(
+      x.aval, pjrt.sharding(dev), [np.ones(3, np.float32)], [dev]))
+  assert len(unscoped.traceback.frames) > 20
+
+
 def test_multiple_outputs_keep_given_avals():
   weak = core.ShapedArray((), np.int32, weak_type=True)
   f32 = core.ShapedArray((2, 2), np.float32)
