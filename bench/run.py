@@ -568,7 +568,7 @@ MLP3_DATA = programs.mlp3_data()
 ROWS = [
     Row("cached jit dispatch 1 in/1 out f32[8]", 1.10, dispatch(programs.affine, 1)),
     Row("cached jit dispatch 3 in/2 out f32[8]", 1.10, dispatch(programs.three_in_two_out, 3)),
-    Row("cached jit dispatch 1 in/1 out, 30 frames down", 1.0,
+    Row("cached jit dispatch 30 frames down f32[8]", 1.0,
         dispatch(programs.affine, 1, depth=30)),
     Row("floor: sj executable run alone vs JAX dispatch", 1.0,
         dispatch(programs.affine, 1, floor=True)),
