@@ -31,6 +31,7 @@ Buffer = _jax.ArrayImpl
 JaxRuntimeError = _jax.JaxRuntimeError
 _TracebackScope = getattr(_jax, "TracebackScope", contextlib.nullcontext)
 
+
 class CompileError(RuntimeError):
   """XLA rejected a module."""
 
@@ -327,11 +328,7 @@ def check_dtypes(dts: Sequence[np.dtype], device: Device) -> None:
 def put(x: np.ndarray, aval: Any, device: Device) -> Buffer:
   """Copy a numpy array to `device` as a buffer of type `aval` (a core.ShapedArray)."""
   check_dtypes([aval.dtype], device)
-  x = np.asarray(x, aval.dtype)
-  if config.transfer_guard_host_to_device is not None:
-    transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
-  with _TracebackScope():  # (see `is_ready`)
-    return _jax.batched_device_put(aval, sharding(device), [x], [device], *_PUT_ARGS)
+  return put_host([np.asarray(x, aval.dtype)], [aval], device)[0]
 
 
 def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Buffer]:
@@ -342,8 +339,11 @@ def put_host(xs: Sequence[Any], avals: Sequence[Any], device: Device) -> list[Bu
     for aval in avals:
       transfer_guard.check("host_to_device", f"aval={aval}, dst_device={device}")
   sh, devices, put_one = sharding(device), [device], _jax.batched_device_put
-  with _TracebackScope():  # (see `is_ready`)
-    return [put_one(aval, sh, [x], devices, *_PUT_ARGS) for x, aval in zip(xs, avals)]
+  bufs = []
+  with _TracebackScope():  # (see `is_ready`; a loop, as a comprehension's frame is recorded)
+    for x, aval in zip(xs, avals):
+      bufs.append(put_one(aval, sh, [x], devices, *_PUT_ARGS))
+  return bufs
 
 
 def alias_host(aval: Any, device: Device) -> tuple[np.ndarray, Buffer] | None:
